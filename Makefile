@@ -1,0 +1,127 @@
+# s3gw-remediation — a medik8s remediation plugin that moves the s3gw gateway
+# off a failed node once the node is proven fenced.
+
+VERSION ?= 0.1.0
+IMG ?= quay.io/s3gw-tech/s3gw-remediation:v$(VERSION)
+IMG_NAME = $(shell echo '$(IMG)' | sed 's/:[^:/]*$$//')
+IMG_TAG = $(shell echo '$(IMG)' | sed -n 's/.*:\([^:/]*\)$$/\1/p')
+CONTAINER_TOOL ?= docker
+
+SHELL := /usr/bin/env bash -o pipefail
+.SHELLFLAGS := -ec
+
+LOCALBIN := $(CURDIR)/bin
+$(LOCALBIN):
+	mkdir -p $(LOCALBIN)
+
+# Control-plane binaries for envtest and the local cluster, built from source
+# through the Go module proxy (setup-envtest cannot download here).
+K8S_BIN := $(LOCALBIN)/k8s
+KUBE_APISERVER := $(K8S_BIN)/kube-apiserver
+KUBE_CONTROLLER_MANAGER := $(K8S_BIN)/kube-controller-manager
+KUBE_SCHEDULER := $(K8S_BIN)/kube-scheduler
+KUBECTL := $(K8S_BIN)/kubectl
+ETCD := $(K8S_BIN)/etcd
+CONTROLLER_GEN := $(LOCALBIN)/controller-gen
+GOLANGCI_LINT := $(LOCALBIN)/golangci-lint
+
+GO_BUILD_TOOL = cd hack/tools/$(1) && go build -trimpath -o $(2)
+
+.PHONY: all
+all: build
+
+##@ General
+
+.PHONY: help
+help: ## Display this help.
+	@awk 'BEGIN {FS = ":.*##"; printf "\nUsage:\n  make \033[36m<target>\033[0m\n"} /^[a-zA-Z_0-9-]+:.*?##/ { printf "  \033[36m%-22s\033[0m %s\n", $$1, $$2 } /^##@/ { printf "\n\033[1m%s\033[0m\n", substr($$0, 5) } ' $(MAKEFILE_LIST)
+
+##@ Development
+
+.PHONY: manifests
+manifests: $(CONTROLLER_GEN) ## Generate CRDs and the manager ClusterRole from kubebuilder markers.
+	$(CONTROLLER_GEN) rbac:roleName=manager-role crd paths="./api/..." paths="./controllers/..." output:crd:artifacts:config=config/crd/bases
+
+.PHONY: generate
+generate: $(CONTROLLER_GEN) ## Generate deepcopy code.
+	$(CONTROLLER_GEN) object:headerFile="hack/boilerplate.go.txt" paths="./api/..." paths="./internal/longhorn/..."
+
+.PHONY: fmt
+fmt: ## Run go fmt.
+	go fmt ./...
+
+.PHONY: vet
+vet: ## Run go vet.
+	go vet ./...
+
+.PHONY: lint
+lint: $(GOLANGCI_LINT) ## Run golangci-lint.
+	$(GOLANGCI_LINT) run ./...
+
+.PHONY: verify
+verify: ## Regenerate everything and fail if a generated file changed.
+	hack/verify-generated.sh
+
+.PHONY: test
+test: verify vet lint test-unit ## Verify generated files, vet, lint, and run all unit and envtest suites.
+
+.PHONY: test-unit
+test-unit: envtest-assets ## Run unit and envtest suites against a real kube-apiserver and etcd.
+	KUBEBUILDER_ASSETS=$(K8S_BIN) go test ./... -coverprofile cover.out
+
+##@ Build
+
+.PHONY: build
+build: ## Build the manager binary.
+	go build -trimpath -ldflags "-X github.com/s3gw-tech/s3gw-remediation/version.Version=$(VERSION)" -o $(LOCALBIN)/manager ./cmd/manager
+
+.PHONY: run
+run: manifests generate ## Run the manager against the cluster in the current kubeconfig (metrics over plain HTTP).
+	go run ./cmd/manager --leader-elect=false --metrics-secure=false
+
+.PHONY: docker-build
+docker-build: ## Build the manager image (needs a container engine).
+	$(CONTAINER_TOOL) build --build-arg VERSION=$(VERSION) -t $(IMG) .
+
+##@ Deployment
+
+.PHONY: install
+install: manifests $(KUBECTL) ## Install the CRDs into the cluster in the current kubeconfig.
+	$(KUBECTL) apply --server-side -k config/crd
+
+.PHONY: uninstall
+uninstall: manifests $(KUBECTL) ## Remove the CRDs from the cluster.
+	$(KUBECTL) delete --ignore-not-found -k config/crd
+
+.PHONY: deploy
+deploy: manifests $(KUBECTL) ## Deploy the operator with image $(IMG) into the cluster.
+	mkdir -p $(LOCALBIN)/deploy
+	printf 'resources:\n- ../../config/default\nimages:\n- name: controller\n  newName: %s\n  newTag: %s\n' \
+		"$(IMG_NAME)" "$(IMG_TAG)" >$(LOCALBIN)/deploy/kustomization.yaml
+	$(KUBECTL) apply --server-side -k $(LOCALBIN)/deploy
+
+.PHONY: undeploy
+undeploy: $(KUBECTL) ## Remove the operator from the cluster.
+	$(KUBECTL) delete --ignore-not-found -k config/default
+
+##@ Tools (built from pinned modules under hack/tools, cached in bin/)
+
+.PHONY: envtest-assets
+envtest-assets: $(KUBE_APISERVER) $(ETCD) $(KUBECTL) ## Build kube-apiserver, etcd and kubectl for envtest.
+
+.PHONY: control-plane
+control-plane: envtest-assets $(KUBE_CONTROLLER_MANAGER) $(KUBE_SCHEDULER) ## Build every control-plane binary.
+
+$(KUBE_APISERVER) $(KUBE_CONTROLLER_MANAGER) $(KUBE_SCHEDULER) $(KUBECTL) &: hack/tools/kubernetes/go.mod | $(LOCALBIN)
+	@echo "Building Kubernetes control-plane binaries from source (cold: ~13 min)"
+	$(call GO_BUILD_TOOL,kubernetes,$(K8S_BIN)/) k8s.io/kubernetes/cmd/kube-apiserver k8s.io/kubernetes/cmd/kube-controller-manager k8s.io/kubernetes/cmd/kube-scheduler k8s.io/kubernetes/cmd/kubectl
+	touch $(KUBE_APISERVER) $(KUBE_CONTROLLER_MANAGER) $(KUBE_SCHEDULER) $(KUBECTL)
+
+$(ETCD): hack/tools/etcd/go.mod | $(LOCALBIN)
+	$(call GO_BUILD_TOOL,etcd,$(ETCD)) go.etcd.io/etcd/server/v3
+
+$(CONTROLLER_GEN): hack/tools/dev/go.mod | $(LOCALBIN)
+	$(call GO_BUILD_TOOL,dev,$(CONTROLLER_GEN)) sigs.k8s.io/controller-tools/cmd/controller-gen
+
+$(GOLANGCI_LINT): hack/tools/dev/go.mod | $(LOCALBIN)
+	$(call GO_BUILD_TOOL,dev,$(GOLANGCI_LINT)) github.com/golangci/golangci-lint/v2/cmd/golangci-lint

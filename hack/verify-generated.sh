@@ -1,0 +1,25 @@
+#!/usr/bin/env bash
+# Regenerates every generated file and fails if any changed: CRDs, RBAC,
+# deepcopy (and the OLM bundle and catalog once they exist). It compares the
+# working tree before and after, so it works on uncommitted changes too.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+generated() {
+  {
+    find api internal -name 'zz_generated.*.go'
+    find config/crd/bases config/rbac/role.yaml -type f
+    for dir in bundle catalog; do [ -d "$dir" ] && find "$dir" -type f; done
+  } | sort | xargs sha256sum
+}
+
+before=$(mktemp); after=$(mktemp)
+trap 'rm -f "$before" "$after"' EXIT
+generated >"$before"
+make --no-print-directory generate manifests $(grep -q '^bundle:' Makefile && echo bundle catalog) >/dev/null
+generated >"$after"
+if ! diff -u "$before" "$after"; then
+  echo "Generated files are out of date: run 'make generate manifests' (and 'make bundle catalog') and commit the result." >&2
+  exit 1
+fi
+echo "Generated files are up to date."
