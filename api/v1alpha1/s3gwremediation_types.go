@@ -1,0 +1,401 @@
+/*
+Copyright 2026 The s3gw-remediation Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package v1alpha1
+
+import (
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
+)
+
+// FencingMode says whether the controller needs proof that the failed node is
+// fenced before it evicts pods and releases volumes.
+// +kubebuilder:validation:Enum=RequireEvidence;Disabled
+type FencingMode string
+
+const (
+	// FencingModeRequireEvidence acts only once an enabled evidence source
+	// shows the node cannot write to the volume any more.
+	FencingModeRequireEvidence FencingMode = "RequireEvidence"
+	// FencingModeDisabled acts as soon as the node is not Ready. Unsafe: a
+	// partitioned node that still runs s3gw may keep writing. For labs and for
+	// clusters whose admins fence nodes by hand.
+	FencingModeDisabled FencingMode = "Disabled"
+)
+
+// ReleaseStrategy is how the controller frees an RWO Longhorn attachment from
+// the failed node once the s3gw pod is gone.
+// +kubebuilder:validation:Enum=ControllerDetach;DeleteVolumeAttachment;OutOfServiceTaint
+type ReleaseStrategy string
+
+const (
+	// ReleaseControllerDetach removes the volume from the failed node's
+	// status.volumesInUse, so kube-controller-manager's attach-detach
+	// controller sees it unmounted and detaches it at once through its normal
+	// path. Touches nothing else on the node.
+	ReleaseControllerDetach ReleaseStrategy = "ControllerDetach"
+	// ReleaseDeleteVolumeAttachment deletes the storage.k8s.io VolumeAttachment
+	// of driver.longhorn.io on the failed node. The attach-detach controller
+	// only notices at its periodic sync (up to a minute).
+	ReleaseDeleteVolumeAttachment ReleaseStrategy = "DeleteVolumeAttachment"
+	// ReleaseOutOfServiceTaint adds node.kubernetes.io/out-of-service=nodeshutdown:NoExecute.
+	// Fast, but it evicts every pod on the node that does not tolerate it,
+	// Longhorn's own included. The taint is removed when the CR is deleted.
+	ReleaseOutOfServiceTaint ReleaseStrategy = "OutOfServiceTaint"
+)
+
+// S3GWRemediationSpec says which pods to move off a failed node, when the node
+// counts as safe, and how their Longhorn attachments are released.
+// +kubebuilder:validation:XValidation:rule="self.release.strategy != 'OutOfServiceTaint' || self.fencing.mode == 'RequireEvidence'",message="release.strategy OutOfServiceTaint requires fencing.mode RequireEvidence: the taint is only for nodes proven down"
+type S3GWRemediationSpec struct {
+	// WorkloadSelector selects the pods to move off the failed node. The
+	// default matches the s3gw Helm chart's gateway pods, not its UI or COSI
+	// pods.
+	// +kubebuilder:default={matchLabels:{"app.kubernetes.io/name":"s3gw","app.kubernetes.io/component":"gateway"}}
+	// +optional
+	WorkloadSelector *metav1.LabelSelector `json:"workloadSelector,omitempty"`
+
+	// Namespaces limits the pod search. Empty means all namespaces.
+	// +listType=set
+	// +kubebuilder:validation:items:MinLength=1
+	// +optional
+	Namespaces []string `json:"namespaces,omitempty"`
+
+	// Fencing says when the failed node counts as safe to release volumes from.
+	// +kubebuilder:default={}
+	// +optional
+	Fencing FencingSpec `json:"fencing,omitzero"`
+
+	// Release says how the Longhorn attachment is freed from the failed node.
+	// +kubebuilder:default={}
+	// +optional
+	Release ReleaseSpec `json:"release,omitzero"`
+
+	// ReplacementTimeout is how long to wait, after the attachments are
+	// released, for the replacement pod to be Ready on another node before
+	// reporting Succeeded=False.
+	// +kubebuilder:default="5m"
+	// +kubebuilder:validation:Format=duration
+	// +optional
+	ReplacementTimeout *metav1.Duration `json:"replacementTimeout,omitempty"`
+}
+
+// FencingSpec lists the evidence that proves the failed node can no longer
+// write. With mode RequireEvidence, one enabled source must hold.
+// +kubebuilder:validation:XValidation:rule="!has(self.delegate) || self.mode == 'RequireEvidence'",message="fencing.delegate requires fencing.mode RequireEvidence"
+// +kubebuilder:validation:XValidation:rule="self.mode == 'Disabled' || self.outOfServiceTaint || self.storageIsolation || (has(self.remediators) && size(self.remediators) > 0) || has(self.delegate)",message="fencing.mode RequireEvidence needs at least one evidence source: outOfServiceTaint, storageIsolation, remediators or delegate"
+type FencingSpec struct {
+	// Mode is RequireEvidence (default) or Disabled (unsafe).
+	// +kubebuilder:default=RequireEvidence
+	// +optional
+	Mode FencingMode `json:"mode,omitempty"`
+
+	// OutOfServiceTaint accepts the node.kubernetes.io/out-of-service taint,
+	// set by an admin or a fencing remediator, as proof the node is down.
+	// +kubebuilder:default=true
+	// +optional
+	OutOfServiceTaint *bool `json:"outOfServiceTaint,omitempty"`
+
+	// StorageIsolation accepts, for every target volume, that Longhorn reports
+	// the node down (Ready=False, KubernetesNodeNotReady or
+	// KubernetesNodeGone) and the node holds no replica of the volume: the
+	// old engine then has nothing it can write to.
+	// +kubebuilder:default=true
+	// +optional
+	StorageIsolation *bool `json:"storageIsolation,omitempty"`
+
+	// Remediators names other remediation kinds (e.g. FenceAgentsRemediation)
+	// whose CR for the same node proves fencing once the named condition is True.
+	// +listType=atomic
+	// +kubebuilder:validation:MaxItems=8
+	// +optional
+	Remediators []RemediatorEvidence `json:"remediators,omitempty"`
+
+	// Delegate names a fencing remediation template from which the
+	// controller creates that remediator's CR for the node, as NHC would, and
+	// waits for its condition.
+	// +optional
+	Delegate *DelegateFencing `json:"delegate,omitempty"`
+}
+
+// RemediatorEvidence names a remediation kind whose CR for the failed node
+// proves fencing when ConditionType is True.
+type RemediatorEvidence struct {
+	// APIVersion of the remediation CR, e.g. fence-agents-remediation.medik8s.io/v1alpha1.
+	// +kubebuilder:validation:MinLength=1
+	APIVersion string `json:"apiVersion"`
+	// Kind of the remediation CR, e.g. FenceAgentsRemediation.
+	// +kubebuilder:validation:MinLength=1
+	Kind string `json:"kind"`
+	// ConditionType that proves fencing, e.g. FenceAgentActionSucceeded (FAR)
+	// or Succeeded (SNR).
+	// +kubebuilder:default=Succeeded
+	// +optional
+	ConditionType string `json:"conditionType,omitempty"`
+}
+
+// DelegateFencing references a fencing remediation template.
+// +kubebuilder:validation:XValidation:rule="self.kind.endsWith('Template')",message="delegate.kind must be a remediation template kind ending in 'Template'"
+type DelegateFencing struct {
+	// APIVersion of the template, e.g. fence-agents-remediation.medik8s.io/v1alpha1.
+	// +kubebuilder:validation:MinLength=1
+	APIVersion string `json:"apiVersion"`
+	// Kind of the template, e.g. FenceAgentsRemediationTemplate.
+	// +kubebuilder:validation:MinLength=1
+	Kind string `json:"kind"`
+	// Name of the template.
+	// +kubebuilder:validation:MinLength=1
+	Name string `json:"name"`
+	// Namespace of the template. It must be the S3GWRemediation's own
+	// namespace (the created CR is owned by it); empty means that namespace.
+	// +optional
+	Namespace string `json:"namespace,omitempty"`
+	// ConditionType on the created CR that proves fencing.
+	// +kubebuilder:default=Succeeded
+	// +optional
+	ConditionType string `json:"conditionType,omitempty"`
+}
+
+// OutOfServiceTaintEnabled reports whether the out-of-service taint counts as
+// evidence; unset means the default, true.
+func (f FencingSpec) OutOfServiceTaintEnabled() bool {
+	return f.OutOfServiceTaint == nil || *f.OutOfServiceTaint
+}
+
+// StorageIsolationEnabled reports whether storage isolation counts as
+// evidence; unset means the default, true.
+func (f FencingSpec) StorageIsolationEnabled() bool {
+	return f.StorageIsolation == nil || *f.StorageIsolation
+}
+
+// ReleaseSpec configures how attachments are released.
+type ReleaseSpec struct {
+	// Strategy is ControllerDetach (default, fastest measured and touches
+	// nothing else), DeleteVolumeAttachment or OutOfServiceTaint.
+	// +kubebuilder:default=ControllerDetach
+	// +optional
+	Strategy ReleaseStrategy `json:"strategy,omitempty"`
+
+	// LonghornNamespace is where Longhorn's CRs live.
+	// +kubebuilder:default=longhorn-system
+	// +kubebuilder:validation:MinLength=1
+	// +optional
+	LonghornNamespace string `json:"longhornNamespace,omitempty"`
+}
+
+// Phase is a summary of where a remediation is; decisions never read it.
+// +kubebuilder:validation:Enum=Pending;WaitingForNodeFailure;WaitingForFencing;Evicting;Releasing;WaitingForReplacement;Succeeded;Failed;Stopped
+type Phase string
+
+// Phases, in the order a remediation usually goes through them.
+const (
+	PhasePending               Phase = "Pending"
+	PhaseWaitingForNodeFailure Phase = "WaitingForNodeFailure"
+	PhaseWaitingForFencing     Phase = "WaitingForFencing"
+	PhaseEvicting              Phase = "Evicting"
+	PhaseReleasing             Phase = "Releasing"
+	PhaseWaitingForReplacement Phase = "WaitingForReplacement"
+	PhaseSucceeded             Phase = "Succeeded"
+	PhaseFailed                Phase = "Failed"
+	PhaseStopped               Phase = "Stopped"
+)
+
+// TargetState is where one s3gw pod is in its move.
+// +kubebuilder:validation:Enum=Found;Evicted;Released;Replaced
+type TargetState string
+
+// Target states.
+const (
+	TargetFound    TargetState = "Found"
+	TargetEvicted  TargetState = "Evicted"
+	TargetReleased TargetState = "Released"
+	TargetReplaced TargetState = "Replaced"
+)
+
+// VolumeState is whether a target's volume is released by this remediation.
+// +kubebuilder:validation:Enum=Attached;Released;Skipped
+type VolumeState string
+
+// Volume states.
+const (
+	VolumeAttached VolumeState = "Attached"
+	VolumeReleased VolumeState = "Released"
+	VolumeSkipped  VolumeState = "Skipped"
+)
+
+// TargetPod is one s3gw pod found on the failed node. It is recorded before
+// anything is deleted, so the remediation still knows what it moves after the
+// pod is gone from the API.
+type TargetPod struct {
+	// Namespace of the pod.
+	Namespace string `json:"namespace"`
+	// Name of the pod.
+	Name string `json:"name"`
+	// UID of the pod; the force delete is preconditioned on it.
+	UID types.UID `json:"uid"`
+	// Owner is the workload that will create the replacement.
+	// +optional
+	Owner *WorkloadOwner `json:"owner,omitempty"`
+	// State of this pod's move.
+	// +optional
+	State TargetState `json:"state,omitempty"`
+	// Volumes are the pod's persistent volumes.
+	// +listType=atomic
+	// +optional
+	Volumes []TargetVolume `json:"volumes,omitempty"`
+	// Replacement is the pod that took over, once Ready.
+	// +optional
+	Replacement *ReplacementPod `json:"replacement,omitempty"`
+}
+
+// WorkloadOwner is the controller of a target pod: a StatefulSet, or a
+// Deployment through its ReplicaSet.
+type WorkloadOwner struct {
+	// Kind is Deployment, StatefulSet, or ReplicaSet for a bare ReplicaSet.
+	Kind string `json:"kind"`
+	// Name of the owner.
+	Name string `json:"name"`
+	// ReplicaSet the pod belonged to, for Deployments.
+	// +optional
+	ReplicaSet string `json:"replicaSet,omitempty"`
+}
+
+// TargetVolume is one PVC of a target pod and whether it is released here.
+type TargetVolume struct {
+	// ClaimName is the PVC.
+	ClaimName string `json:"claimName"`
+	// PersistentVolume bound to the claim, if any.
+	// +optional
+	PersistentVolume string `json:"persistentVolume,omitempty"`
+	// LonghornVolume is the CSI volume handle, also the Longhorn volume and
+	// Longhorn VolumeAttachment name.
+	// +optional
+	LonghornVolume string `json:"longhornVolume,omitempty"`
+	// State: Attached (to be released), Released, or Skipped (not a
+	// ReadWriteOnce Longhorn volume; left alone).
+	State VolumeState `json:"state"`
+	// Reason explains a Skipped volume.
+	// +optional
+	Reason string `json:"reason,omitempty"`
+}
+
+// ReplacementPod is the pod that now serves s3gw.
+type ReplacementPod struct {
+	// Name of the pod.
+	Name string `json:"name"`
+	// NodeName it runs on.
+	NodeName string `json:"nodeName"`
+}
+
+// S3GWRemediationStatus reports progress to NodeHealthCheck (which reads only
+// the Processing and Succeeded conditions) and to people.
+type S3GWRemediationStatus struct {
+	// Phase summarises where the remediation is.
+	// +optional
+	Phase Phase `json:"phase,omitempty"`
+
+	// PhaseTransitionTime is when Phase last changed.
+	// +optional
+	PhaseTransitionTime *metav1.Time `json:"phaseTransitionTime,omitempty"`
+
+	// NodeName is the failed node this remediation works on.
+	// +optional
+	NodeName string `json:"nodeName,omitempty"`
+
+	// Conditions: Processing and Succeeded (the medik8s contract), plus
+	// Fenced, WorkloadEvicted, AttachmentsReleased and ReplacementReady.
+	// +listType=map
+	// +listMapKey=type
+	// +optional
+	Conditions []metav1.Condition `json:"conditions,omitempty"`
+
+	// Targets are the s3gw pods found on the node.
+	// +listType=atomic
+	// +optional
+	Targets []TargetPod `json:"targets,omitempty"`
+
+	// FencingEvidence lists the evidence that opened the fencing gate.
+	// +listType=atomic
+	// +optional
+	FencingEvidence []string `json:"fencingEvidence,omitempty"`
+
+	// AddedTaints are taints this remediation put on the node; they are
+	// recorded before they are added and removed when the CR is deleted.
+	// +listType=atomic
+	// +optional
+	AddedTaints []corev1.Taint `json:"addedTaints,omitempty"`
+
+	// Delegate is the fencing remediation CR this remediation created.
+	// +optional
+	Delegate *corev1.ObjectReference `json:"delegate,omitempty"`
+
+	// StartTime is when the remediation started.
+	// +optional
+	StartTime *metav1.Time `json:"startTime,omitempty"`
+
+	// CompletionTime is when the replacement became Ready.
+	// +optional
+	CompletionTime *metav1.Time `json:"completionTime,omitempty"`
+
+	// LastError is the last error met, empty once a pass succeeds.
+	// +optional
+	LastError string `json:"lastError,omitempty"`
+
+	// ObservedGeneration is the generation last reconciled without error.
+	// +optional
+	ObservedGeneration int64 `json:"observedGeneration,omitempty"`
+}
+
+// S3GWRemediation moves the s3gw gateway off one failed node. NodeHealthCheck
+// creates it from an S3GWRemediationTemplate and deletes it when the node is
+// healthy again or gone.
+// +kubebuilder:object:root=true
+// +kubebuilder:subresource:status
+// +kubebuilder:resource:shortName=s3gwr;s3gwremediation
+// +kubebuilder:printcolumn:name="Node",type=string,JSONPath=`.status.nodeName`
+// +kubebuilder:printcolumn:name="Phase",type=string,JSONPath=`.status.phase`
+// +kubebuilder:printcolumn:name="Succeeded",type=string,JSONPath=`.status.conditions[?(@.type=="Succeeded")].status`
+// +kubebuilder:printcolumn:name="Age",type=date,JSONPath=`.metadata.creationTimestamp`
+type S3GWRemediation struct {
+	metav1.TypeMeta   `json:",inline"`
+	metav1.ObjectMeta `json:"metadata,omitempty"`
+
+	// +kubebuilder:default={}
+	// +optional
+	Spec S3GWRemediationSpec `json:"spec,omitzero"`
+	// +optional
+	Status S3GWRemediationStatus `json:"status,omitzero"`
+}
+
+// +kubebuilder:object:root=true
+
+// S3GWRemediationList contains a list of S3GWRemediation.
+type S3GWRemediationList struct {
+	metav1.TypeMeta `json:",inline"`
+	metav1.ListMeta `json:"metadata,omitempty"`
+	Items           []S3GWRemediation `json:"items"`
+}
+
+func init() {
+	SchemeBuilder.Register(&S3GWRemediation{}, &S3GWRemediationList{})
+}
+
+// DefaultReplacementTimeout applies when spec.replacementTimeout is unset
+// (the API server defaults it; Go callers may not).
+const DefaultReplacementTimeout = 5 * time.Minute
