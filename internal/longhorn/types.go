@@ -1,0 +1,240 @@
+/*
+Copyright 2026 The s3gw-remediation Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+// Package longhorn reads Longhorn's longhorn.io/v1beta2 custom resources for
+// the remediation controller. Longhorn's Go module is not a dependency: these
+// are small typed views holding only the fields the controller (and the test
+// simulator) use; unknown fields are ignored on read.
+// +kubebuilder:object:generate=true
+// +groupName=longhorn.io
+package longhorn
+
+import (
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"sigs.k8s.io/controller-runtime/pkg/scheme"
+)
+
+var (
+	// GroupVersion is Longhorn's API version since v1.3.
+	GroupVersion = schema.GroupVersion{Group: "longhorn.io", Version: "v1beta2"}
+	// SchemeBuilder registers the views.
+	SchemeBuilder = &scheme.Builder{GroupVersion: GroupVersion}
+	// AddToScheme adds the views to a scheme.
+	AddToScheme = SchemeBuilder.AddToScheme
+)
+
+// Well-known Longhorn names.
+const (
+	// CSIDriverName is Longhorn's CSI driver.
+	CSIDriverName = "driver.longhorn.io"
+	// VolumeLabel is set by Longhorn on replicas and engines of a volume.
+	VolumeLabel = "longhornvolume"
+	// NodeConditionReady is the Longhorn Node condition that reports down nodes.
+	NodeConditionReady = "Ready"
+	// NodeReasonKubernetesNodeNotReady means Kubernetes reports the node not Ready.
+	NodeReasonKubernetesNodeNotReady = "KubernetesNodeNotReady"
+	// NodeReasonKubernetesNodeGone means the Kubernetes Node object is gone.
+	NodeReasonKubernetesNodeGone = "KubernetesNodeGone"
+	// TicketTypeCSIAttacher is the ticket type the CSI driver creates.
+	TicketTypeCSIAttacher = "csi-attacher"
+)
+
+// Condition is Longhorn's condition shape.
+type Condition struct {
+	Type               string      `json:"type"`
+	Status             string      `json:"status"`
+	Reason             string      `json:"reason,omitempty"`
+	Message            string      `json:"message,omitempty"`
+	LastProbeTime      string      `json:"lastProbeTime,omitempty"`
+	LastTransitionTime metav1.Time `json:"lastTransitionTime,omitzero"`
+}
+
+// Volume is a view of volumes.longhorn.io.
+// +kubebuilder:object:root=true
+type Volume struct {
+	metav1.TypeMeta   `json:",inline"`
+	metav1.ObjectMeta `json:"metadata,omitempty"`
+	Spec              VolumeSpec   `json:"spec,omitzero"`
+	Status            VolumeStatus `json:"status,omitzero"`
+}
+
+// VolumeSpec holds the desired attachment node and replica count.
+type VolumeSpec struct {
+	NodeID           string `json:"nodeID,omitempty"`
+	NumberOfReplicas int    `json:"numberOfReplicas,omitempty"`
+	AccessMode       string `json:"accessMode,omitempty"`
+}
+
+// VolumeStatus holds where the volume is attached and its health.
+type VolumeStatus struct {
+	State         string `json:"state,omitempty"`
+	Robustness    string `json:"robustness,omitempty"`
+	CurrentNodeID string `json:"currentNodeID,omitempty"`
+	OwnerID       string `json:"ownerID,omitempty"`
+}
+
+// +kubebuilder:object:root=true
+
+// VolumeList is a list of Volumes.
+type VolumeList struct {
+	metav1.TypeMeta `json:",inline"`
+	metav1.ListMeta `json:"metadata,omitempty"`
+	Items           []Volume `json:"items"`
+}
+
+// Replica is a view of replicas.longhorn.io.
+// +kubebuilder:object:root=true
+type Replica struct {
+	metav1.TypeMeta   `json:",inline"`
+	metav1.ObjectMeta `json:"metadata,omitempty"`
+	Spec              ReplicaSpec   `json:"spec,omitzero"`
+	Status            ReplicaStatus `json:"status,omitzero"`
+}
+
+// ReplicaSpec says where the replica lives and whether it is healthy.
+type ReplicaSpec struct {
+	NodeID      string `json:"nodeID,omitempty"`
+	VolumeName  string `json:"volumeName,omitempty"`
+	FailedAt    string `json:"failedAt,omitempty"`
+	HealthyAt   string `json:"healthyAt,omitempty"`
+	DesireState string `json:"desireState,omitempty"`
+}
+
+// ReplicaStatus holds the replica process state.
+type ReplicaStatus struct {
+	CurrentState string `json:"currentState,omitempty"`
+}
+
+// +kubebuilder:object:root=true
+
+// ReplicaList is a list of Replicas.
+type ReplicaList struct {
+	metav1.TypeMeta `json:",inline"`
+	metav1.ListMeta `json:"metadata,omitempty"`
+	Items           []Replica `json:"items"`
+}
+
+// Engine is a view of engines.longhorn.io.
+// +kubebuilder:object:root=true
+type Engine struct {
+	metav1.TypeMeta   `json:",inline"`
+	metav1.ObjectMeta `json:"metadata,omitempty"`
+	Spec              EngineSpec   `json:"spec,omitzero"`
+	Status            EngineStatus `json:"status,omitzero"`
+}
+
+// EngineSpec says where the engine should run.
+type EngineSpec struct {
+	NodeID      string `json:"nodeID,omitempty"`
+	VolumeName  string `json:"volumeName,omitempty"`
+	DesireState string `json:"desireState,omitempty"`
+}
+
+// EngineStatus holds the engine process state and replica modes.
+type EngineStatus struct {
+	CurrentState   string            `json:"currentState,omitempty"`
+	ReplicaModeMap map[string]string `json:"replicaModeMap,omitempty"`
+}
+
+// +kubebuilder:object:root=true
+
+// EngineList is a list of Engines.
+type EngineList struct {
+	metav1.TypeMeta `json:",inline"`
+	metav1.ListMeta `json:"metadata,omitempty"`
+	Items           []Engine `json:"items"`
+}
+
+// Node is a view of nodes.longhorn.io, named after the Kubernetes node.
+// +kubebuilder:object:root=true
+type Node struct {
+	metav1.TypeMeta   `json:",inline"`
+	metav1.ObjectMeta `json:"metadata,omitempty"`
+	Status            NodeStatus `json:"status,omitzero"`
+}
+
+// NodeStatus holds Longhorn's node conditions.
+type NodeStatus struct {
+	Conditions []Condition `json:"conditions,omitempty"`
+}
+
+// +kubebuilder:object:root=true
+
+// NodeList is a list of Nodes.
+type NodeList struct {
+	metav1.TypeMeta `json:",inline"`
+	metav1.ListMeta `json:"metadata,omitempty"`
+	Items           []Node `json:"items"`
+}
+
+// VolumeAttachment is a view of volumeattachments.longhorn.io, named after
+// the volume, holding one ticket per requester.
+// +kubebuilder:object:root=true
+type VolumeAttachment struct {
+	metav1.TypeMeta   `json:",inline"`
+	metav1.ObjectMeta `json:"metadata,omitempty"`
+	Spec              VolumeAttachmentSpec   `json:"spec,omitzero"`
+	Status            VolumeAttachmentStatus `json:"status,omitzero"`
+}
+
+// VolumeAttachmentSpec holds the attachment tickets by ID.
+type VolumeAttachmentSpec struct {
+	Volume            string                       `json:"volume,omitempty"`
+	AttachmentTickets map[string]*AttachmentTicket `json:"attachmentTickets,omitempty"`
+}
+
+// AttachmentTicket is one requester's wish to attach the volume to a node.
+// For the CSI driver the ID equals the storage.k8s.io VolumeAttachment name.
+type AttachmentTicket struct {
+	ID         string            `json:"id"`
+	Type       string            `json:"type"`
+	NodeID     string            `json:"nodeID"`
+	Parameters map[string]string `json:"parameters,omitempty"`
+	Generation int64             `json:"generation,omitempty"`
+}
+
+// VolumeAttachmentStatus holds whether each ticket is satisfied.
+type VolumeAttachmentStatus struct {
+	AttachmentTicketStatuses map[string]*AttachmentTicketStatus `json:"attachmentTicketStatuses,omitempty"`
+}
+
+// AttachmentTicketStatus says whether a ticket is satisfied.
+type AttachmentTicketStatus struct {
+	ID         string      `json:"id"`
+	Satisfied  bool        `json:"satisfied"`
+	Conditions []Condition `json:"conditions,omitempty"`
+	Generation int64       `json:"generation,omitempty"`
+}
+
+// +kubebuilder:object:root=true
+
+// VolumeAttachmentList is a list of VolumeAttachments.
+type VolumeAttachmentList struct {
+	metav1.TypeMeta `json:",inline"`
+	metav1.ListMeta `json:"metadata,omitempty"`
+	Items           []VolumeAttachment `json:"items"`
+}
+
+func init() {
+	SchemeBuilder.Register(
+		&Volume{}, &VolumeList{},
+		&Replica{}, &ReplicaList{},
+		&Engine{}, &EngineList{},
+		&Node{}, &NodeList{},
+		&VolumeAttachment{}, &VolumeAttachmentList{},
+	)
+}
