@@ -62,7 +62,8 @@ const (
 
 // S3GWRemediationSpec says which pods to move off a failed node, when the node
 // counts as safe, and how their Longhorn attachments are released.
-// +kubebuilder:validation:XValidation:rule="self.release.strategy != 'OutOfServiceTaint' || self.fencing.mode == 'RequireEvidence'",message="release.strategy OutOfServiceTaint requires fencing.mode RequireEvidence: the taint is only for nodes proven down"
+// Rules treat an absent field as its default: defaults are checked against them unfilled.
+// +kubebuilder:validation:XValidation:rule="!has(self.release) || !has(self.release.strategy) || self.release.strategy != 'OutOfServiceTaint' || !has(self.fencing) || !has(self.fencing.mode) || self.fencing.mode == 'RequireEvidence'",message="release.strategy OutOfServiceTaint requires fencing.mode RequireEvidence: the taint is only for nodes proven down"
 type S3GWRemediationSpec struct {
 	// WorkloadSelector selects the pods to move off the failed node. The
 	// default matches the s3gw Helm chart's gateway pods, not its UI or COSI
@@ -98,8 +99,8 @@ type S3GWRemediationSpec struct {
 
 // FencingSpec lists the evidence that proves the failed node can no longer
 // write. With mode RequireEvidence, one enabled source must hold.
-// +kubebuilder:validation:XValidation:rule="!has(self.delegate) || self.mode == 'RequireEvidence'",message="fencing.delegate requires fencing.mode RequireEvidence"
-// +kubebuilder:validation:XValidation:rule="self.mode == 'Disabled' || self.outOfServiceTaint || self.storageIsolation || (has(self.remediators) && size(self.remediators) > 0) || has(self.delegate)",message="fencing.mode RequireEvidence needs at least one evidence source: outOfServiceTaint, storageIsolation, remediators or delegate"
+// +kubebuilder:validation:XValidation:rule="!has(self.delegate) || !has(self.mode) || self.mode == 'RequireEvidence'",message="fencing.delegate requires fencing.mode RequireEvidence"
+// +kubebuilder:validation:XValidation:rule="(has(self.mode) && self.mode == 'Disabled') || !has(self.outOfServiceTaint) || self.outOfServiceTaint || !has(self.storageIsolation) || self.storageIsolation || (has(self.remediators) && size(self.remediators) > 0) || has(self.delegate)",message="fencing.mode RequireEvidence needs at least one evidence source: outOfServiceTaint, storageIsolation, remediators or delegate"
 type FencingSpec struct {
 	// Mode is RequireEvidence (default) or Disabled (unsafe).
 	// +kubebuilder:default=RequireEvidence

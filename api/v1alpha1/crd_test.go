@@ -1,0 +1,171 @@
+/*
+Copyright 2026 The s3gw-remediation Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package v1alpha1_test
+
+import (
+	"time"
+
+	. "github.com/onsi/ginkgo/v2"
+	. "github.com/onsi/gomega"
+	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/utils/ptr"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	s3gwv1alpha1 "github.com/s3gw-tech/s3gw-remediation/api/v1alpha1"
+)
+
+// newUnstructured builds an object from raw fields, so tests can send what
+// the Go types could not express (bad enums, missing fields).
+func newUnstructured(kind, name string, spec map[string]any) *unstructured.Unstructured {
+	u := &unstructured.Unstructured{Object: map[string]any{"spec": spec}}
+	u.SetAPIVersion(s3gwv1alpha1.GroupVersion.String())
+	u.SetKind(kind)
+	u.SetNamespace("default")
+	u.SetName(name)
+	return u
+}
+
+var _ = Describe("S3GWRemediation schema", func() {
+	It("applies every default to an empty spec", func() {
+		rem := &s3gwv1alpha1.S3GWRemediation{ObjectMeta: metav1.ObjectMeta{Name: "defaults", Namespace: "default"}}
+		Expect(k8sClient.Create(ctx, rem)).To(Succeed())
+
+		spec := rem.Spec
+		Expect(spec.WorkloadSelector).NotTo(BeNil())
+		Expect(spec.WorkloadSelector.MatchLabels).To(Equal(map[string]string{
+			"app.kubernetes.io/name": "s3gw", "app.kubernetes.io/component": "gateway",
+		}))
+		Expect(spec.Fencing.Mode).To(Equal(s3gwv1alpha1.FencingModeRequireEvidence))
+		Expect(spec.Fencing.OutOfServiceTaint).To(HaveValue(BeTrue()))
+		Expect(spec.Fencing.StorageIsolation).To(HaveValue(BeTrue()))
+		Expect(spec.Release.Strategy).To(Equal(s3gwv1alpha1.ReleaseControllerDetach))
+		Expect(spec.Release.LonghornNamespace).To(Equal("longhorn-system"))
+		Expect(spec.ReplacementTimeout).To(HaveValue(Equal(metav1.Duration{Duration: 5 * time.Minute})))
+	})
+
+	It("keeps an evidence source switched off", func() {
+		rem := &s3gwv1alpha1.S3GWRemediation{ObjectMeta: metav1.ObjectMeta{Name: "no-taint", Namespace: "default"},
+			Spec: s3gwv1alpha1.S3GWRemediationSpec{Fencing: s3gwv1alpha1.FencingSpec{OutOfServiceTaint: ptr.To(false)}}}
+		Expect(k8sClient.Create(ctx, rem)).To(Succeed())
+		Expect(rem.Spec.Fencing.OutOfServiceTaint).To(HaveValue(BeFalse()))
+		Expect(rem.Spec.Fencing.StorageIsolation).To(HaveValue(BeTrue()))
+	})
+
+	DescribeTable("rejects invalid specs with a clear message",
+		func(spec map[string]any, message string) {
+			err := k8sClient.Create(ctx, newUnstructured("S3GWRemediation", "invalid", spec))
+			Expect(err).To(HaveOccurred())
+			Expect(err.Error()).To(ContainSubstring(message))
+		},
+		Entry("unknown fencing mode", map[string]any{"fencing": map[string]any{"mode": "Maybe"}},
+			`Unsupported value: "Maybe"`),
+		Entry("unknown release strategy", map[string]any{"release": map[string]any{"strategy": "Yolo"}},
+			`Unsupported value: "Yolo"`),
+		Entry("delegate without RequireEvidence", map[string]any{"fencing": map[string]any{
+			"mode": "Disabled",
+			"delegate": map[string]any{"apiVersion": "fence-agents-remediation.medik8s.io/v1alpha1",
+				"kind": "FenceAgentsRemediationTemplate", "name": "far"}}},
+			"fencing.delegate requires fencing.mode RequireEvidence"),
+		Entry("RequireEvidence with every source off", map[string]any{"fencing": map[string]any{
+			"outOfServiceTaint": false, "storageIsolation": false}},
+			"fencing.mode RequireEvidence needs at least one evidence source"),
+		Entry("out-of-service release without evidence", map[string]any{
+			"fencing": map[string]any{"mode": "Disabled"},
+			"release": map[string]any{"strategy": "OutOfServiceTaint"}},
+			"release.strategy OutOfServiceTaint requires fencing.mode RequireEvidence"),
+		Entry("delegate that is not a template", map[string]any{"fencing": map[string]any{
+			"delegate": map[string]any{"apiVersion": "fence-agents-remediation.medik8s.io/v1alpha1",
+				"kind": "FenceAgentsRemediation", "name": "far"}}},
+			"delegate.kind must be a remediation template kind ending in 'Template'"),
+		Entry("remediator without kind", map[string]any{"fencing": map[string]any{
+			"remediators": []any{map[string]any{"apiVersion": "self-node-remediation.medik8s.io/v1alpha1"}}}},
+			"spec.fencing.remediators[0].kind: Required value"),
+		Entry("replacement timeout that is not a duration", map[string]any{"replacementTimeout": "soon"},
+			"spec.replacementTimeout"),
+	)
+
+	It("accepts remediators with only the RequireEvidence sources they name", func() {
+		obj := newUnstructured("S3GWRemediation", "far-evidence", map[string]any{"fencing": map[string]any{
+			"outOfServiceTaint": false, "storageIsolation": false,
+			"remediators": []any{map[string]any{"apiVersion": "fence-agents-remediation.medik8s.io/v1alpha1",
+				"kind": "FenceAgentsRemediation", "conditionType": "FenceAgentActionSucceeded"}}}})
+		Expect(k8sClient.Create(ctx, obj)).To(Succeed())
+	})
+
+	It("serves status as a subresource", func() {
+		rem := &s3gwv1alpha1.S3GWRemediation{ObjectMeta: metav1.ObjectMeta{Name: "status", Namespace: "default"}}
+		Expect(k8sClient.Create(ctx, rem)).To(Succeed())
+
+		rem.Status.Phase = s3gwv1alpha1.PhaseWaitingForFencing
+		rem.Status.NodeName = "worker-1"
+		Expect(k8sClient.Status().Update(ctx, rem)).To(Succeed())
+
+		// A main-resource update cannot change status.
+		rem.Status.Phase = s3gwv1alpha1.PhaseSucceeded
+		rem.Spec.Namespaces = []string{"s3gw"}
+		Expect(k8sClient.Update(ctx, rem)).To(Succeed())
+
+		got := &s3gwv1alpha1.S3GWRemediation{}
+		Expect(k8sClient.Get(ctx, client.ObjectKeyFromObject(rem), got)).To(Succeed())
+		Expect(got.Status.Phase).To(Equal(s3gwv1alpha1.PhaseWaitingForFencing))
+		Expect(got.Status.NodeName).To(Equal("worker-1"))
+		Expect(got.Spec.Namespaces).To(ConsistOf("s3gw"))
+	})
+
+	It("shows Node, Phase, Succeeded and Age columns", func() {
+		crd := &apiextensionsv1.CustomResourceDefinition{}
+		Expect(k8sClient.Get(ctx, client.ObjectKey{Name: "s3gwremediations.s3gw-remediation.medik8s.io"}, crd)).To(Succeed())
+		var names []string
+		for _, col := range crd.Spec.Versions[0].AdditionalPrinterColumns {
+			names = append(names, col.Name)
+		}
+		Expect(names).To(Equal([]string{"Node", "Phase", "Succeeded", "Age"}))
+		Expect(crd.Spec.Names.ShortNames).To(ContainElement("s3gwr"))
+	})
+})
+
+var _ = Describe("S3GWRemediationTemplate schema", func() {
+	It("declares spec.template.spec, which NHC and its console look for", func() {
+		crd := &apiextensionsv1.CustomResourceDefinition{}
+		Expect(k8sClient.Get(ctx, client.ObjectKey{Name: "s3gwremediationtemplates.s3gw-remediation.medik8s.io"}, crd)).To(Succeed())
+		Expect(crd.Spec.Scope).To(Equal(apiextensionsv1.NamespaceScoped))
+		schema := crd.Spec.Versions[0].Schema.OpenAPIV3Schema
+		Expect(schema.Properties["spec"].Properties["template"].Properties).To(HaveKey("spec"))
+	})
+
+	It("defaults the template's spec like a remediation's", func() {
+		obj := newUnstructured("S3GWRemediationTemplate", "defaulted", map[string]any{"template": map[string]any{"spec": map[string]any{}}})
+		Expect(k8sClient.Create(ctx, obj)).To(Succeed())
+		template := &s3gwv1alpha1.S3GWRemediationTemplate{}
+		Expect(k8sClient.Get(ctx, client.ObjectKeyFromObject(obj), template)).To(Succeed())
+		Expect(template.Spec.Template.Spec.Release.Strategy).To(Equal(s3gwv1alpha1.ReleaseControllerDetach))
+		Expect(template.Spec.Template.Spec.Fencing.Mode).To(Equal(s3gwv1alpha1.FencingModeRequireEvidence))
+	})
+
+	It("requires spec.template", func() {
+		err := k8sClient.Create(ctx, newUnstructured("S3GWRemediationTemplate", "empty", map[string]any{}))
+		Expect(err).To(MatchError(ContainSubstring("spec.template: Required value")))
+	})
+
+	It("validates the template's spec with the remediation's rules", func() {
+		err := k8sClient.Create(ctx, newUnstructured("S3GWRemediationTemplate", "bad", map[string]any{"template": map[string]any{
+			"spec": map[string]any{"fencing": map[string]any{"outOfServiceTaint": false, "storageIsolation": false}}}}))
+		Expect(err).To(MatchError(ContainSubstring("needs at least one evidence source")))
+	})
+})

@@ -1,0 +1,232 @@
+/*
+Copyright 2026 The s3gw-remediation Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package controllers
+
+import (
+	"context"
+	"errors"
+	"strings"
+
+	"github.com/medik8s/common/pkg/events"
+	"k8s.io/klog/v2"
+	logf "sigs.k8s.io/controller-runtime/pkg/log"
+
+	s3gwv1alpha1 "github.com/s3gw-tech/s3gw-remediation/api/v1alpha1"
+	"github.com/s3gw-tech/s3gw-remediation/internal/failover"
+	"github.com/s3gw-tech/s3gw-remediation/internal/fencing"
+	"github.com/s3gw-tech/s3gw-remediation/internal/longhorn"
+	"github.com/s3gw-tech/s3gw-remediation/internal/workloads"
+)
+
+// Event reasons for the destructive steps, on the CR and on the Node.
+const (
+	eventFencingDisabled    = "FencingDisabled"
+	eventDelegateCreated    = "FencingDelegateCreated"
+	eventPodEvicted         = "PodForceDeleted"
+	eventVolumeUnmarked     = "VolumeInUseCleared"
+	eventAttachmentDeleted  = "VolumeAttachmentDeleted"
+	eventOutOfServiceTaint  = "OutOfServiceTaintAdded"
+	eventTaintRemoved       = "TaintRemoved"
+	eventVolumeSkipped      = "VolumeSkipped"
+	eventWaitingForFencing  = "WaitingForFencing"
+	eventNoHealthyReplica   = "NoHealthyReplica"
+	eventLonghornMissing    = "LonghornUnavailable"
+	eventReplacementMissing = "ReplacementNotReady"
+	eventS3GWMoved          = "S3GWMoved"
+	eventNoWorkload         = "NoWorkloadOnNode"
+	eventNodeReady          = "NodeReady"
+)
+
+// act performs the decision's writes in order — delegate, evict, release —
+// and stops at the first error. Every write is idempotent: a repeated pass
+// after a crash finds the work done and does nothing.
+func (r *RemediationReconciler) act(ctx context.Context, s *scope) error {
+	d := s.decision
+	log := logf.FromContext(ctx)
+	if d.Gate.Disabled && d.Destructive() {
+		log.Info("Fencing is disabled: acting without fencing evidence (unsafe)")
+		events.WarningEvent(r.Recorder, s.rem, eventFencingDisabled,
+			"fencing.mode is Disabled: evicting and releasing without fencing evidence")
+	}
+	if d.CreateDelegate {
+		if err := r.createDelegate(ctx, s); err != nil {
+			return err
+		}
+	}
+	for _, t := range d.Evict {
+		if err := r.evict(ctx, s, t); err != nil {
+			return err
+		}
+	}
+	if len(d.UnmarkInUse) > 0 {
+		if err := r.unmarkInUse(ctx, s, d.UnmarkInUse); err != nil {
+			return err
+		}
+	}
+	for _, v := range d.DeleteAttachments {
+		if err := r.deleteAttachment(ctx, s, v); err != nil {
+			return err
+		}
+	}
+	if d.AddOutOfServiceTaint {
+		taint := fencing.OutOfServiceTaint()
+		log.Info("Adding out-of-service taint", "taint", taint.ToString())
+		if err := fencing.AddTaint(ctx, r.Client, s.node, taint, s.now); err != nil {
+			return err
+		}
+		r.eventBoth(s, eventOutOfServiceTaint, "Added "+taint.ToString()+" to release s3gw's volumes")
+	}
+	return nil
+}
+
+func (r *RemediationReconciler) createDelegate(ctx context.Context, s *scope) error {
+	d := fencing.Delegate{Client: r.Client, Reader: r.APIReader}
+	logf.FromContext(ctx).Info("Creating delegate fencing CR", "kind", s.rem.Spec.Fencing.Delegate.Kind)
+	name, err := d.Create(ctx, s.rem, s.nodeName)
+	var invalid *fencing.DelegateError
+	if errors.As(err, &invalid) {
+		// Recorded in the Fenced condition on the next pass; nothing was created.
+		events.WarningEvent(r.Recorder, s.rem, s3gwv1alpha1.ReasonInvalidDelegate, invalid.Reason)
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	events.NormalEventf(r.Recorder, s.rem, eventDelegateCreated, "Created %s %s to fence node %s",
+		strings.TrimSuffix(s.rem.Spec.Fencing.Delegate.Kind, "Template"), name, s.nodeName)
+	return nil
+}
+
+func (r *RemediationReconciler) evict(ctx context.Context, s *scope, t failover.Target) error {
+	log := logf.FromContext(ctx).WithValues("Pod", klog.KRef(t.Namespace, t.Name))
+	log.Info("Force-deleting s3gw pod")
+	deleted, err := workloads.ForceDelete(ctx, r.Client, t.Namespace, t.Name, t.UID)
+	if err != nil || !deleted {
+		return err
+	}
+	r.Metrics.PodEvicted()
+	r.eventBoth(s, eventPodEvicted, "Force-deleted s3gw pod "+t.Namespace+"/"+t.Name+" from the failed node")
+	return nil
+}
+
+func (r *RemediationReconciler) unmarkInUse(ctx context.Context, s *scope, volumes []failover.Volume) error {
+	handles := make([]string, 0, len(volumes))
+	for _, v := range volumes {
+		handles = append(handles, v.LonghornVolume)
+	}
+	logf.FromContext(ctx).Info("Removing volumes from the dead kubelet's volumesInUse", "volumes", handles)
+	removed, err := longhorn.UnmarkInUse(ctx, r.Client, s.node, handles)
+	if err != nil {
+		return err
+	}
+	for range removed {
+		r.Metrics.AttachmentReleased(string(s3gwv1alpha1.ReleaseControllerDetach))
+	}
+	if removed > 0 {
+		r.eventBoth(s, eventVolumeUnmarked, "Cleared "+strings.Join(handles, ", ")+
+			" from status.volumesInUse so the attach-detach controller detaches it")
+	}
+	return nil
+}
+
+func (r *RemediationReconciler) deleteAttachment(ctx context.Context, s *scope, v failover.Volume) error {
+	logf.FromContext(ctx).Info("Deleting VolumeAttachment", "volume", v.LonghornVolume)
+	deleted, err := longhorn.DeleteKubeAttachments(ctx, r.Client, v.PersistentVolume, s.nodeName)
+	if err != nil {
+		return err
+	}
+	for range deleted {
+		r.Metrics.AttachmentReleased(string(s3gwv1alpha1.ReleaseDeleteVolumeAttachment))
+	}
+	if deleted > 0 {
+		r.eventBoth(s, eventAttachmentDeleted, "Deleted the VolumeAttachment of "+v.LonghornVolume+" on the failed node")
+	}
+	return nil
+}
+
+// eventBoth records a Normal event on the CR and on the Node.
+func (r *RemediationReconciler) eventBoth(s *scope, reason, message string) {
+	events.NormalEvent(r.Recorder, s.rem, reason, message)
+	if s.node != nil {
+		events.NormalEvent(r.Recorder, s.node, reason, message)
+	}
+}
+
+// phaseEvent announces entering a phase once, on the transition.
+func (r *RemediationReconciler) phaseEvent(s *scope, phase s3gwv1alpha1.Phase) {
+	succeeded := conditionMessage(s.decision, s3gwv1alpha1.ConditionSucceeded)
+	switch phase {
+	case s3gwv1alpha1.PhaseStopped:
+		events.RemediationStoppedByNHC(r.Recorder, s.rem)
+	case s3gwv1alpha1.PhaseWaitingForNodeFailure:
+		events.NormalEvent(r.Recorder, s.rem, eventNodeReady, succeeded)
+	case s3gwv1alpha1.PhaseWaitingForFencing:
+		events.NormalEvent(r.Recorder, s.rem, eventWaitingForFencing, s.decision.Gate.Missing)
+	case s3gwv1alpha1.PhaseSucceeded:
+		if conditionReason(s.decision, s3gwv1alpha1.ConditionSucceeded) == s3gwv1alpha1.ReasonNoWorkloadOnNode {
+			events.NormalEvent(r.Recorder, s.rem, eventNoWorkload, succeeded)
+			return
+		}
+		events.RemediationFinished(r.Recorder, s.rem)
+		r.eventBoth(s, eventS3GWMoved, succeeded)
+	case s3gwv1alpha1.PhaseFailed:
+		switch conditionReason(s.decision, s3gwv1alpha1.ConditionSucceeded) {
+		case s3gwv1alpha1.ReasonNodeNotFound:
+			events.GetTargetNodeFailed(r.Recorder, s.rem)
+		case s3gwv1alpha1.ReasonNoHealthyReplica:
+			events.WarningEvent(r.Recorder, s.rem, eventNoHealthyReplica, succeeded)
+		case s3gwv1alpha1.ReasonLonghornUnavailable:
+			events.WarningEvent(r.Recorder, s.rem, eventLonghornMissing, succeeded)
+		case s3gwv1alpha1.ReasonReplacementNotReady:
+			events.WarningEvent(r.Recorder, s.rem, eventReplacementMissing, succeeded)
+		}
+	}
+}
+
+// skippedVolumeEvents warns once, when targets are recorded, about volumes
+// left alone.
+func (r *RemediationReconciler) skippedVolumeEvents(ctx context.Context, s *scope) {
+	for _, t := range s.targets {
+		for _, v := range t.Volumes {
+			if v.State == s3gwv1alpha1.VolumeSkipped {
+				logf.FromContext(ctx).Info("Leaving volume alone", "Pod", klog.KRef(t.Namespace, t.Name),
+					"claim", v.ClaimName, "reason", v.Reason)
+				events.WarningEventf(r.Recorder, s.rem, eventVolumeSkipped, "Volume %s of pod %s/%s is left alone: %s",
+					v.ClaimName, t.Namespace, t.Name, v.Reason)
+			}
+		}
+	}
+}
+
+func conditionReason(d failover.Decision, condType string) string {
+	for _, c := range d.Conditions {
+		if c.Type == condType {
+			return c.Reason
+		}
+	}
+	return ""
+}
+
+func conditionMessage(d failover.Decision, condType string) string {
+	for _, c := range d.Conditions {
+		if c.Type == condType {
+			return c.Message
+		}
+	}
+	return ""
+}
+

@@ -1,0 +1,69 @@
+/*
+Copyright 2026 The s3gw-remediation Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package controllers
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/medik8s/common/pkg/events"
+	corev1 "k8s.io/api/core/v1"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/controller/controllerutil"
+	logf "sigs.k8s.io/controller-runtime/pkg/log"
+
+	s3gwv1alpha1 "github.com/s3gw-tech/s3gw-remediation/api/v1alpha1"
+	"github.com/s3gw-tech/s3gw-remediation/internal/fencing"
+)
+
+// reconcileDelete runs when NHC deletes the CR (node healthy again, or
+// gone), whether the remediation finished, failed or was timed out: it
+// removes the taints this remediation recorded, deletes the delegate fencing
+// CR it created, then drops the finalizer. It never deletes the CR itself.
+func (r *RemediationReconciler) reconcileDelete(ctx context.Context, rem *s3gwv1alpha1.S3GWRemediation, node *corev1.Node) error {
+	if !controllerutil.ContainsFinalizer(rem, Finalizer) {
+		return nil
+	}
+	log := logf.FromContext(ctx)
+	if node != nil {
+		for _, taint := range rem.Status.AddedTaints {
+			if !fencing.HasTaint(node, taint) {
+				continue
+			}
+			log.Info("Removing taint added by this remediation", "taint", taint.ToString())
+			if err := fencing.RemoveTaint(ctx, r.Client, node, taint); err != nil {
+				return err
+			}
+			events.NormalEvent(r.Recorder, node, eventTaintRemoved, "Removed "+taint.ToString()+" added by S3GWRemediation "+rem.Name)
+			events.NormalEvent(r.Recorder, rem, eventTaintRemoved, "Removed "+taint.ToString()+" from node "+node.Name)
+		}
+	}
+	if rem.Spec.Fencing.Delegate != nil {
+		if err := (fencing.Delegate{Client: r.Client, Reader: r.APIReader}).Delete(ctx, rem); err != nil {
+			return err
+		}
+	}
+	r.Metrics.SetFencingBlocked(rem.UID, "")
+
+	log.Info("Removing finalizer")
+	patch := client.MergeFrom(rem.DeepCopy())
+	controllerutil.RemoveFinalizer(rem, Finalizer)
+	if err := client.IgnoreNotFound(r.Client.Patch(ctx, rem, patch)); err != nil {
+		return fmt.Errorf("removing finalizer: %w", err)
+	}
+	return nil
+}

@@ -1,0 +1,280 @@
+/*
+Copyright 2026 The s3gw-remediation Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package controllers
+
+import (
+	"context"
+	"errors"
+	"time"
+
+	"github.com/medik8s/common/pkg/annotations"
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	s3gwv1alpha1 "github.com/s3gw-tech/s3gw-remediation/api/v1alpha1"
+	"github.com/s3gw-tech/s3gw-remediation/internal/failover"
+	"github.com/s3gw-tech/s3gw-remediation/internal/fencing"
+	"github.com/s3gw-tech/s3gw-remediation/internal/longhorn"
+	"github.com/s3gw-tech/s3gw-remediation/internal/workloads"
+)
+
+// scope carries everything one pass read and decided.
+type scope struct {
+	rem      *s3gwv1alpha1.S3GWRemediation
+	nodeName string
+	node     *corev1.Node
+	now      metav1.Time
+	// targets is status.targets as it should be written: recorded targets
+	// plus newly found ones, with fresh states.
+	targets  []s3gwv1alpha1.TargetPod
+	delegate *corev1.ObjectReference
+	obs      failover.Observation
+	decision failover.Decision
+}
+
+func timedOut(rem *s3gwv1alpha1.S3GWRemediation) bool {
+	_, ok := rem.Annotations[annotations.NhcTimedOut]
+	return ok
+}
+
+// observe reads the world into an Observation. Reads stop early where the
+// decision cannot use them (missing node, timed out).
+func (r *RemediationReconciler) observe(ctx context.Context, rem *s3gwv1alpha1.S3GWRemediation, nodeName string, node *corev1.Node) (*scope, error) {
+	s := &scope{rem: rem, nodeName: nodeName, node: node, now: metav1.NewTime(r.Clock.Now()), targets: rem.Status.Targets}
+	s.obs = failover.Observation{Now: s.now.Time, Spec: rem.Spec, TimedOut: timedOut(rem)}
+	if node == nil || s.obs.TimedOut {
+		return s, nil
+	}
+	ownTaint := taintRecorded(rem, fencing.OutOfServiceTaint())
+	hasTaint := fencing.HasTaint(node, fencing.OutOfServiceTaint())
+	s.obs.Node = &failover.Node{
+		Name:                     node.Name,
+		Ready:                    nodeReady(node),
+		OwnOutOfServiceTaint:     hasTaint && ownTaint,
+		ForeignOutOfServiceTaint: hasTaint && !ownTaint,
+	}
+	s.obs.OutOfServiceTaintRecorded = ownTaint
+	if c := meta.FindStatusCondition(rem.Status.Conditions, s3gwv1alpha1.ConditionAttachmentsReleased); c != nil && c.Status == metav1.ConditionTrue {
+		s.obs.ReleasedSince = &c.LastTransitionTime.Time
+	}
+
+	lh := longhorn.State{Reader: r.APIReader, Namespace: rem.Spec.Release.LonghornNamespace}
+	if lh.Namespace == "" {
+		lh.Namespace = "longhorn-system"
+	}
+	available, err := lh.Available(ctx)
+	if err != nil {
+		return nil, err
+	}
+	s.obs.LonghornAvailable = available
+	if err := r.observeTargets(ctx, s, lh); err != nil {
+		return nil, err
+	}
+	if err := r.observeEvidence(ctx, s, lh); err != nil {
+		return nil, err
+	}
+	return s, nil
+}
+
+// observeTargets merges the recorded targets with the s3gw pods on the node
+// now, then reads each one's live state. Pods on a Ready node are not
+// recorded: nothing will be done to them.
+func (r *RemediationReconciler) observeTargets(ctx context.Context, s *scope, lh longhorn.State) error {
+	recorded := map[string]bool{}
+	for _, t := range s.targets {
+		recorded[string(t.UID)] = true
+	}
+	if !s.obs.Node.Ready {
+		pods, err := workloads.List(ctx, r.APIReader, s.rem.Spec, s.nodeName)
+		if err != nil {
+			return err
+		}
+		for i := range pods {
+			if recorded[string(pods[i].UID)] {
+				continue
+			}
+			t, err := r.newTarget(ctx, &pods[i])
+			if err != nil {
+				return err
+			}
+			s.targets = append(s.targets, t)
+		}
+	}
+
+	s.targets = append([]s3gwv1alpha1.TargetPod(nil), s.targets...)
+	for i := range s.targets {
+		t := &s.targets[i]
+		ft, err := r.observeTarget(ctx, s, lh, t)
+		if err != nil {
+			return err
+		}
+		ft.Recorded = recorded[string(t.UID)]
+		s.obs.Targets = append(s.obs.Targets, ft)
+	}
+	return nil
+}
+
+func (r *RemediationReconciler) newTarget(ctx context.Context, pod *corev1.Pod) (s3gwv1alpha1.TargetPod, error) {
+	owner, err := workloads.Owner(ctx, r.APIReader, pod)
+	if err != nil {
+		return s3gwv1alpha1.TargetPod{}, err
+	}
+	volumes, err := workloads.Volumes(ctx, r.APIReader, pod)
+	if err != nil {
+		return s3gwv1alpha1.TargetPod{}, err
+	}
+	return s3gwv1alpha1.TargetPod{Namespace: pod.Namespace, Name: pod.Name, UID: pod.UID,
+		Owner: owner, State: s3gwv1alpha1.TargetFound, Volumes: volumes}, nil
+}
+
+// observeTarget reads one target's pod, volumes and replacement, and
+// refreshes its status entry (t) from what it saw.
+func (r *RemediationReconciler) observeTarget(ctx context.Context, s *scope, lh longhorn.State, t *s3gwv1alpha1.TargetPod) (failover.Target, error) {
+	ft := failover.Target{Namespace: t.Namespace, Name: t.Name, UID: t.UID}
+	present, err := workloads.Present(ctx, r.APIReader, *t)
+	if err != nil {
+		return ft, err
+	}
+	ft.PodPresent = present
+
+	t.Volumes = append([]s3gwv1alpha1.TargetVolume(nil), t.Volumes...)
+	allReleased := true
+	for i := range t.Volumes {
+		v, err := r.observeVolume(ctx, s, lh, &t.Volumes[i])
+		if err != nil {
+			return ft, err
+		}
+		if v.Releasable() && !v.Released() {
+			allReleased = false
+		}
+		ft.Volumes = append(ft.Volumes, v)
+	}
+
+	if !present {
+		replacement, err := workloads.Replacement(ctx, r.APIReader, s.rem.Spec, *t, s.nodeName)
+		if err != nil {
+			return ft, err
+		}
+		t.Replacement = replacement
+		if replacement != nil {
+			ft.Replacement = &failover.Replacement{Name: replacement.Name, NodeName: replacement.NodeName}
+		}
+	}
+	switch {
+	case present:
+		t.State = s3gwv1alpha1.TargetFound
+	case !allReleased:
+		t.State = s3gwv1alpha1.TargetEvicted
+	case t.Replacement == nil:
+		t.State = s3gwv1alpha1.TargetReleased
+	default:
+		t.State = s3gwv1alpha1.TargetReplaced
+	}
+	return ft, nil
+}
+
+func (r *RemediationReconciler) observeVolume(ctx context.Context, s *scope, lh longhorn.State, tv *s3gwv1alpha1.TargetVolume) (failover.Volume, error) {
+	v := failover.Volume{Claim: tv.ClaimName, PersistentVolume: tv.PersistentVolume, LonghornVolume: tv.LonghornVolume}
+	if tv.State == s3gwv1alpha1.VolumeSkipped {
+		v.SkipReason = tv.Reason
+		return v, nil
+	}
+	vas, err := longhorn.KubeAttachments(ctx, r.APIReader, tv.PersistentVolume, s.nodeName)
+	if err != nil {
+		return v, err
+	}
+	v.KubeAttachment = len(vas) > 0
+	v.InUseOnNode = longhorn.InUse(s.node, tv.LonghornVolume)
+	if s.obs.LonghornAvailable {
+		if v.LonghornTicket, err = lh.TicketOnNode(ctx, tv.LonghornVolume, s.nodeName); err != nil {
+			return v, err
+		}
+		placement, err := lh.Replicas(ctx, tv.LonghornVolume, s.nodeName)
+		if err != nil {
+			return v, err
+		}
+		v.ReplicaOnFailedNode, v.HealthyReplicaElsewhere = placement.OnNode, placement.HealthyElsewhere
+	}
+	tv.State = s3gwv1alpha1.VolumeAttached
+	if v.Released() {
+		tv.State = s3gwv1alpha1.VolumeReleased
+	}
+	return v, nil
+}
+
+// observeEvidence reads the fencing evidence sources the spec enables.
+func (r *RemediationReconciler) observeEvidence(ctx context.Context, s *scope, lh longhorn.State) error {
+	fencingSpec := s.rem.Spec.Fencing
+	if fencingSpec.Mode == s3gwv1alpha1.FencingModeDisabled {
+		return nil
+	}
+	if fencingSpec.StorageIsolationEnabled() && s.obs.LonghornAvailable {
+		down, err := lh.NodeDown(ctx, s.nodeName)
+		if err != nil {
+			return err
+		}
+		s.obs.Evidence.LonghornNodeDown = down
+	}
+	if len(fencingSpec.Remediators) > 0 {
+		crs, err := fencing.Remediators(ctx, r.APIReader, fencingSpec.Remediators, s.nodeName)
+		if err != nil {
+			return err
+		}
+		s.obs.Evidence.Remediators = crs
+	}
+	if fencingSpec.Delegate != nil {
+		d := fencing.Delegate{Client: r.Client, Reader: r.APIReader}
+		cr, ref, err := d.Observe(ctx, s.rem)
+		var invalid *fencing.DelegateError
+		switch {
+		case errors.As(err, &invalid):
+			s.obs.Evidence.DelegateError = invalid.Reason
+		case err != nil:
+			return err
+		default:
+			s.obs.Evidence.Delegate, s.delegate = cr, ref
+		}
+	}
+	return nil
+}
+
+func nodeReady(node *corev1.Node) bool {
+	for _, c := range node.Status.Conditions {
+		if c.Type == corev1.NodeReady {
+			return c.Status == corev1.ConditionTrue
+		}
+	}
+	return false
+}
+
+func taintRecorded(rem *s3gwv1alpha1.S3GWRemediation, taint corev1.Taint) bool {
+	for i := range rem.Status.AddedTaints {
+		if rem.Status.AddedTaints[i].MatchTaint(&taint) {
+			return true
+		}
+	}
+	return false
+}
+
+// since returns how long ago t was, or 0.
+func since(now metav1.Time, t *metav1.Time) time.Duration {
+	if t == nil {
+		return 0
+	}
+	return now.Sub(t.Time)
+}

@@ -1,0 +1,106 @@
+/*
+Copyright 2026 The s3gw-remediation Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package controllers
+
+import (
+	"context"
+	"fmt"
+	"strings"
+
+	"k8s.io/apimachinery/pkg/api/equality"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/api/meta"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/controller/controllerutil"
+	logf "sigs.k8s.io/controller-runtime/pkg/log"
+
+	s3gwv1alpha1 "github.com/s3gw-tech/s3gw-remediation/api/v1alpha1"
+	"github.com/s3gw-tech/s3gw-remediation/internal/fencing"
+)
+
+// updateStatus writes the pass's observation and decision into the
+// in-memory status; patchStatus persists it once, at the end of the pass.
+func (r *RemediationReconciler) updateStatus(ctx context.Context, s *scope) {
+	st := &s.rem.Status
+	d := s.decision
+	st.NodeName = s.nodeName
+	st.LastError = ""
+	st.ObservedGeneration = s.rem.Generation
+	if st.StartTime == nil && controllerutil.ContainsFinalizer(s.rem, Finalizer) {
+		st.StartTime = &s.now
+	}
+
+	if d.RecordTargets {
+		logf.FromContext(ctx).Info("Recording s3gw pods on the node", "count", len(s.targets))
+		r.skippedVolumeEvents(ctx, s)
+	}
+	st.Targets = s.targets
+	if d.RecordOutOfServiceTaint {
+		st.AddedTaints = append(st.AddedTaints, fencing.OutOfServiceTaint())
+	}
+	if s.delegate != nil {
+		st.Delegate = s.delegate
+	}
+	if d.Gate.Open {
+		st.FencingEvidence = d.Gate.Evidence
+	}
+	for _, c := range d.Conditions {
+		c.ObservedGeneration = s.rem.Generation
+		meta.SetStatusCondition(&st.Conditions, c)
+	}
+
+	blocked := ""
+	if d.Phase == s3gwv1alpha1.PhaseWaitingForFencing {
+		blocked = strings.Join(d.Gate.MissingSources, ",")
+	}
+	r.Metrics.SetFencingBlocked(s.rem.UID, blocked)
+
+	if d.Phase == st.Phase {
+		return
+	}
+	if st.Phase != "" && st.PhaseTransitionTime != nil {
+		r.Metrics.PhaseEnded(string(st.Phase), since(s.now, st.PhaseTransitionTime))
+	}
+	logf.FromContext(ctx).Info("Entering phase", "phase", d.Phase, "from", st.Phase)
+	st.Phase, st.PhaseTransitionTime = d.Phase, &s.now
+	switch d.Phase {
+	case s3gwv1alpha1.PhaseSucceeded, s3gwv1alpha1.PhaseFailed, s3gwv1alpha1.PhaseStopped:
+		r.Metrics.RemediationEnded(string(d.Phase), conditionReason(d, s3gwv1alpha1.ConditionSucceeded))
+	}
+	if d.Finished() && st.CompletionTime == nil {
+		st.CompletionTime = &s.now
+	}
+	r.phaseEvent(s, d.Phase)
+}
+
+// patchStatus is the only status writer. It records the pass's error, skips
+// no-op patches, and locks on the resourceVersion the pass read, so a pass
+// that read a stale object fails with a conflict and is retried instead of
+// overwriting newer status.
+func (r *RemediationReconciler) patchStatus(ctx context.Context, original, rem *s3gwv1alpha1.S3GWRemediation, passErr error) error {
+	if passErr != nil {
+		rem.Status.LastError = passErr.Error()
+	}
+	if equality.Semantic.DeepEqual(original.Status, rem.Status) {
+		return nil
+	}
+	patch := client.MergeFromWithOptions(original, client.MergeFromWithOptimisticLock{})
+	if err := r.Client.Status().Patch(ctx, rem, patch); err != nil && !apierrors.IsNotFound(err) {
+		return fmt.Errorf("patching status: %w", err)
+	}
+	return nil
+}

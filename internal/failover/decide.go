@@ -1,0 +1,302 @@
+/*
+Copyright 2026 The s3gw-remediation Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package failover
+
+import (
+	"fmt"
+	"strings"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	s3gwv1alpha1 "github.com/s3gw-tech/s3gw-remediation/api/v1alpha1"
+)
+
+// Decide is the failover decision: given what a pass observed, what to do
+// next. It stops at the first step that does not hold; nothing destructive
+// is decided unless the node is found, not timed out, not Ready, its targets
+// are recorded and the fencing gate is open.
+func Decide(o Observation) Decision {
+	if o.Node == nil {
+		return Decision{
+			Phase:      s3gwv1alpha1.PhaseFailed,
+			Conditions: finished(false, s3gwv1alpha1.ReasonNodeNotFound, "The node to remediate does not exist"),
+		}
+	}
+	if o.TimedOut {
+		return Decision{
+			Phase: s3gwv1alpha1.PhaseStopped,
+			Conditions: finished(false, s3gwv1alpha1.ReasonRemediationStoppedByNHC,
+				"NodeHealthCheck timed the remediation out; no further step is taken"),
+		}
+	}
+
+	progress := progressConditions(o)
+	// A finished move stays finished, even if the node came back meanwhile.
+	if allRecorded(o.Targets) {
+		if done, d := replacementOutcome(o, progress); done {
+			return d
+		}
+	}
+	if o.Node.Ready {
+		msg := fmt.Sprintf("Node %s is Ready; nothing is evicted or released while it is", o.Node.Name)
+		return Decision{
+			Phase: s3gwv1alpha1.PhaseWaitingForNodeFailure,
+			Conditions: append(append(processing(s3gwv1alpha1.ReasonNodeReady, msg),
+				condition(s3gwv1alpha1.ConditionFenced, metav1.ConditionFalse, s3gwv1alpha1.ReasonNodeReady, msg)), progress...),
+			Wait: WaitForNodeFailure,
+		}
+	}
+	if len(o.Targets) == 0 {
+		return Decision{
+			Phase: s3gwv1alpha1.PhaseSucceeded,
+			Conditions: finished(true, s3gwv1alpha1.ReasonNoWorkloadOnNode,
+				fmt.Sprintf("No pod matching the workload selector runs on node %s", o.Node.Name)),
+		}
+	}
+	if !allRecorded(o.Targets) {
+		return Decision{
+			Phase:         s3gwv1alpha1.PhasePending,
+			RecordTargets: true,
+			Conditions:    processing(s3gwv1alpha1.ReasonRemediationStarted, "Recording the s3gw pods found on the node"),
+			Wait:          WaitForStatus,
+		}
+	}
+
+	gate := EvaluateGate(o)
+	if !gate.Open {
+		msg := "Waiting for fencing evidence: " + gate.Missing
+		return Decision{
+			Phase:          s3gwv1alpha1.PhaseWaitingForFencing,
+			Gate:           gate,
+			CreateDelegate: o.Spec.Fencing.Delegate != nil && o.Evidence.Delegate == nil && o.Evidence.DelegateError == "",
+			Conditions: append(append(processing(s3gwv1alpha1.ReasonWaitingForFencing, msg),
+				condition(s3gwv1alpha1.ConditionFenced, metav1.ConditionFalse, s3gwv1alpha1.ReasonWaitingForFencing, msg)), progress...),
+			Wait: WaitForFencing,
+		}
+	}
+	fenced := fencedCondition(gate)
+
+	if failed, d := replicaCheck(o, gate, fenced, progress); failed {
+		return d
+	}
+	return actions(o, gate, fenced, progress)
+}
+
+func fencedCondition(gate Gate) metav1.Condition {
+	if gate.Disabled {
+		return condition(s3gwv1alpha1.ConditionFenced, metav1.ConditionTrue, s3gwv1alpha1.ReasonFencingDisabled,
+			"fencing.mode is Disabled: acting without fencing evidence (unsafe)")
+	}
+	return condition(s3gwv1alpha1.ConditionFenced, metav1.ConditionTrue, s3gwv1alpha1.ReasonFencingEvidence,
+		"Fenced by "+strings.Join(gate.Evidence, ", "))
+}
+
+// replicaCheck fails the remediation when a volume still to release has no
+// healthy replica on another node: releasing it would only yield a faulted
+// volume, so NHC should escalate instead.
+func replicaCheck(o Observation, gate Gate, fenced metav1.Condition, progress []metav1.Condition) (bool, Decision) {
+	var unhealthy []string
+	for _, t := range o.Targets {
+		for _, v := range t.Volumes {
+			if !v.Releasable() || v.Released() {
+				continue
+			}
+			if !o.LonghornAvailable {
+				msg := fmt.Sprintf("Volume %s uses driver.longhorn.io but Longhorn's CRDs are not served; cannot verify replicas or attachments", v.PersistentVolume)
+				return true, failedDecision(gate, fenced, progress, s3gwv1alpha1.ReasonLonghornUnavailable, msg)
+			}
+			if !v.HealthyReplicaElsewhere {
+				unhealthy = append(unhealthy, v.LonghornVolume)
+			}
+		}
+	}
+	if len(unhealthy) == 0 {
+		return false, Decision{}
+	}
+	msg := fmt.Sprintf("No healthy replica on another node for %s: releasing would only fault the volume", strings.Join(unhealthy, ", "))
+	return true, failedDecision(gate, fenced, progress, s3gwv1alpha1.ReasonNoHealthyReplica, msg)
+}
+
+func failedDecision(gate Gate, fenced metav1.Condition, progress []metav1.Condition, reason, msg string) Decision {
+	return Decision{
+		Phase:      s3gwv1alpha1.PhaseFailed,
+		Gate:       gate,
+		Conditions: append(append(finished(false, reason, msg), fenced), progress...),
+		Wait:       WaitAfterFailure,
+	}
+}
+
+// actions decides the writes of an open gate: force-delete the pods still
+// present, then release their volumes by the configured strategy.
+func actions(o Observation, gate Gate, fenced metav1.Condition, progress []metav1.Condition) Decision {
+	d := Decision{Gate: gate}
+	for _, t := range o.Targets {
+		if t.PodPresent {
+			d.Evict = append(d.Evict, t)
+		}
+	}
+	strategy := o.Spec.Release.Strategy
+	needsRelease := false
+	for _, t := range o.Targets {
+		for _, v := range t.Volumes {
+			if !v.Releasable() || v.Released() {
+				continue
+			}
+			needsRelease = true
+			switch strategy {
+			case s3gwv1alpha1.ReleaseDeleteVolumeAttachment:
+				if v.KubeAttachment {
+					d.DeleteAttachments = append(d.DeleteAttachments, v)
+				}
+			case s3gwv1alpha1.ReleaseOutOfServiceTaint:
+				// One taint serves every volume on the node.
+			default: // ControllerDetach
+				if v.InUseOnNode {
+					d.UnmarkInUse = append(d.UnmarkInUse, v)
+				}
+			}
+		}
+	}
+	if needsRelease && strategy == s3gwv1alpha1.ReleaseOutOfServiceTaint && !o.Node.OwnOutOfServiceTaint && !o.Node.ForeignOutOfServiceTaint {
+		if !o.OutOfServiceTaintRecorded {
+			// Persist the intent first; the taint is added on the next pass.
+			d.RecordOutOfServiceTaint = true
+		} else {
+			d.AddOutOfServiceTaint = true
+		}
+	}
+
+	switch {
+	case len(d.Evict) > 0:
+		d.Phase = s3gwv1alpha1.PhaseEvicting
+	case needsRelease:
+		d.Phase = s3gwv1alpha1.PhaseReleasing
+	default:
+		d.Phase = s3gwv1alpha1.PhaseWaitingForReplacement
+	}
+	msg := fmt.Sprintf("Moving s3gw off node %s (%s)", o.Node.Name, d.Phase)
+	d.Conditions = append(append(processing(s3gwv1alpha1.ReasonRemediationStarted, msg), fenced), progress...)
+	d.Wait = WaitForRelease
+	if d.Phase == s3gwv1alpha1.PhaseWaitingForReplacement {
+		d.Wait = WaitForReplacement
+	}
+	return d
+}
+
+// replacementOutcome ends the remediation once every attachment is released
+// and every target has a Ready replacement elsewhere, or reports
+// ReplacementNotReady once the replacement timeout has passed since release.
+func replacementOutcome(o Observation, progress []metav1.Condition) (bool, Decision) {
+	if !allReleased(o.Targets) || anyPodPresent(o.Targets) {
+		return false, Decision{}
+	}
+	if allReplaced(o.Targets) {
+		return true, Decision{
+			Phase: s3gwv1alpha1.PhaseSucceeded,
+			Conditions: append(finished(true, s3gwv1alpha1.ReasonRemediationFinished,
+				fmt.Sprintf("s3gw runs again on another node; node %s holds no s3gw attachment", o.Node.Name)), progress...),
+		}
+	}
+	timeout := s3gwv1alpha1.DefaultReplacementTimeout
+	if o.Spec.ReplacementTimeout != nil {
+		timeout = o.Spec.ReplacementTimeout.Duration
+	}
+	if o.ReleasedSince != nil && o.Now.Sub(*o.ReleasedSince) > timeout {
+		return true, Decision{
+			Phase: s3gwv1alpha1.PhaseFailed,
+			Conditions: append(finished(false, s3gwv1alpha1.ReasonReplacementNotReady,
+				fmt.Sprintf("No Ready replacement %s after the attachments were released", timeout)), progress...),
+			Wait: WaitAfterFailure,
+		}
+	}
+	return false, Decision{}
+}
+
+func allRecorded(targets []Target) bool {
+	for _, t := range targets {
+		if !t.Recorded {
+			return false
+		}
+	}
+	return len(targets) > 0
+}
+
+func anyPodPresent(targets []Target) bool {
+	for _, t := range targets {
+		if t.PodPresent {
+			return true
+		}
+	}
+	return false
+}
+
+func allReleased(targets []Target) bool {
+	for _, t := range targets {
+		for _, v := range t.Volumes {
+			if v.Releasable() && !v.Released() {
+				return false
+			}
+		}
+	}
+	return true
+}
+
+func allReplaced(targets []Target) bool {
+	for _, t := range targets {
+		if t.Replacement == nil {
+			return false
+		}
+	}
+	return true
+}
+
+// progressConditions reports the observed facts of each step, whatever the
+// pass decides.
+func progressConditions(o Observation) []metav1.Condition {
+	if len(o.Targets) == 0 {
+		return nil
+	}
+	var present, attached, waiting []string
+	for _, t := range o.Targets {
+		if t.PodPresent {
+			present = append(present, t.Namespace+"/"+t.Name)
+		}
+		if t.Replacement == nil {
+			waiting = append(waiting, t.Namespace+"/"+t.Name)
+		}
+		for _, v := range t.Volumes {
+			if v.Releasable() && !v.Released() {
+				attached = append(attached, v.LonghornVolume)
+			}
+		}
+	}
+	return []metav1.Condition{
+		factCondition(s3gwv1alpha1.ConditionWorkloadEvicted, present, s3gwv1alpha1.ReasonEvicted,
+			"No target pod is left in the API", s3gwv1alpha1.ReasonEvicting, "Pods still on the node: "),
+		factCondition(s3gwv1alpha1.ConditionAttachmentsReleased, attached, s3gwv1alpha1.ReasonReleased,
+			"No target volume is attached to the failed node", s3gwv1alpha1.ReasonReleasing, "Still attached to the failed node: "),
+		factCondition(s3gwv1alpha1.ConditionReplacementReady, waiting, s3gwv1alpha1.ReasonReplacementReady,
+			"Every target has a Ready replacement on another node", s3gwv1alpha1.ReasonWaitingForReplacement, "No Ready replacement yet for: "),
+	}
+}
+
+func factCondition(condType string, pending []string, doneReason, doneMsg, pendingReason, pendingPrefix string) metav1.Condition {
+	if len(pending) == 0 {
+		return condition(condType, metav1.ConditionTrue, doneReason, doneMsg)
+	}
+	return condition(condType, metav1.ConditionFalse, pendingReason, pendingPrefix+strings.Join(pending, ", "))
+}

@@ -1,0 +1,114 @@
+/*
+Copyright 2026 The s3gw-remediation Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package failover
+
+import (
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	s3gwv1alpha1 "github.com/s3gw-tech/s3gw-remediation/api/v1alpha1"
+)
+
+// Wait says what a pass waits for; the controller maps it to a requeue
+// interval, so polling rates are configured in one place.
+type Wait int
+
+// Things a pass can wait for.
+const (
+	// WaitNone: nothing to wait for (finished, stopped, or node not found).
+	WaitNone Wait = iota
+	// WaitForStatus: status was just recorded and must persist first.
+	WaitForStatus
+	// WaitForNodeFailure: the node is Ready; NHC will delete the CR.
+	WaitForNodeFailure
+	// WaitForFencing: the gate is closed.
+	WaitForFencing
+	// WaitForRelease: attachments are still on the failed node.
+	WaitForRelease
+	// WaitForReplacement: the replacement is not Ready yet.
+	WaitForReplacement
+	// WaitAfterFailure: reported Succeeded=False; re-check slowly.
+	WaitAfterFailure
+)
+
+// Decision is what one pass does: writes (in order: evict, then release) and
+// the resulting status.
+type Decision struct {
+	Phase s3gwv1alpha1.Phase
+	Gate  Gate
+	// RecordTargets: persist newly found targets before anything is deleted.
+	RecordTargets bool
+	// RecordOutOfServiceTaint: persist the intent to add the taint before
+	// adding it, so a crash can never leave an unrecorded taint behind.
+	RecordOutOfServiceTaint bool
+	// CreateDelegate creates the fencing CR from spec.fencing.delegate. It
+	// fences (e.g. power-cycles) the node, so it too is only decided for a
+	// node that is not Ready and runs recorded targets.
+	CreateDelegate bool
+	// Evict lists the pods to force-delete.
+	Evict []Target
+	// UnmarkInUse lists volumes to drop from the node's status.volumesInUse
+	// (ControllerDetach).
+	UnmarkInUse []Volume
+	// DeleteAttachments lists volumes whose storage.k8s.io VolumeAttachment
+	// on the node to delete (DeleteVolumeAttachment).
+	DeleteAttachments []Volume
+	// AddOutOfServiceTaint adds node.kubernetes.io/out-of-service (OutOfServiceTaint).
+	AddOutOfServiceTaint bool
+	// Conditions to set on status (times are filled in by the controller).
+	Conditions []metav1.Condition
+	// Wait says what the pass waits for.
+	Wait Wait
+}
+
+// Destructive reports whether the decision deletes or releases anything.
+func (d Decision) Destructive() bool {
+	return len(d.Evict) > 0 || len(d.UnmarkInUse) > 0 || len(d.DeleteAttachments) > 0 || d.AddOutOfServiceTaint
+}
+
+// Finished reports whether the remediation reached Succeeded=True.
+func (d Decision) Finished() bool {
+	for _, c := range d.Conditions {
+		if c.Type == s3gwv1alpha1.ConditionSucceeded {
+			return c.Status == metav1.ConditionTrue
+		}
+	}
+	return false
+}
+
+func condition(condType string, status metav1.ConditionStatus, reason, message string) metav1.Condition {
+	return metav1.Condition{Type: condType, Status: status, Reason: reason, Message: message}
+}
+
+// processing reports the medik8s pair for a remediation still at work.
+func processing(reason, message string) []metav1.Condition {
+	return []metav1.Condition{
+		condition(s3gwv1alpha1.ConditionProcessing, metav1.ConditionTrue, reason, message),
+		condition(s3gwv1alpha1.ConditionSucceeded, metav1.ConditionUnknown, reason, message),
+	}
+}
+
+// finished reports the medik8s pair for a remediation that ended.
+func finished(succeeded bool, reason, message string) []metav1.Condition {
+	status := metav1.ConditionFalse
+	if succeeded {
+		status = metav1.ConditionTrue
+	}
+	return []metav1.Condition{
+		condition(s3gwv1alpha1.ConditionProcessing, metav1.ConditionFalse, reason, message),
+		condition(s3gwv1alpha1.ConditionSucceeded, status, reason, message),
+	}
+}

@@ -1,0 +1,130 @@
+/*
+Copyright 2026 The s3gw-remediation Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package failover
+
+import (
+	"time"
+
+	"k8s.io/apimachinery/pkg/types"
+
+	s3gwv1alpha1 "github.com/s3gw-tech/s3gw-remediation/api/v1alpha1"
+)
+
+// Observation is everything one reconcile pass read, reduced to the facts the
+// decision needs.
+type Observation struct {
+	// Now is the pass's time.
+	Now time.Time
+	// Spec is the remediation's spec.
+	Spec s3gwv1alpha1.S3GWRemediationSpec
+	// TimedOut is true once NHC added remediation.medik8s.io/nhc-timed-out.
+	TimedOut bool
+	// Node is the failed node; nil when it does not exist.
+	Node *Node
+	// Targets are the s3gw pods recorded in status plus those found now.
+	Targets []Target
+	// Evidence is what the fencing gate may accept.
+	Evidence Evidence
+	// LonghornAvailable is false when Longhorn's CRDs are not served.
+	LonghornAvailable bool
+	// OutOfServiceTaintRecorded is true once status records that this
+	// remediation adds the out-of-service taint (recorded before added).
+	OutOfServiceTaintRecorded bool
+	// ReleasedSince is when every attachment was seen released; nil before.
+	ReleasedSince *time.Time
+}
+
+// Node is the failed node's state.
+type Node struct {
+	Name string
+	// Ready is true when the Ready condition is True.
+	Ready bool
+	// ForeignOutOfServiceTaint is true when node.kubernetes.io/out-of-service
+	// is on the node and this remediation did not add it. Our own taint is
+	// never evidence: it would keep the gate open after evidence went away.
+	ForeignOutOfServiceTaint bool
+	// OwnOutOfServiceTaint is true when the taint this remediation recorded is on the node.
+	OwnOutOfServiceTaint bool
+}
+
+// Evidence is the fencing proof the gate may accept, as observed.
+type Evidence struct {
+	// Remediators are CRs of the kinds listed in spec.fencing.remediators
+	// found for the node.
+	Remediators []RemediatorCR
+	// Delegate is the fencing CR this remediation created, nil if none.
+	Delegate *RemediatorCR
+	// DelegateError explains why the delegate cannot be used, if it cannot.
+	DelegateError string
+	// LonghornNodeDown is true when Longhorn's Node is Ready=False with
+	// reason KubernetesNodeNotReady or KubernetesNodeGone.
+	LonghornNodeDown bool
+}
+
+// RemediatorCR is another remediator's CR for the failed node.
+type RemediatorCR struct {
+	Kind, Name string
+	// Fenced is true when its proving condition is True.
+	Fenced bool
+}
+
+// Target is one s3gw pod on the failed node.
+type Target struct {
+	Namespace, Name string
+	UID             types.UID
+	// Recorded is true when status already holds this target, so it will
+	// be remembered after the pod is gone.
+	Recorded bool
+	// PodPresent is true while a pod with this UID exists in the API.
+	PodPresent bool
+	Volumes    []Volume
+	// Replacement is a Ready pod of the same workload on another node.
+	Replacement *Replacement
+}
+
+// Replacement names the pod that took over.
+type Replacement struct {
+	Name, NodeName string
+}
+
+// Volume is one persistent volume of a target.
+type Volume struct {
+	Claim, PersistentVolume, LonghornVolume string
+	// SkipReason is set when the volume is not a ReadWriteOnce Longhorn
+	// volume; such volumes are reported and left alone.
+	SkipReason string
+	// ReplicaOnFailedNode is true when a Longhorn replica of the volume
+	// lives on the failed node.
+	ReplicaOnFailedNode bool
+	// HealthyReplicaElsewhere is true when a replica on another node is
+	// not failed and has been healthy.
+	HealthyReplicaElsewhere bool
+	// KubeAttachment is true while a storage.k8s.io VolumeAttachment for
+	// (this PV, the failed node) exists.
+	KubeAttachment bool
+	// InUseOnNode is true while the node's status.volumesInUse lists it.
+	InUseOnNode bool
+	// LonghornTicket is true while Longhorn's VolumeAttachment holds a
+	// ticket for the failed node.
+	LonghornTicket bool
+}
+
+// Releasable is true for the volumes this controller releases.
+func (v Volume) Releasable() bool { return v.SkipReason == "" }
+
+// Released is true once nothing attaches the volume to the failed node.
+func (v Volume) Released() bool { return !v.KubeAttachment && !v.LonghornTicket }

@@ -1,0 +1,93 @@
+/*
+Copyright 2026 The s3gw-remediation Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package fencing
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/medik8s/common/pkg/annotations"
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	s3gwv1alpha1 "github.com/s3gw-tech/s3gw-remediation/api/v1alpha1"
+	"github.com/s3gw-tech/s3gw-remediation/internal/failover"
+)
+
+// NodeName returns the node a remediation CR is for: the medik8s node-name
+// annotation, else the CR's name (NHC names CRs after nodes unless it
+// generates names).
+func NodeName(obj metav1.Object) string {
+	if name := obj.GetAnnotations()[annotations.NodeNameAnnotation]; name != "" {
+		return name
+	}
+	return obj.GetName()
+}
+
+// Remediators finds, in every namespace, the CRs of the listed kinds that
+// remediate node, and whether each one's proving condition is True. A kind
+// whose CRD is not installed contributes nothing.
+func Remediators(ctx context.Context, reader client.Reader, listed []s3gwv1alpha1.RemediatorEvidence, node string) ([]failover.RemediatorCR, error) {
+	var out []failover.RemediatorCR
+	for _, l := range listed {
+		gv, err := schema.ParseGroupVersion(l.APIVersion)
+		if err != nil {
+			return nil, fmt.Errorf("parsing remediator apiVersion %q: %w", l.APIVersion, err)
+		}
+		list := &unstructured.UnstructuredList{}
+		list.SetGroupVersionKind(gv.WithKind(l.Kind + "List"))
+		if err := reader.List(ctx, list); err != nil {
+			if meta.IsNoMatchError(err) {
+				continue
+			}
+			return nil, fmt.Errorf("listing %s: %w", l.Kind, err)
+		}
+		for i := range list.Items {
+			item := &list.Items[i]
+			if NodeName(item) != node || item.GetDeletionTimestamp() != nil {
+				continue
+			}
+			out = append(out, failover.RemediatorCR{
+				Kind: l.Kind, Name: item.GetNamespace() + "/" + item.GetName(),
+				Fenced: ConditionTrue(item, conditionType(l.ConditionType)),
+			})
+		}
+	}
+	return out, nil
+}
+
+func conditionType(t string) string {
+	if t == "" {
+		return s3gwv1alpha1.ConditionSucceeded
+	}
+	return t
+}
+
+// ConditionTrue reports whether status.conditions holds condType=True.
+func ConditionTrue(obj *unstructured.Unstructured, condType string) bool {
+	conds, _, _ := unstructured.NestedSlice(obj.Object, "status", "conditions")
+	for _, c := range conds {
+		m, ok := c.(map[string]any)
+		if ok && m["type"] == condType {
+			return m["status"] == string(metav1.ConditionTrue)
+		}
+	}
+	return false
+}

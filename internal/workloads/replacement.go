@@ -1,0 +1,63 @@
+/*
+Copyright 2026 The s3gw-remediation Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package workloads
+
+import (
+	"context"
+
+	corev1 "k8s.io/api/core/v1"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	s3gwv1alpha1 "github.com/s3gw-tech/s3gw-remediation/api/v1alpha1"
+)
+
+// Replacement finds a Ready pod of the target's workload on a node other
+// than the failed one, or nil.
+func Replacement(ctx context.Context, reader client.Reader, spec s3gwv1alpha1.S3GWRemediationSpec,
+	t s3gwv1alpha1.TargetPod, failedNode string) (*s3gwv1alpha1.ReplacementPod, error) {
+	narrowed := spec
+	narrowed.Namespaces = []string{t.Namespace}
+	pods, err := List(ctx, reader, narrowed, "")
+	if err != nil {
+		return nil, err
+	}
+	for i := range pods {
+		pod := &pods[i]
+		if pod.UID == t.UID || pod.Spec.NodeName == "" || pod.Spec.NodeName == failedNode ||
+			pod.DeletionTimestamp != nil || !PodReady(pod) {
+			continue
+		}
+		same, err := sameOwner(ctx, reader, pod, t.Owner)
+		if err != nil {
+			return nil, err
+		}
+		if same {
+			return &s3gwv1alpha1.ReplacementPod{Name: pod.Name, NodeName: pod.Spec.NodeName}, nil
+		}
+	}
+	return nil, nil
+}
+
+// PodReady reports whether the pod's Ready condition is True.
+func PodReady(pod *corev1.Pod) bool {
+	for _, c := range pod.Status.Conditions {
+		if c.Type == corev1.PodReady {
+			return c.Status == corev1.ConditionTrue
+		}
+	}
+	return false
+}
