@@ -1,0 +1,772 @@
+/*
+Copyright 2026 The s3gw-remediation Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package failover
+
+import (
+	"testing"
+	"time"
+
+	. "github.com/onsi/gomega"
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	s3gwv1alpha1 "github.com/s3gw-tech/s3gw-remediation/api/v1alpha1"
+)
+
+// cond is the part of a condition a test asserts.
+type cond struct {
+	Type   string
+	Status metav1.ConditionStatus
+	Reason string
+}
+
+// expectConditions checks each wanted condition by type, status and reason.
+func expectConditions(g *WithT, actual []metav1.Condition, want ...cond) {
+	g.THelper()
+	for _, w := range want {
+		c := meta.FindStatusCondition(actual, w.Type)
+		g.Expect(c).NotTo(BeNil(), "condition %s missing", w.Type)
+		g.Expect(cond{c.Type, c.Status, c.Reason}).To(Equal(w))
+		g.Expect(c.Message).NotTo(BeEmpty(), "condition %s has no message", w.Type)
+	}
+}
+
+// writes is every write a Decision can ask for, by name, so a table row
+// asserts all of them at once: its zero value means "no writes".
+type writes struct {
+	RecordTargets           bool
+	RecordOutOfServiceTaint bool
+	CreateDelegate          bool
+	AddOutOfServiceTaint    bool
+	Evict                   []string // pod names
+	UnmarkInUse             []string // Longhorn volume names
+	DeleteAttachments       []string // Longhorn volume names
+}
+
+func writesOf(d Decision) writes {
+	w := writes{
+		RecordTargets:           d.RecordTargets,
+		RecordOutOfServiceTaint: d.RecordOutOfServiceTaint,
+		CreateDelegate:          d.CreateDelegate,
+		AddOutOfServiceTaint:    d.AddOutOfServiceTaint,
+	}
+	for _, t := range d.Evict {
+		w.Evict = append(w.Evict, t.Name)
+	}
+	for _, v := range d.UnmarkInUse {
+		w.UnmarkInUse = append(w.UnmarkInUse, v.LonghornVolume)
+	}
+	for _, v := range d.DeleteAttachments {
+		w.DeleteAttachments = append(w.DeleteAttachments, v.LonghornVolume)
+	}
+	return w
+}
+
+// fenced is notFenced with the foreign out-of-service taint on the node, so
+// the gate is open.
+func fenced() Observation {
+	o := notFenced()
+	o.Node.ForeignOutOfServiceTaint = true
+	return o
+}
+
+// fencedByFAR opens the gate through a listed remediator, leaving the node
+// without any out-of-service taint (for the OutOfServiceTaint strategy).
+func fencedByFAR() Observation {
+	o := notFenced()
+	withFAR(&o)
+	o.Evidence.Remediators = []RemediatorCR{{Kind: farKind, Name: testNode, Fenced: true}}
+	return o
+}
+
+// evicted turns the first target into a pod gone from the API.
+func evicted(o *Observation) { o.Targets[0].PodPresent = false }
+
+// moved is a finished move: the pod is gone, its volume released, and a
+// replacement Ready elsewhere.
+func moved(o *Observation) {
+	o.Targets = []Target{recordedTarget("s3gw-0", releasedVolume("a"))}
+	o.Targets[0].PodPresent = false
+	o.Targets[0].Replacement = &Replacement{Name: "s3gw-1", NodeName: "worker-2"}
+}
+
+func strategy(s s3gwv1alpha1.ReleaseStrategy) func(o *Observation) {
+	return func(o *Observation) { o.Spec.Release.Strategy = s }
+}
+
+var (
+	processingTrueStarted = cond{s3gwv1alpha1.ConditionProcessing, metav1.ConditionTrue, s3gwv1alpha1.ReasonRemediationStarted}
+	succeededUnknownStart = cond{s3gwv1alpha1.ConditionSucceeded, metav1.ConditionUnknown, s3gwv1alpha1.ReasonRemediationStarted}
+	fencedByEvidence      = cond{s3gwv1alpha1.ConditionFenced, metav1.ConditionTrue, s3gwv1alpha1.ReasonFencingEvidence}
+)
+
+func TestDecide(t *testing.T) {
+	tests := []struct {
+		name   string
+		obs    func() Observation
+		mutate []func(o *Observation)
+		phase  s3gwv1alpha1.Phase
+		wait   Wait
+		conds  []cond
+		writes writes
+		// absent are condition types that must not be reported.
+		absent []string
+	}{
+		// 1. Node not found.
+		{
+			name:   "node not found",
+			obs:    fenced,
+			mutate: []func(o *Observation){func(o *Observation) { o.Node = nil }},
+			phase:  s3gwv1alpha1.PhaseFailed,
+			wait:   WaitNone,
+			conds: []cond{
+				{s3gwv1alpha1.ConditionProcessing, metav1.ConditionFalse, s3gwv1alpha1.ReasonNodeNotFound},
+				{s3gwv1alpha1.ConditionSucceeded, metav1.ConditionFalse, s3gwv1alpha1.ReasonNodeNotFound},
+			},
+			absent: []string{s3gwv1alpha1.ConditionFenced},
+		},
+		{
+			name: "node not found wins over timed out and Disabled mode",
+			obs:  fenced,
+			mutate: []func(o *Observation){func(o *Observation) {
+				o.Node = nil
+				o.TimedOut = true
+				o.Spec.Fencing.Mode = s3gwv1alpha1.FencingModeDisabled
+			}},
+			phase: s3gwv1alpha1.PhaseFailed,
+			wait:  WaitNone,
+			conds: []cond{{s3gwv1alpha1.ConditionSucceeded, metav1.ConditionFalse, s3gwv1alpha1.ReasonNodeNotFound}},
+		},
+
+		// 2. Timed out.
+		{
+			name:   "timed out with the gate open",
+			obs:    fenced,
+			mutate: []func(o *Observation){func(o *Observation) { o.TimedOut = true }},
+			phase:  s3gwv1alpha1.PhaseStopped,
+			wait:   WaitNone,
+			conds: []cond{
+				{s3gwv1alpha1.ConditionProcessing, metav1.ConditionFalse, s3gwv1alpha1.ReasonRemediationStoppedByNHC},
+				{s3gwv1alpha1.ConditionSucceeded, metav1.ConditionFalse, s3gwv1alpha1.ReasonRemediationStoppedByNHC},
+			},
+		},
+		{
+			name: "timed out in Disabled mode with an OutOfServiceTaint release recorded",
+			obs:  fenced,
+			mutate: []func(o *Observation){evicted, strategy(s3gwv1alpha1.ReleaseOutOfServiceTaint), func(o *Observation) {
+				o.TimedOut = true
+				o.Spec.Fencing.Mode = s3gwv1alpha1.FencingModeDisabled
+				o.Node.ForeignOutOfServiceTaint = false
+				o.OutOfServiceTaintRecorded = true
+			}},
+			phase: s3gwv1alpha1.PhaseStopped,
+			wait:  WaitNone,
+			conds: []cond{{s3gwv1alpha1.ConditionSucceeded, metav1.ConditionFalse, s3gwv1alpha1.ReasonRemediationStoppedByNHC}},
+		},
+		{
+			name: "timed out after the move finished still stops",
+			obs:  fenced,
+			mutate: []func(o *Observation){moved, func(o *Observation) {
+				o.TimedOut = true
+			}},
+			phase: s3gwv1alpha1.PhaseStopped,
+			wait:  WaitNone,
+			conds: []cond{{s3gwv1alpha1.ConditionSucceeded, metav1.ConditionFalse, s3gwv1alpha1.ReasonRemediationStoppedByNHC}},
+		},
+
+		// 3. Node Ready.
+		{
+			name:   "node Ready with the gate's evidence present",
+			obs:    fenced,
+			mutate: []func(o *Observation){func(o *Observation) { o.Node.Ready = true }},
+			phase:  s3gwv1alpha1.PhaseWaitingForNodeFailure,
+			wait:   WaitForNodeFailure,
+			conds: []cond{
+				{s3gwv1alpha1.ConditionProcessing, metav1.ConditionTrue, s3gwv1alpha1.ReasonNodeReady},
+				{s3gwv1alpha1.ConditionSucceeded, metav1.ConditionUnknown, s3gwv1alpha1.ReasonNodeReady},
+				{s3gwv1alpha1.ConditionFenced, metav1.ConditionFalse, s3gwv1alpha1.ReasonNodeReady},
+				{s3gwv1alpha1.ConditionWorkloadEvicted, metav1.ConditionFalse, s3gwv1alpha1.ReasonEvicting},
+			},
+		},
+		{
+			name: "node Ready in Disabled mode with an unrecorded target",
+			obs:  fenced,
+			mutate: []func(o *Observation){func(o *Observation) {
+				o.Node.Ready = true
+				o.Spec.Fencing.Mode = s3gwv1alpha1.FencingModeDisabled
+				o.Targets[0].Recorded = false
+			}},
+			phase: s3gwv1alpha1.PhaseWaitingForNodeFailure,
+			wait:  WaitForNodeFailure,
+			conds: []cond{{s3gwv1alpha1.ConditionFenced, metav1.ConditionFalse, s3gwv1alpha1.ReasonNodeReady}},
+		},
+
+		// 4. No targets.
+		{
+			name:   "no targets",
+			obs:    fenced,
+			mutate: []func(o *Observation){func(o *Observation) { o.Targets = nil }},
+			phase:  s3gwv1alpha1.PhaseSucceeded,
+			wait:   WaitNone,
+			conds: []cond{
+				{s3gwv1alpha1.ConditionProcessing, metav1.ConditionFalse, s3gwv1alpha1.ReasonNoWorkloadOnNode},
+				{s3gwv1alpha1.ConditionSucceeded, metav1.ConditionTrue, s3gwv1alpha1.ReasonNoWorkloadOnNode},
+			},
+			absent: []string{s3gwv1alpha1.ConditionWorkloadEvicted, s3gwv1alpha1.ConditionFenced},
+		},
+
+		// 5. Unrecorded targets.
+		{
+			name:   "unrecorded target with the gate open is only recorded",
+			obs:    fenced,
+			mutate: []func(o *Observation){func(o *Observation) { o.Targets[0].Recorded = false }},
+			phase:  s3gwv1alpha1.PhasePending,
+			wait:   WaitForStatus,
+			conds:  []cond{processingTrueStarted, succeededUnknownStart},
+			writes: writes{RecordTargets: true},
+			absent: []string{s3gwv1alpha1.ConditionFenced},
+		},
+		{
+			name: "one unrecorded target among recorded ones blocks every eviction",
+			obs:  fenced,
+			mutate: []func(o *Observation){func(o *Observation) {
+				o.Spec.Fencing.Mode = s3gwv1alpha1.FencingModeDisabled
+				u := recordedTarget("s3gw-1", attachedVolume("b"))
+				u.Recorded = false
+				o.Targets = append(o.Targets, u)
+			}},
+			phase:  s3gwv1alpha1.PhasePending,
+			wait:   WaitForStatus,
+			conds:  []cond{processingTrueStarted},
+			writes: writes{RecordTargets: true},
+		},
+		{
+			name: "unrecorded targets with a delegate configured do not create it yet",
+			obs:  notFenced,
+			mutate: []func(o *Observation){withDelegate, func(o *Observation) {
+				o.Targets[0].Recorded = false
+			}},
+			phase:  s3gwv1alpha1.PhasePending,
+			wait:   WaitForStatus,
+			writes: writes{RecordTargets: true},
+		},
+
+		// 6. Gate closed.
+		{
+			name:  "gate closed",
+			obs:   notFenced,
+			phase: s3gwv1alpha1.PhaseWaitingForFencing,
+			wait:  WaitForFencing,
+			conds: []cond{
+				{s3gwv1alpha1.ConditionProcessing, metav1.ConditionTrue, s3gwv1alpha1.ReasonWaitingForFencing},
+				{s3gwv1alpha1.ConditionSucceeded, metav1.ConditionUnknown, s3gwv1alpha1.ReasonWaitingForFencing},
+				{s3gwv1alpha1.ConditionFenced, metav1.ConditionFalse, s3gwv1alpha1.ReasonWaitingForFencing},
+				{s3gwv1alpha1.ConditionWorkloadEvicted, metav1.ConditionFalse, s3gwv1alpha1.ReasonEvicting},
+				{s3gwv1alpha1.ConditionAttachmentsReleased, metav1.ConditionFalse, s3gwv1alpha1.ReasonReleasing},
+				{s3gwv1alpha1.ConditionReplacementReady, metav1.ConditionFalse, s3gwv1alpha1.ReasonWaitingForReplacement},
+			},
+		},
+		{
+			name: "gate closed by our own out-of-service taint only",
+			obs:  notFenced,
+			mutate: []func(o *Observation){strategy(s3gwv1alpha1.ReleaseOutOfServiceTaint), func(o *Observation) {
+				o.Node.OwnOutOfServiceTaint = true
+				o.OutOfServiceTaintRecorded = true
+			}},
+			phase: s3gwv1alpha1.PhaseWaitingForFencing,
+			wait:  WaitForFencing,
+			conds: []cond{{s3gwv1alpha1.ConditionFenced, metav1.ConditionFalse, s3gwv1alpha1.ReasonWaitingForFencing}},
+		},
+		{
+			name:   "gate closed with a delegate configured and not created: create it",
+			obs:    notFenced,
+			mutate: []func(o *Observation){withDelegate},
+			phase:  s3gwv1alpha1.PhaseWaitingForFencing,
+			wait:   WaitForFencing,
+			conds:  []cond{{s3gwv1alpha1.ConditionFenced, metav1.ConditionFalse, s3gwv1alpha1.ReasonWaitingForFencing}},
+			writes: writes{CreateDelegate: true},
+		},
+		{
+			name: "gate closed with a delegate error: do not create it",
+			obs:  notFenced,
+			mutate: []func(o *Observation){withDelegate, func(o *Observation) {
+				o.Evidence.DelegateError = "template ipmi not found"
+			}},
+			phase: s3gwv1alpha1.PhaseWaitingForFencing,
+			wait:  WaitForFencing,
+		},
+		{
+			name: "gate closed with the delegate created but not fenced",
+			obs:  notFenced,
+			mutate: []func(o *Observation){withDelegate, func(o *Observation) {
+				o.Evidence.Delegate = &RemediatorCR{Kind: delegated, Name: testNode}
+			}},
+			phase: s3gwv1alpha1.PhaseWaitingForFencing,
+			wait:  WaitForFencing,
+		},
+		{
+			name: "gate open by other evidence: no delegate needed",
+			obs:  fenced,
+			mutate: []func(o *Observation){withDelegate, evicted, func(o *Observation) {
+				o.Targets[0].Volumes = []Volume{releasedVolume("a")}
+			}},
+			phase: s3gwv1alpha1.PhaseWaitingForReplacement,
+			wait:  WaitForReplacement,
+		},
+
+		// 7. Replica check.
+		{
+			name: "no healthy replica elsewhere fails",
+			obs:  fenced,
+			mutate: []func(o *Observation){func(o *Observation) {
+				o.Targets[0].Volumes[0].HealthyReplicaElsewhere = false
+			}},
+			phase: s3gwv1alpha1.PhaseFailed,
+			wait:  WaitAfterFailure,
+			conds: []cond{
+				{s3gwv1alpha1.ConditionProcessing, metav1.ConditionFalse, s3gwv1alpha1.ReasonNoHealthyReplica},
+				{s3gwv1alpha1.ConditionSucceeded, metav1.ConditionFalse, s3gwv1alpha1.ReasonNoHealthyReplica},
+				fencedByEvidence,
+			},
+		},
+		{
+			name: "no healthy replica for one volume of a second target blocks the other pod too",
+			obs:  fenced,
+			mutate: []func(o *Observation){func(o *Observation) {
+				v := attachedVolume("b")
+				v.HealthyReplicaElsewhere = false
+				o.Targets = append(o.Targets, recordedTarget("s3gw-1", v))
+			}},
+			phase: s3gwv1alpha1.PhaseFailed,
+			wait:  WaitAfterFailure,
+			conds: []cond{{s3gwv1alpha1.ConditionSucceeded, metav1.ConditionFalse, s3gwv1alpha1.ReasonNoHealthyReplica}},
+		},
+		{
+			name: "no healthy replica of an already released volume does not matter",
+			obs:  fenced,
+			mutate: []func(o *Observation){func(o *Observation) {
+				v := releasedVolume("a")
+				v.HealthyReplicaElsewhere = false
+				o.Targets[0].Volumes = []Volume{v}
+			}},
+			phase:  s3gwv1alpha1.PhaseEvicting,
+			wait:   WaitForRelease,
+			conds:  []cond{processingTrueStarted, fencedByEvidence},
+			writes: writes{Evict: []string{"s3gw-0"}},
+		},
+		{
+			name: "Longhorn unavailable with an unreleased volume",
+			obs:  fenced,
+			mutate: []func(o *Observation){func(o *Observation) {
+				o.LonghornAvailable = false
+			}},
+			phase: s3gwv1alpha1.PhaseFailed,
+			wait:  WaitAfterFailure,
+			conds: []cond{
+				{s3gwv1alpha1.ConditionProcessing, metav1.ConditionFalse, s3gwv1alpha1.ReasonLonghornUnavailable},
+				{s3gwv1alpha1.ConditionSucceeded, metav1.ConditionFalse, s3gwv1alpha1.ReasonLonghornUnavailable},
+				fencedByEvidence,
+			},
+		},
+		{
+			name: "Longhorn unavailable with only skipped volumes",
+			obs:  fenced,
+			mutate: []func(o *Observation){func(o *Observation) {
+				o.LonghornAvailable = false
+				o.Targets[0].Volumes = []Volume{skippedVolume("nfs")}
+			}},
+			phase:  s3gwv1alpha1.PhaseEvicting,
+			wait:   WaitForRelease,
+			writes: writes{Evict: []string{"s3gw-0"}},
+		},
+
+		// 8. Evict.
+		{
+			name:   "pods present are evicted, and in-use volumes unmarked in the same pass",
+			obs:    fenced,
+			phase:  s3gwv1alpha1.PhaseEvicting,
+			wait:   WaitForRelease,
+			conds:  []cond{processingTrueStarted, succeededUnknownStart, fencedByEvidence},
+			writes: writes{Evict: []string{"s3gw-0"}, UnmarkInUse: []string{"pvc-a"}},
+		},
+		{
+			name: "only the pods still present are evicted",
+			obs:  fenced,
+			mutate: []func(o *Observation){evicted, func(o *Observation) {
+				o.Targets[0].Volumes = []Volume{releasedVolume("a")}
+				o.Targets = append(o.Targets, recordedTarget("s3gw-1", releasedVolume("b")))
+			}},
+			phase:  s3gwv1alpha1.PhaseEvicting,
+			wait:   WaitForRelease,
+			conds:  []cond{{s3gwv1alpha1.ConditionWorkloadEvicted, metav1.ConditionFalse, s3gwv1alpha1.ReasonEvicting}},
+			writes: writes{Evict: []string{"s3gw-1"}},
+		},
+		{
+			name: "Disabled mode evicts without evidence",
+			obs:  notFenced,
+			mutate: []func(o *Observation){func(o *Observation) {
+				o.Spec.Fencing.Mode = s3gwv1alpha1.FencingModeDisabled
+			}},
+			phase: s3gwv1alpha1.PhaseEvicting,
+			wait:  WaitForRelease,
+			conds: []cond{
+				processingTrueStarted,
+				{s3gwv1alpha1.ConditionFenced, metav1.ConditionTrue, s3gwv1alpha1.ReasonFencingDisabled},
+			},
+			writes: writes{Evict: []string{"s3gw-0"}, UnmarkInUse: []string{"pvc-a"}},
+		},
+
+		// 9. Release per strategy.
+		{
+			name: "ControllerDetach unmarks only the volumes in use on the node",
+			obs:  fenced,
+			mutate: []func(o *Observation){evicted, strategy(s3gwv1alpha1.ReleaseControllerDetach), func(o *Observation) {
+				notInUse := attachedVolume("b")
+				notInUse.InUseOnNode = false
+				o.Targets[0].Volumes = append(o.Targets[0].Volumes, notInUse, releasedVolume("c"))
+			}},
+			phase: s3gwv1alpha1.PhaseReleasing,
+			wait:  WaitForRelease,
+			conds: []cond{
+				processingTrueStarted,
+				{s3gwv1alpha1.ConditionWorkloadEvicted, metav1.ConditionTrue, s3gwv1alpha1.ReasonEvicted},
+				{s3gwv1alpha1.ConditionAttachmentsReleased, metav1.ConditionFalse, s3gwv1alpha1.ReasonReleasing},
+			},
+			writes: writes{UnmarkInUse: []string{"pvc-a"}},
+		},
+		{
+			name:   "an unset strategy means ControllerDetach",
+			obs:    fenced,
+			mutate: []func(o *Observation){evicted, strategy("")},
+			phase:  s3gwv1alpha1.PhaseReleasing,
+			wait:   WaitForRelease,
+			writes: writes{UnmarkInUse: []string{"pvc-a"}},
+		},
+		{
+			name: "ControllerDetach with nothing left to unmark still waits for release",
+			obs:  fenced,
+			mutate: []func(o *Observation){evicted, func(o *Observation) {
+				o.Targets[0].Volumes[0].InUseOnNode = false
+			}},
+			phase: s3gwv1alpha1.PhaseReleasing,
+			wait:  WaitForRelease,
+		},
+		{
+			name: "DeleteVolumeAttachment deletes only existing Kubernetes attachments",
+			obs:  fenced,
+			mutate: []func(o *Observation){evicted, strategy(s3gwv1alpha1.ReleaseDeleteVolumeAttachment), func(o *Observation) {
+				ticketOnly := attachedVolume("b")
+				ticketOnly.KubeAttachment = false
+				o.Targets[0].Volumes = append(o.Targets[0].Volumes, ticketOnly, releasedVolume("c"))
+			}},
+			phase:  s3gwv1alpha1.PhaseReleasing,
+			wait:   WaitForRelease,
+			conds:  []cond{processingTrueStarted, fencedByEvidence},
+			writes: writes{DeleteAttachments: []string{"pvc-a"}},
+		},
+		{
+			name:   "OutOfServiceTaint records the taint before adding it",
+			obs:    fencedByFAR,
+			mutate: []func(o *Observation){evicted, strategy(s3gwv1alpha1.ReleaseOutOfServiceTaint)},
+			phase:  s3gwv1alpha1.PhaseReleasing,
+			wait:   WaitForRelease,
+			conds:  []cond{processingTrueStarted, fencedByEvidence},
+			writes: writes{RecordOutOfServiceTaint: true},
+		},
+		{
+			name: "OutOfServiceTaint adds the taint once recorded",
+			obs:  fencedByFAR,
+			mutate: []func(o *Observation){evicted, strategy(s3gwv1alpha1.ReleaseOutOfServiceTaint), func(o *Observation) {
+				o.OutOfServiceTaintRecorded = true
+			}},
+			phase:  s3gwv1alpha1.PhaseReleasing,
+			wait:   WaitForRelease,
+			writes: writes{AddOutOfServiceTaint: true},
+		},
+		{
+			name: "OutOfServiceTaint records and adds it while pods are still evicted",
+			obs:  fencedByFAR,
+			mutate: []func(o *Observation){strategy(s3gwv1alpha1.ReleaseOutOfServiceTaint), func(o *Observation) {
+				o.OutOfServiceTaintRecorded = true
+			}},
+			phase:  s3gwv1alpha1.PhaseEvicting,
+			wait:   WaitForRelease,
+			writes: writes{Evict: []string{"s3gw-0"}, AddOutOfServiceTaint: true},
+		},
+		{
+			name:   "OutOfServiceTaint adds nothing when a foreign taint is there",
+			obs:    fenced,
+			mutate: []func(o *Observation){evicted, strategy(s3gwv1alpha1.ReleaseOutOfServiceTaint)},
+			phase:  s3gwv1alpha1.PhaseReleasing,
+			wait:   WaitForRelease,
+		},
+		{
+			name: "OutOfServiceTaint adds nothing when our own taint is there",
+			obs:  fencedByFAR,
+			mutate: []func(o *Observation){evicted, strategy(s3gwv1alpha1.ReleaseOutOfServiceTaint), func(o *Observation) {
+				o.OutOfServiceTaintRecorded = true
+				o.Node.OwnOutOfServiceTaint = true
+			}},
+			phase: s3gwv1alpha1.PhaseReleasing,
+			wait:  WaitForRelease,
+		},
+		{
+			name: "OutOfServiceTaint adds nothing once every volume is released",
+			obs:  fencedByFAR,
+			mutate: []func(o *Observation){evicted, strategy(s3gwv1alpha1.ReleaseOutOfServiceTaint), func(o *Observation) {
+				o.OutOfServiceTaintRecorded = true
+				o.Targets[0].Volumes = []Volume{releasedVolume("a")}
+			}},
+			phase: s3gwv1alpha1.PhaseWaitingForReplacement,
+			wait:  WaitForReplacement,
+		},
+
+		// Skipped volumes are never released.
+		{
+			name: "ControllerDetach never unmarks a skipped volume",
+			obs:  fenced,
+			mutate: []func(o *Observation){evicted, strategy(s3gwv1alpha1.ReleaseControllerDetach), func(o *Observation) {
+				o.Targets[0].Volumes = append(o.Targets[0].Volumes, skippedVolume("nfs"))
+			}},
+			phase:  s3gwv1alpha1.PhaseReleasing,
+			wait:   WaitForRelease,
+			writes: writes{UnmarkInUse: []string{"pvc-a"}},
+		},
+		{
+			name: "DeleteVolumeAttachment never deletes a skipped volume's attachment",
+			obs:  fenced,
+			mutate: []func(o *Observation){evicted, strategy(s3gwv1alpha1.ReleaseDeleteVolumeAttachment), func(o *Observation) {
+				o.Targets[0].Volumes = append(o.Targets[0].Volumes, skippedVolume("nfs"))
+			}},
+			phase:  s3gwv1alpha1.PhaseReleasing,
+			wait:   WaitForRelease,
+			writes: writes{DeleteAttachments: []string{"pvc-a"}},
+		},
+		{
+			name: "only skipped volumes: nothing to release under any strategy",
+			obs:  fencedByFAR,
+			mutate: []func(o *Observation){evicted, strategy(s3gwv1alpha1.ReleaseOutOfServiceTaint), func(o *Observation) {
+				o.OutOfServiceTaintRecorded = true
+				o.Targets[0].Volumes = []Volume{skippedVolume("nfs")}
+			}},
+			phase: s3gwv1alpha1.PhaseWaitingForReplacement,
+			wait:  WaitForReplacement,
+			conds: []cond{{s3gwv1alpha1.ConditionAttachmentsReleased, metav1.ConditionTrue, s3gwv1alpha1.ReasonReleased}},
+		},
+		{
+			name: "only skipped volumes with DeleteVolumeAttachment",
+			obs:  fenced,
+			mutate: []func(o *Observation){evicted, strategy(s3gwv1alpha1.ReleaseDeleteVolumeAttachment), func(o *Observation) {
+				o.Targets[0].Volumes = []Volume{skippedVolume("nfs")}
+			}},
+			phase: s3gwv1alpha1.PhaseWaitingForReplacement,
+			wait:  WaitForReplacement,
+		},
+
+		// 10. Waiting for replacement.
+		{
+			name: "everything released, no replacement yet",
+			obs:  fenced,
+			mutate: []func(o *Observation){moved, func(o *Observation) {
+				o.Targets[0].Replacement = nil
+			}},
+			phase: s3gwv1alpha1.PhaseWaitingForReplacement,
+			wait:  WaitForReplacement,
+			conds: []cond{
+				processingTrueStarted,
+				fencedByEvidence,
+				{s3gwv1alpha1.ConditionWorkloadEvicted, metav1.ConditionTrue, s3gwv1alpha1.ReasonEvicted},
+				{s3gwv1alpha1.ConditionAttachmentsReleased, metav1.ConditionTrue, s3gwv1alpha1.ReasonReleased},
+				{s3gwv1alpha1.ConditionReplacementReady, metav1.ConditionFalse, s3gwv1alpha1.ReasonWaitingForReplacement},
+			},
+		},
+		{
+			name: "one of two targets replaced",
+			obs:  fenced,
+			mutate: []func(o *Observation){moved, func(o *Observation) {
+				other := recordedTarget("s3gw-1", releasedVolume("b"))
+				other.PodPresent = false
+				o.Targets = append(o.Targets, other)
+			}},
+			phase: s3gwv1alpha1.PhaseWaitingForReplacement,
+			wait:  WaitForReplacement,
+			conds: []cond{{s3gwv1alpha1.ConditionReplacementReady, metav1.ConditionFalse, s3gwv1alpha1.ReasonWaitingForReplacement}},
+		},
+		{
+			name: "replacement Ready but a volume still attached: keep releasing",
+			obs:  fenced,
+			mutate: []func(o *Observation){moved, func(o *Observation) {
+				o.Targets[0].Volumes[0].LonghornTicket = true
+			}},
+			phase: s3gwv1alpha1.PhaseReleasing,
+			wait:  WaitForRelease,
+			conds: []cond{{s3gwv1alpha1.ConditionReplacementReady, metav1.ConditionTrue, s3gwv1alpha1.ReasonReplacementReady}},
+		},
+
+		// 11. Success.
+		{
+			name:   "all released, no pod present, all replaced",
+			obs:    fenced,
+			mutate: []func(o *Observation){moved},
+			phase:  s3gwv1alpha1.PhaseSucceeded,
+			wait:   WaitNone,
+			conds: []cond{
+				{s3gwv1alpha1.ConditionProcessing, metav1.ConditionFalse, s3gwv1alpha1.ReasonRemediationFinished},
+				{s3gwv1alpha1.ConditionSucceeded, metav1.ConditionTrue, s3gwv1alpha1.ReasonRemediationFinished},
+				{s3gwv1alpha1.ConditionWorkloadEvicted, metav1.ConditionTrue, s3gwv1alpha1.ReasonEvicted},
+				{s3gwv1alpha1.ConditionAttachmentsReleased, metav1.ConditionTrue, s3gwv1alpha1.ReasonReleased},
+				{s3gwv1alpha1.ConditionReplacementReady, metav1.ConditionTrue, s3gwv1alpha1.ReasonReplacementReady},
+			},
+		},
+		{
+			name: "success with a skipped volume left attached",
+			obs:  fenced,
+			mutate: []func(o *Observation){moved, func(o *Observation) {
+				o.Targets[0].Volumes = append(o.Targets[0].Volumes, skippedVolume("nfs"))
+			}},
+			phase: s3gwv1alpha1.PhaseSucceeded,
+			wait:  WaitNone,
+			conds: []cond{{s3gwv1alpha1.ConditionSucceeded, metav1.ConditionTrue, s3gwv1alpha1.ReasonRemediationFinished}},
+		},
+		{
+			name: "success stays success when the node is Ready again",
+			obs:  fenced,
+			mutate: []func(o *Observation){moved, func(o *Observation) {
+				o.Node.Ready = true
+				o.Node.ForeignOutOfServiceTaint = false
+			}},
+			phase: s3gwv1alpha1.PhaseSucceeded,
+			wait:  WaitNone,
+			conds: []cond{{s3gwv1alpha1.ConditionSucceeded, metav1.ConditionTrue, s3gwv1alpha1.ReasonRemediationFinished}},
+		},
+		{
+			name: "success stays success when the evidence went away",
+			obs:  notFenced,
+			mutate: []func(o *Observation){moved, func(o *Observation) {
+				o.Node.ForeignOutOfServiceTaint = false
+			}},
+			phase: s3gwv1alpha1.PhaseSucceeded,
+			wait:  WaitNone,
+			conds: []cond{{s3gwv1alpha1.ConditionSucceeded, metav1.ConditionTrue, s3gwv1alpha1.ReasonRemediationFinished}},
+		},
+
+		// 12. Replacement timeout.
+		{
+			name: "no replacement after the default timeout",
+			obs:  fenced,
+			mutate: []func(o *Observation){moved, func(o *Observation) {
+				o.Targets[0].Replacement = nil
+				o.ReleasedSince = ptrTime(testNow.Add(-s3gwv1alpha1.DefaultReplacementTimeout - time.Second))
+			}},
+			phase: s3gwv1alpha1.PhaseFailed,
+			wait:  WaitAfterFailure,
+			conds: []cond{
+				{s3gwv1alpha1.ConditionProcessing, metav1.ConditionFalse, s3gwv1alpha1.ReasonReplacementNotReady},
+				{s3gwv1alpha1.ConditionSucceeded, metav1.ConditionFalse, s3gwv1alpha1.ReasonReplacementNotReady},
+				{s3gwv1alpha1.ConditionReplacementReady, metav1.ConditionFalse, s3gwv1alpha1.ReasonWaitingForReplacement},
+			},
+		},
+		{
+			name: "no replacement within the default timeout",
+			obs:  fenced,
+			mutate: []func(o *Observation){moved, func(o *Observation) {
+				o.Targets[0].Replacement = nil
+				o.ReleasedSince = ptrTime(testNow.Add(-s3gwv1alpha1.DefaultReplacementTimeout))
+			}},
+			phase: s3gwv1alpha1.PhaseWaitingForReplacement,
+			wait:  WaitForReplacement,
+		},
+		{
+			name: "no replacement after spec.replacementTimeout",
+			obs:  fenced,
+			mutate: []func(o *Observation){moved, func(o *Observation) {
+				o.Targets[0].Replacement = nil
+				o.Spec.ReplacementTimeout = &metav1.Duration{Duration: time.Minute}
+				o.ReleasedSince = ptrTime(testNow.Add(-2 * time.Minute))
+			}},
+			phase: s3gwv1alpha1.PhaseFailed,
+			wait:  WaitAfterFailure,
+			conds: []cond{{s3gwv1alpha1.ConditionSucceeded, metav1.ConditionFalse, s3gwv1alpha1.ReasonReplacementNotReady}},
+		},
+		{
+			name: "released more recently than spec.replacementTimeout: still waiting",
+			obs:  fenced,
+			mutate: []func(o *Observation){moved, func(o *Observation) {
+				o.Targets[0].Replacement = nil
+				o.Spec.ReplacementTimeout = &metav1.Duration{Duration: 10 * time.Minute}
+				o.ReleasedSince = ptrTime(testNow.Add(-6 * time.Minute))
+			}},
+			phase: s3gwv1alpha1.PhaseWaitingForReplacement,
+			wait:  WaitForReplacement,
+		},
+		{
+			name: "replacement timeout reported even when the node is Ready again",
+			obs:  fenced,
+			mutate: []func(o *Observation){moved, func(o *Observation) {
+				o.Targets[0].Replacement = nil
+				o.Node.Ready = true
+				o.ReleasedSince = ptrTime(testNow.Add(-time.Hour))
+			}},
+			phase: s3gwv1alpha1.PhaseFailed,
+			wait:  WaitAfterFailure,
+			conds: []cond{{s3gwv1alpha1.ConditionSucceeded, metav1.ConditionFalse, s3gwv1alpha1.ReasonReplacementNotReady}},
+		},
+		{
+			name: "no timeout while a pod is still present",
+			obs:  fenced,
+			mutate: []func(o *Observation){func(o *Observation) {
+				o.Targets[0].Volumes = []Volume{releasedVolume("a")}
+				o.ReleasedSince = ptrTime(testNow.Add(-time.Hour))
+			}},
+			phase:  s3gwv1alpha1.PhaseEvicting,
+			wait:   WaitForRelease,
+			writes: writes{Evict: []string{"s3gw-0"}},
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			g := NewWithT(t)
+			o := tt.obs()
+			for _, m := range tt.mutate {
+				m(&o)
+			}
+
+			d := Decide(o)
+
+			g.Expect(d.Phase).To(Equal(tt.phase))
+			g.Expect(d.Wait).To(Equal(tt.wait))
+			g.Expect(writesOf(d)).To(Equal(tt.writes))
+			wantDestructive := len(tt.writes.Evict)+len(tt.writes.UnmarkInUse)+len(tt.writes.DeleteAttachments) > 0 || tt.writes.AddOutOfServiceTaint
+			g.Expect(d.Destructive()).To(Equal(wantDestructive))
+			expectConditions(g, d.Conditions, tt.conds...)
+			for _, c := range tt.absent {
+				g.Expect(meta.FindStatusCondition(d.Conditions, c)).To(BeNil(), "condition %s", c)
+			}
+			// Every decision reports the medik8s pair, once per type.
+			g.Expect(meta.FindStatusCondition(d.Conditions, s3gwv1alpha1.ConditionProcessing)).NotTo(BeNil())
+			g.Expect(meta.FindStatusCondition(d.Conditions, s3gwv1alpha1.ConditionSucceeded)).NotTo(BeNil())
+			seen := map[string]bool{}
+			for _, c := range d.Conditions {
+				g.Expect(seen[c.Type]).To(BeFalse(), "condition %s reported twice", c.Type)
+				seen[c.Type] = true
+			}
+			g.Expect(d.Finished()).To(Equal(d.Phase == s3gwv1alpha1.PhaseSucceeded))
+		})
+	}
+}
+
+func ptrTime(t time.Time) *time.Time { return &t }
