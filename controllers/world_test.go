@@ -1,0 +1,555 @@
+/*
+Copyright 2026 The s3gw-remediation Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package controllers
+
+import (
+	"context"
+	"crypto/sha256"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync/atomic"
+
+	. "github.com/onsi/ginkgo/v2"
+	. "github.com/onsi/gomega"
+	"github.com/prometheus/client_golang/prometheus"
+	appsv1 "k8s.io/api/apps/v1"
+	corev1 "k8s.io/api/core/v1"
+	storagev1 "k8s.io/api/storage/v1"
+	"k8s.io/apimachinery/pkg/api/resource"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/client-go/tools/record"
+	"k8s.io/utils/clock"
+	"k8s.io/utils/ptr"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/reconcile"
+
+	s3gwv1alpha1 "github.com/s3gw-tech/s3gw-remediation/api/v1alpha1"
+	"github.com/s3gw-tech/s3gw-remediation/internal/longhorn"
+	"github.com/s3gw-tech/s3gw-remediation/internal/metrics"
+	"github.com/s3gw-tech/s3gw-remediation/internal/nhc"
+	"github.com/s3gw-tech/s3gw-remediation/internal/testenv"
+)
+
+const longhornNS = "longhorn-system"
+
+var worldCount atomic.Int32
+
+func readRepoFile(rel string) ([]byte, error) {
+	return os.ReadFile(filepath.Join(testenv.RepoRoot(), rel))
+}
+
+// world is one scenario's cluster state: its own namespace and node names,
+// fixtures for s3gw and Longhorn, and test doubles for the components
+// envtest does not run (attach-detach controller, CSI external-attacher,
+// ReplicaSet controller, kubelet readiness).
+type world struct {
+	ctx context.Context
+	c   client.Client
+	id  string
+	ns  string
+	// gateways are the s3gw Deployments the ReplicaSet double keeps at one
+	// Ready pod on a healthy node.
+	gateways []*gateway
+}
+
+func newWorld(ctx context.Context) *world {
+	id := fmt.Sprintf("w%d", worldCount.Add(1))
+	w := &world{ctx: ctx, c: k8sClient, id: id, ns: "ns-" + id}
+	for _, ns := range []string{w.ns, longhornNS} {
+		err := k8sClient.Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: ns}})
+		Expect(client.IgnoreAlreadyExists(err)).To(Succeed())
+	}
+	return w
+}
+
+// nodeName scopes node names (cluster-scoped) to the scenario.
+func (w *world) nodeName(short string) string { return w.id + "-" + short }
+
+// addNode creates a Kubernetes node and its Longhorn Node, Ready or not.
+func (w *world) addNode(short string, ready bool) *corev1.Node {
+	node := &corev1.Node{ObjectMeta: metav1.ObjectMeta{Name: w.nodeName(short)}}
+	Expect(w.c.Create(w.ctx, node)).To(Succeed())
+	w.setReady(short, ready)
+	return node
+}
+
+// setReady sets the node's Ready condition, as kubelet or the node-lifecycle
+// controller would, and Longhorn's view of it.
+func (w *world) setReady(short string, ready bool) {
+	node := w.node(short)
+	status, lhStatus, lhReason := corev1.ConditionTrue, "True", ""
+	if !ready {
+		status, lhStatus, lhReason = corev1.ConditionUnknown, "False", longhorn.NodeReasonKubernetesNodeNotReady
+	}
+	node.Status.Conditions = []corev1.NodeCondition{{Type: corev1.NodeReady, Status: status,
+		LastHeartbeatTime: metav1.Now(), LastTransitionTime: metav1.Now()}}
+	Expect(w.c.Status().Update(w.ctx, node)).To(Succeed())
+	w.setLonghornNode(short, lhStatus, lhReason)
+}
+
+func (w *world) setLonghornNode(short, status, reason string) {
+	lhNode := &longhorn.Node{ObjectMeta: metav1.ObjectMeta{Name: w.nodeName(short), Namespace: longhornNS}}
+	err := w.c.Get(w.ctx, client.ObjectKeyFromObject(lhNode), lhNode)
+	if client.IgnoreNotFound(err) != nil {
+		Expect(err).NotTo(HaveOccurred())
+	}
+	if err != nil {
+		Expect(w.c.Create(w.ctx, lhNode)).To(Succeed())
+	}
+	lhNode.Status.Conditions = []longhorn.Condition{{Type: longhorn.NodeConditionReady, Status: status, Reason: reason}}
+	Expect(w.c.Status().Update(w.ctx, lhNode)).To(Succeed())
+}
+
+func (w *world) node(short string) *corev1.Node {
+	node := &corev1.Node{}
+	Expect(w.c.Get(w.ctx, client.ObjectKey{Name: w.nodeName(short)}, node)).To(Succeed())
+	return node
+}
+
+func (w *world) taint(short string, taint corev1.Taint) {
+	node := w.node(short)
+	node.Spec.Taints = append(node.Spec.Taints, taint)
+	Expect(w.c.Update(w.ctx, node)).To(Succeed())
+}
+
+// gateway is one s3gw Deployment with its ReplicaSet, pod and RWO volume.
+type gateway struct {
+	name, ns   string
+	deployment *appsv1.Deployment
+	rs         *appsv1.ReplicaSet
+	pod        *corev1.Pod // the pod on the failed node
+	claim      string
+	pv         string // also the Longhorn volume name
+	healthy    string // node the replacement is scheduled to
+	longhorn   bool   // the volume is a Longhorn CSI volume
+	exclusive  bool   // the volume is ReadWriteOnce: one node at a time
+}
+
+type gatewayOption func(*gatewayOptions)
+
+type gatewayOptions struct {
+	accessMode   corev1.PersistentVolumeAccessMode
+	driver       string
+	replicaNodes []string
+	labels       map[string]string
+}
+
+func withAccessMode(m corev1.PersistentVolumeAccessMode) gatewayOption {
+	return func(o *gatewayOptions) { o.accessMode = m }
+}
+func withDriver(d string) gatewayOption { return func(o *gatewayOptions) { o.driver = d } }
+func withReplicasOn(nodes ...string) gatewayOption {
+	return func(o *gatewayOptions) { o.replicaNodes = nodes }
+}
+func withLabels(l map[string]string) gatewayOption { return func(o *gatewayOptions) { o.labels = l } }
+
+func s3gwLabels() map[string]string {
+	return map[string]string{"app.kubernetes.io/name": "s3gw", "app.kubernetes.io/component": "gateway",
+		"app.kubernetes.io/instance": "s3gw"}
+}
+
+// addGateway creates an s3gw-like Deployment whose Ready pod runs on node
+// `on` with an attached Longhorn RWO volume; its replacement goes to
+// `healthy`. By default replicas live on `healthy` only (storage isolated).
+func (w *world) addGateway(name, on, healthy string, opts ...gatewayOption) *gateway {
+	o := gatewayOptions{accessMode: corev1.ReadWriteOnce, driver: longhorn.CSIDriverName,
+		replicaNodes: []string{healthy}, labels: s3gwLabels()}
+	for _, opt := range opts {
+		opt(&o)
+	}
+	g := &gateway{name: name, ns: w.ns, claim: name + "-s3gw-pvc", healthy: w.nodeName(healthy)}
+	g.pv = "pvc-" + w.id + "-" + name
+
+	g.deployment = &appsv1.Deployment{
+		ObjectMeta: metav1.ObjectMeta{Name: name + "-s3gw", Namespace: w.ns},
+		Spec: appsv1.DeploymentSpec{
+			Replicas: ptr.To(int32(1)), Strategy: appsv1.DeploymentStrategy{Type: appsv1.RecreateDeploymentStrategyType},
+			Selector: &metav1.LabelSelector{MatchLabels: o.labels},
+			Template: corev1.PodTemplateSpec{ObjectMeta: metav1.ObjectMeta{Labels: o.labels},
+				Spec: corev1.PodSpec{Containers: []corev1.Container{{Name: "s3gw", Image: "quay.io/s3gw/s3gw"}}}},
+		},
+	}
+	Expect(w.c.Create(w.ctx, g.deployment)).To(Succeed())
+	g.rs = &appsv1.ReplicaSet{
+		ObjectMeta: metav1.ObjectMeta{Name: name + "-s3gw-5d9f", Namespace: w.ns,
+			OwnerReferences: []metav1.OwnerReference{controllerRef(g.deployment, "Deployment")}},
+		Spec: appsv1.ReplicaSetSpec{Selector: g.deployment.Spec.Selector, Template: g.deployment.Spec.Template},
+	}
+	Expect(w.c.Create(w.ctx, g.rs)).To(Succeed())
+
+	w.addVolume(g, o)
+	g.pod = w.addPod(g, name+"-s3gw-5d9f-old", w.nodeName(on), o.labels)
+	g.longhorn = o.driver == longhorn.CSIDriverName
+	g.exclusive = o.accessMode == corev1.ReadWriteOnce
+	if g.longhorn {
+		w.attach(g, w.nodeName(on))
+	}
+	w.gateways = append(w.gateways, g)
+	return g
+}
+
+func controllerRef(obj client.Object, kind string) metav1.OwnerReference {
+	return metav1.OwnerReference{APIVersion: "apps/v1", Kind: kind, Name: obj.GetName(), UID: obj.GetUID(),
+		Controller: ptr.To(true)}
+}
+
+func (w *world) addVolume(g *gateway, o gatewayOptions) {
+	pv := &corev1.PersistentVolume{
+		ObjectMeta: metav1.ObjectMeta{Name: g.pv},
+		Spec: corev1.PersistentVolumeSpec{
+			Capacity:    corev1.ResourceList{corev1.ResourceStorage: resource.MustParse("10Gi")},
+			AccessModes: []corev1.PersistentVolumeAccessMode{o.accessMode},
+			PersistentVolumeSource: corev1.PersistentVolumeSource{CSI: &corev1.CSIPersistentVolumeSource{
+				Driver: o.driver, VolumeHandle: g.pv}},
+			ClaimRef: &corev1.ObjectReference{Namespace: g.ns, Name: g.claim},
+		},
+	}
+	Expect(w.c.Create(w.ctx, pv)).To(Succeed())
+	pvc := &corev1.PersistentVolumeClaim{
+		ObjectMeta: metav1.ObjectMeta{Name: g.claim, Namespace: g.ns},
+		Spec: corev1.PersistentVolumeClaimSpec{
+			AccessModes: []corev1.PersistentVolumeAccessMode{o.accessMode}, VolumeName: g.pv,
+			Resources: corev1.VolumeResourceRequirements{Requests: corev1.ResourceList{corev1.ResourceStorage: resource.MustParse("10Gi")}},
+		},
+	}
+	Expect(w.c.Create(w.ctx, pvc)).To(Succeed())
+	pvc.Status.Phase = corev1.ClaimBound
+	Expect(w.c.Status().Update(w.ctx, pvc)).To(Succeed())
+	if o.driver != longhorn.CSIDriverName {
+		return
+	}
+	Expect(w.c.Create(w.ctx, &longhorn.Volume{ObjectMeta: metav1.ObjectMeta{Name: g.pv, Namespace: longhornNS}})).To(Succeed())
+	Expect(w.c.Create(w.ctx, &longhorn.VolumeAttachment{ObjectMeta: metav1.ObjectMeta{Name: g.pv, Namespace: longhornNS},
+		Spec: longhorn.VolumeAttachmentSpec{Volume: g.pv}})).To(Succeed())
+	for i, n := range o.replicaNodes {
+		Expect(w.c.Create(w.ctx, &longhorn.Replica{
+			ObjectMeta: metav1.ObjectMeta{Name: fmt.Sprintf("%s-r-%d", g.pv, i), Namespace: longhornNS,
+				Labels: map[string]string{longhorn.VolumeLabel: g.pv}},
+			Spec: longhorn.ReplicaSpec{NodeID: w.nodeName(n), VolumeName: g.pv, HealthyAt: "2026-11-30T00:00:00Z"},
+		})).To(Succeed())
+	}
+}
+
+func (w *world) addPod(g *gateway, name, node string, labels map[string]string) *corev1.Pod {
+	pod := &corev1.Pod{
+		ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: g.ns, Labels: labels,
+			OwnerReferences: []metav1.OwnerReference{controllerRef(g.rs, "ReplicaSet")}},
+		Spec: corev1.PodSpec{NodeName: node, Containers: []corev1.Container{{Name: "s3gw", Image: "quay.io/s3gw/s3gw"}},
+			Volumes: []corev1.Volume{{Name: "s3gw-lh-store", VolumeSource: corev1.VolumeSource{
+				PersistentVolumeClaim: &corev1.PersistentVolumeClaimVolumeSource{ClaimName: g.claim}}}}},
+	}
+	Expect(w.c.Create(w.ctx, pod)).To(Succeed())
+	pod.Status.Phase = corev1.PodRunning
+	pod.Status.Conditions = []corev1.PodCondition{{Type: corev1.PodReady, Status: corev1.ConditionTrue}}
+	Expect(w.c.Status().Update(w.ctx, pod)).To(Succeed())
+	return pod
+}
+
+// attachmentName is the storage.k8s.io VolumeAttachment name, which is also
+// Longhorn's CSI ticket ID.
+func attachmentName(handle, node string) string {
+	return fmt.Sprintf("csi-%x", sha256.Sum256([]byte(handle+longhorn.CSIDriverName+node)))
+}
+
+// attach plays the attach-detach controller, the external-attacher and
+// kubelet for an attach: a VolumeAttachment, Longhorn's ticket, and the
+// volume in the node's volumesInUse.
+func (w *world) attach(g *gateway, node string) {
+	va := &storagev1.VolumeAttachment{
+		ObjectMeta: metav1.ObjectMeta{Name: attachmentName(g.pv, node)},
+		Spec: storagev1.VolumeAttachmentSpec{Attacher: longhorn.CSIDriverName, NodeName: node,
+			Source: storagev1.VolumeAttachmentSource{PersistentVolumeName: ptr.To(g.pv)}},
+	}
+	Expect(w.c.Create(w.ctx, va)).To(Succeed())
+	va.Status.Attached = true
+	Expect(w.c.Status().Update(w.ctx, va)).To(Succeed())
+
+	lhva := &longhorn.VolumeAttachment{}
+	Expect(w.c.Get(w.ctx, client.ObjectKey{Namespace: longhornNS, Name: g.pv}, lhva)).To(Succeed())
+	if lhva.Spec.AttachmentTickets == nil {
+		lhva.Spec.AttachmentTickets = map[string]*longhorn.AttachmentTicket{}
+	}
+	lhva.Spec.AttachmentTickets[va.Name] = &longhorn.AttachmentTicket{ID: va.Name, Type: longhorn.TicketTypeCSIAttacher, NodeID: node}
+	Expect(w.c.Update(w.ctx, lhva)).To(Succeed())
+
+	n := &corev1.Node{}
+	Expect(w.c.Get(w.ctx, client.ObjectKey{Name: node}, n)).To(Succeed())
+	n.Status.VolumesInUse = append(n.Status.VolumesInUse, longhorn.UniqueVolumeName(g.pv))
+	Expect(w.c.Status().Update(w.ctx, n)).To(Succeed())
+}
+
+// attachments lists the gateway's VolumeAttachments on a node.
+func (w *world) attachments(g *gateway, node string) []storagev1.VolumeAttachment {
+	vas, err := longhorn.KubeAttachments(w.ctx, w.c, g.pv, node)
+	Expect(err).NotTo(HaveOccurred())
+	return vas
+}
+
+func (w *world) tickets(g *gateway) map[string]*longhorn.AttachmentTicket {
+	lhva := &longhorn.VolumeAttachment{}
+	Expect(w.c.Get(w.ctx, client.ObjectKey{Namespace: longhornNS, Name: g.pv}, lhva)).To(Succeed())
+	return lhva.Spec.AttachmentTickets
+}
+
+func (w *world) podExists(pod *corev1.Pod) bool {
+	got := &corev1.Pod{}
+	err := w.c.Get(w.ctx, client.ObjectKeyFromObject(pod), got)
+	if client.IgnoreNotFound(err) != nil {
+		Expect(err).NotTo(HaveOccurred())
+	}
+	return err == nil && got.UID == pod.UID
+}
+
+// simulate runs the test doubles once, in the order the real components
+// react: attach-detach controller, external-attacher, ReplicaSet
+// controller with scheduler and kubelet.
+func (w *world) simulate() {
+	w.attachDetachController()
+	w.externalAttacher()
+	w.replicaSetController()
+}
+
+// attachDetachController detaches a volume from a node once no pod on that
+// node uses it and either kubelet no longer reports it in use or the node
+// carries the out-of-service taint (reference: the ADC's documented
+// reaction; the local-cluster e2e tests run the real one).
+func (w *world) attachDetachController() {
+	vas := &storagev1.VolumeAttachmentList{}
+	Expect(w.c.List(w.ctx, vas)).To(Succeed())
+	for i := range vas.Items {
+		va := &vas.Items[i]
+		if !strings.HasPrefix(va.Spec.NodeName, w.id+"-") || va.Spec.Source.PersistentVolumeName == nil {
+			continue
+		}
+		node := &corev1.Node{}
+		Expect(w.c.Get(w.ctx, client.ObjectKey{Name: va.Spec.NodeName}, node)).To(Succeed())
+		handle := *va.Spec.Source.PersistentVolumeName
+		if w.podUsesVolumeOn(handle, node.Name) {
+			continue
+		}
+		oos := false
+		for _, t := range node.Spec.Taints {
+			oos = oos || t.Key == corev1.TaintNodeOutOfService
+		}
+		if oos || !longhorn.InUse(node, handle) {
+			Expect(client.IgnoreNotFound(w.c.Delete(w.ctx, va))).To(Succeed())
+		}
+	}
+}
+
+func (w *world) podUsesVolumeOn(pv, node string) bool {
+	for _, g := range w.gateways {
+		if g.pv != pv {
+			continue
+		}
+		pods := &corev1.PodList{}
+		Expect(w.c.List(w.ctx, pods, client.InNamespace(g.ns))).To(Succeed())
+		for _, p := range pods.Items {
+			if p.Spec.NodeName == node {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// externalAttacher removes Longhorn's CSI ticket once its Kubernetes
+// VolumeAttachment is gone (ControllerUnpublishVolume).
+func (w *world) externalAttacher() {
+	for _, g := range w.gateways {
+		lhva := &longhorn.VolumeAttachment{}
+		if err := w.c.Get(w.ctx, client.ObjectKey{Namespace: longhornNS, Name: g.pv}, lhva); err != nil {
+			continue // not a Longhorn volume
+		}
+		changed := false
+		for id := range lhva.Spec.AttachmentTickets {
+			va := &storagev1.VolumeAttachment{}
+			if err := w.c.Get(w.ctx, client.ObjectKey{Name: id}, va); client.IgnoreNotFound(err) == nil && err != nil {
+				delete(lhva.Spec.AttachmentTickets, id)
+				changed = true
+			}
+		}
+		if changed {
+			Expect(w.c.Update(w.ctx, lhva)).To(Succeed())
+		}
+	}
+}
+
+// replicaSetController replaces a gateway pod that is gone from the API
+// with a Ready pod on the healthy node, once the volume is attachable there
+// (no attachment left on another node).
+func (w *world) replicaSetController() {
+	for _, g := range w.gateways {
+		pods := &corev1.PodList{}
+		Expect(w.c.List(w.ctx, pods, client.InNamespace(g.ns))).To(Succeed())
+		owned := 0
+		for _, p := range pods.Items {
+			if metav1.IsControlledBy(&p, g.rs) {
+				owned++
+			}
+		}
+		if owned > 0 {
+			continue
+		}
+		vas := &storagev1.VolumeAttachmentList{}
+		Expect(w.c.List(w.ctx, vas)).To(Succeed())
+		blocked := false
+		for _, va := range vas.Items {
+			if !g.exclusive {
+				break
+			}
+			blocked = blocked || (va.Spec.Source.PersistentVolumeName != nil && *va.Spec.Source.PersistentVolumeName == g.pv)
+		}
+		if blocked {
+			continue // Multi-Attach: the replacement would not start
+		}
+		w.addPod(g, g.name+"-s3gw-5d9f-new", g.healthy, g.pod.Labels)
+		if g.longhorn {
+			w.attach(g, g.healthy)
+		}
+	}
+}
+
+// template creates an S3GWRemediationTemplate in the scenario namespace.
+func (w *world) template(name string, spec s3gwv1alpha1.S3GWRemediationSpec, multi bool) *s3gwv1alpha1.S3GWRemediationTemplate {
+	t := &s3gwv1alpha1.S3GWRemediationTemplate{ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: w.ns},
+		Spec: s3gwv1alpha1.S3GWRemediationTemplateSpec{Template: s3gwv1alpha1.S3GWRemediationTemplateResource{Spec: spec}}}
+	if multi {
+		t.Annotations = map[string]string{"remediation.medik8s.io/multiple-templates-support": "true"}
+	}
+	Expect(w.c.Create(w.ctx, t)).To(Succeed())
+	return t
+}
+
+// nhc returns an NHC emulator for the template, with its NodeHealthCheck.
+func (w *world) nhc(t *s3gwv1alpha1.S3GWRemediationTemplate) *nhc.Emulator {
+	e := &nhc.Emulator{Client: nhcClient, Name: "nhc-" + w.id + "-" + t.Name, Clock: clock.RealClock{},
+		Template: nhc.TemplateRef{APIVersion: s3gwv1alpha1.GroupVersion.String(), Kind: "S3GWRemediationTemplate",
+			Namespace: t.Namespace, Name: t.Name}}
+	Expect(e.CreateNodeHealthCheck(w.ctx, k8sClient)).To(Succeed())
+	return e
+}
+
+// remediate has NHC create the CR for the node and returns its key.
+func (w *world) remediate(e *nhc.Emulator, short string) types.NamespacedName {
+	cr, err := e.Remediate(w.ctx, w.node(short))
+	Expect(err).NotTo(HaveOccurred())
+	Expect(cr).NotTo(BeNil())
+	return client.ObjectKeyFromObject(cr)
+}
+
+func (w *world) remediation(key types.NamespacedName) *s3gwv1alpha1.S3GWRemediation {
+	rem := &s3gwv1alpha1.S3GWRemediation{}
+	Expect(w.c.Get(w.ctx, key, rem)).To(Succeed())
+	return rem
+}
+
+func (w *world) asUnstructured(key types.NamespacedName) *unstructured.Unstructured {
+	u := &unstructured.Unstructured{}
+	u.SetGroupVersionKind(s3gwv1alpha1.GroupVersion.WithKind("S3GWRemediation"))
+	Expect(w.c.Get(w.ctx, key, u)).To(Succeed())
+	return u
+}
+
+// stepper drives a reconciler pass by pass, the world's doubles reacting
+// between passes, so stories are deterministic.
+type stepper struct {
+	w        *world
+	r        *RemediationReconciler
+	recorder *record.FakeRecorder
+	events   []string
+}
+
+func (w *world) stepper(c client.Client) *stepper {
+	recorder := record.NewFakeRecorder(1000)
+	r := NewRemediationReconciler(c, c, recorder, clock.RealClock{}, metrics.New(prometheus.NewRegistry()))
+	return &stepper{w: w, r: r, recorder: recorder}
+}
+
+// pass runs one reconcile and lets the world react; it returns the error.
+func (s *stepper) pass(key types.NamespacedName) error {
+	_, err := s.r.Reconcile(s.w.ctx, reconcile.Request{NamespacedName: key})
+	s.drainEvents()
+	s.w.simulate()
+	return err
+}
+
+// until runs passes until done holds (at most max), failing otherwise.
+func (s *stepper) until(key types.NamespacedName, max int, done func(*s3gwv1alpha1.S3GWRemediation) bool) int {
+	for i := 1; i <= max; i++ {
+		Expect(s.pass(key)).To(Succeed())
+		if done(s.w.remediation(key)) {
+			return i
+		}
+	}
+	Fail(fmt.Sprintf("remediation %s did not converge in %d passes: %+v", key, max, s.w.remediation(key).Status))
+	return max
+}
+
+func (s *stepper) drainEvents() {
+	for {
+		select {
+		case e := <-s.recorder.Events:
+			s.events = append(s.events, e)
+		default:
+			return
+		}
+	}
+}
+
+// eventsWithReason returns the recorded events of a reason.
+func (s *stepper) eventsWithReason(reason string) []string {
+	var out []string
+	for _, e := range s.events {
+		if strings.Contains(e, " "+reason+" ") {
+			out = append(out, e)
+		}
+	}
+	return out
+}
+
+// addFAR creates a FenceAgentsRemediation for the node (named after it, as
+// NHC would) and sets the given condition.
+func (w *world) addFAR(short, conditionType string, status metav1.ConditionStatus) *unstructured.Unstructured {
+	far := &unstructured.Unstructured{Object: map[string]any{"spec": map[string]any{"agent": "fence_ipmilan"}}}
+	far.SetAPIVersion("fence-agents-remediation.medik8s.io/v1alpha1")
+	far.SetKind("FenceAgentsRemediation")
+	far.SetNamespace(w.ns)
+	far.SetName(w.nodeName(short))
+	Expect(w.c.Create(w.ctx, far)).To(Succeed())
+	w.setCondition(far, conditionType, status)
+	return far
+}
+
+// setCondition sets one status condition on an unstructured CR.
+func (w *world) setCondition(obj *unstructured.Unstructured, conditionType string, status metav1.ConditionStatus) {
+	Expect(w.c.Get(w.ctx, client.ObjectKeyFromObject(obj), obj)).To(Succeed())
+	Expect(unstructured.SetNestedSlice(obj.Object, []any{map[string]any{
+		"type": conditionType, "status": string(status), "reason": "Test", "message": "set by the test",
+		"lastTransitionTime": metav1.Now().UTC().Format("2006-01-02T15:04:05Z"),
+	}}, "status", "conditions")).To(Succeed())
+	Expect(w.c.Status().Update(w.ctx, obj)).To(Succeed())
+}
+
+func farEvidence() []s3gwv1alpha1.RemediatorEvidence {
+	return []s3gwv1alpha1.RemediatorEvidence{{APIVersion: "fence-agents-remediation.medik8s.io/v1alpha1",
+		Kind: "FenceAgentsRemediation", ConditionType: "FenceAgentActionSucceeded"}}
+}
