@@ -229,4 +229,3 @@ func conditionMessage(d failover.Decision, condType string) string {
 	}
 	return ""
 }
-

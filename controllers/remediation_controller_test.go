@@ -142,7 +142,7 @@ var _ = Describe("S3GWRemediation", func() {
 			Expect(err).NotTo(HaveOccurred())
 			s.recover(st)
 			Expect(fencing.HasTaint(s.w.node("failed"), fencing.OutOfServiceTaint())).To(BeFalse(), "the out-of-service taint went with the CR")
-			Expect(lease.Spec.HolderIdentity).To(HaveValue(Equal("NodeHealthCheck-" + s.e.Name)), "the operator never took NHC's lease")
+			Expect(lease.Spec.HolderIdentity).To(HaveValue(Equal("NodeHealthCheck-"+s.e.Name)), "the operator never took NHC's lease")
 		},
 		Entry("ControllerDetach", s3gwv1alpha1.ReleaseControllerDetach, eventVolumeUnmarked),
 		Entry("DeleteVolumeAttachment", s3gwv1alpha1.ReleaseDeleteVolumeAttachment, eventAttachmentDeleted),

@@ -57,7 +57,7 @@ func timedOut(rem *s3gwv1alpha1.S3GWRemediation) bool {
 func (r *RemediationReconciler) observe(ctx context.Context, rem *s3gwv1alpha1.S3GWRemediation, nodeName string, node *corev1.Node) (*scope, error) {
 	s := &scope{rem: rem, nodeName: nodeName, node: node, now: metav1.NewTime(r.Clock.Now()), targets: rem.Status.Targets}
 	s.obs = failover.Observation{Now: s.now.Time, Spec: rem.Spec, TimedOut: timedOut(rem)}
-	if node == nil || s.obs.TimedOut {
+	if node == nil {
 		return s, nil
 	}
 	ownTaint := taintRecorded(rem, fencing.OutOfServiceTaint())
@@ -69,6 +69,9 @@ func (r *RemediationReconciler) observe(ctx context.Context, rem *s3gwv1alpha1.S
 		ForeignOutOfServiceTaint: hasTaint && !ownTaint,
 	}
 	s.obs.OutOfServiceTaintRecorded = ownTaint
+	if s.obs.TimedOut {
+		return s, nil // no new step starts; nothing else to read
+	}
 	if c := meta.FindStatusCondition(rem.Status.Conditions, s3gwv1alpha1.ConditionAttachmentsReleased); c != nil && c.Status == metav1.ConditionTrue {
 		s.obs.ReleasedSince = &c.LastTransitionTime.Time
 	}

@@ -553,3 +553,15 @@ func farEvidence() []s3gwv1alpha1.RemediatorEvidence {
 	return []s3gwv1alpha1.RemediatorEvidence{{APIVersion: "fence-agents-remediation.medik8s.io/v1alpha1",
 		Kind: "FenceAgentsRemediation", ConditionType: "FenceAgentActionSucceeded"}}
 }
+
+// deleteReplicasOn removes the gateway's Longhorn replicas on a node, as
+// Longhorn does once it rebuilt them elsewhere.
+func (w *world) deleteReplicasOn(g *gateway, short string) {
+	replicas := &longhorn.ReplicaList{}
+	Expect(w.c.List(w.ctx, replicas, client.InNamespace(longhornNS), client.MatchingLabels{longhorn.VolumeLabel: g.pv})).To(Succeed())
+	for i := range replicas.Items {
+		if replicas.Items[i].Spec.NodeID == w.nodeName(short) {
+			Expect(w.c.Delete(w.ctx, &replicas.Items[i])).To(Succeed())
+		}
+	}
+}

@@ -393,10 +393,6 @@ type S3GWRemediationList struct {
 	Items           []S3GWRemediation `json:"items"`
 }
 
-func init() {
-	SchemeBuilder.Register(&S3GWRemediation{}, &S3GWRemediationList{})
-}
-
 // DefaultReplacementTimeout applies when spec.replacementTimeout is unset
 // (the API server defaults it; Go callers may not).
 const DefaultReplacementTimeout = 5 * time.Minute

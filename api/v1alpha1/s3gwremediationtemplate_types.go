@@ -54,7 +54,3 @@ type S3GWRemediationTemplateList struct {
 	metav1.ListMeta `json:"metadata,omitempty"`
 	Items           []S3GWRemediationTemplate `json:"items"`
 }
-
-func init() {
-	SchemeBuilder.Register(&S3GWRemediationTemplate{}, &S3GWRemediationTemplateList{})
-}

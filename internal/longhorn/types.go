@@ -24,15 +24,15 @@ package longhorn
 
 import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
-	"sigs.k8s.io/controller-runtime/pkg/scheme"
 )
 
 var (
 	// GroupVersion is Longhorn's API version since v1.3.
 	GroupVersion = schema.GroupVersion{Group: "longhorn.io", Version: "v1beta2"}
 	// SchemeBuilder registers the views.
-	SchemeBuilder = &scheme.Builder{GroupVersion: GroupVersion}
+	SchemeBuilder = runtime.NewSchemeBuilder(addKnownTypes)
 	// AddToScheme adds the views to a scheme.
 	AddToScheme = SchemeBuilder.AddToScheme
 )
@@ -229,12 +229,14 @@ type VolumeAttachmentList struct {
 	Items           []VolumeAttachment `json:"items"`
 }
 
-func init() {
-	SchemeBuilder.Register(
+func addKnownTypes(scheme *runtime.Scheme) error {
+	scheme.AddKnownTypes(GroupVersion,
 		&Volume{}, &VolumeList{},
 		&Replica{}, &ReplicaList{},
 		&Engine{}, &EngineList{},
 		&Node{}, &NodeList{},
 		&VolumeAttachment{}, &VolumeAttachmentList{},
 	)
+	metav1.AddToGroupVersion(scheme, GroupVersion)
+	return nil
 }

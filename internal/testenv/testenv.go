@@ -65,7 +65,7 @@ func New() (*envtest.Environment, error) {
 			filepath.Join(root, "test", "crds", "longhorn"),
 			filepath.Join(root, "test", "crds", "medik8s"),
 		},
-		ErrorIfCRDPathMissing: true,
+		ErrorIfCRDPathMissing:    true,
 		Scheme:                   scheme.Scheme,
 		AttachControlPlaneOutput: os.Getenv("ENVTEST_VERBOSE") != "",
 	}, nil

@@ -1,0 +1,230 @@
+/*
+Copyright 2026 The s3gw-remediation Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package controllers
+
+import (
+	. "github.com/onsi/ginkgo/v2"
+	. "github.com/onsi/gomega"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/utils/ptr"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	s3gwv1alpha1 "github.com/s3gw-tech/s3gw-remediation/api/v1alpha1"
+	"github.com/s3gw-tech/s3gw-remediation/internal/fencing"
+)
+
+// noStorageIsolation keeps a replica on the failed node, so storage
+// isolation cannot open the gate.
+var noStorageIsolation = withReplicasOn("failed", "healthy")
+
+func isPhase(p s3gwv1alpha1.Phase) func(*s3gwv1alpha1.S3GWRemediation) bool {
+	return func(rem *s3gwv1alpha1.S3GWRemediation) bool { return rem.Status.Phase == p }
+}
+
+var _ = Describe("The fencing gate", func() {
+	It("holds while no evidence proves the node fenced, and nothing is deleted or released", func() {
+		s := newFailedNodeScenario(s3gwv1alpha1.S3GWRemediationSpec{
+			Fencing: s3gwv1alpha1.FencingSpec{Remediators: farEvidence()}}, noStorageIsolation)
+		s.w.addFAR("failed", "FenceAgentActionSucceeded", metav1.ConditionFalse) // fencing still running
+		recorder := newWriteRecorder()
+		st := s.w.stepper(recorder)
+		for range 5 {
+			Expect(st.pass(s.key)).To(Succeed())
+		}
+
+		rem := s.w.remediation(s.key)
+		Expect(rem.Status.Phase).To(Equal(s3gwv1alpha1.PhaseWaitingForFencing))
+		fenced := conditionOf(rem, s3gwv1alpha1.ConditionFenced)
+		Expect(fenced.Status).To(Equal(metav1.ConditionFalse))
+		Expect(fenced.Message).To(And(
+			ContainSubstring("no node.kubernetes.io/out-of-service taint"),
+			ContainSubstring("a replica of "+s.g.pv+" is on the node"),
+			ContainSubstring("has no FenceAgentActionSucceeded=True")))
+		Expect(conditionOf(rem, s3gwv1alpha1.ConditionSucceeded).Status).To(Equal(metav1.ConditionUnknown))
+		Expect(rem.Status.Targets).To(HaveLen(1), "targets are recorded before the gate")
+
+		Expect(s.w.podExists(s.g.pod)).To(BeTrue())
+		Expect(s.w.attachments(s.g, s.w.nodeName("failed"))).To(HaveLen(1))
+		Expect(recorder.Writes()).To(HaveEach(HaveField("Kind", "S3GWRemediation")),
+			"behind a closed gate only the CR's finalizer and status are written")
+		Expect(st.eventsWithReason(eventWaitingForFencing)).To(HaveLen(1), "announced once, not every pass")
+	})
+
+	DescribeTable("opens on each evidence source alone",
+		func(spec s3gwv1alpha1.S3GWRemediationSpec, prove func(*failedNodeScenario), evidence string) {
+			s := newFailedNodeScenario(spec, noStorageIsolation)
+			st := s.w.stepper(k8sClient)
+			st.until(s.key, 5, isPhase(s3gwv1alpha1.PhaseWaitingForFencing))
+			Expect(s.w.podExists(s.g.pod)).To(BeTrue())
+
+			prove(s)
+			st.until(s.key, 20, succeeded)
+			rem := s.expectMoved()
+			Expect(rem.Status.FencingEvidence).To(ConsistOf(ContainSubstring(evidence)))
+		},
+		Entry("an out-of-service taint set by an admin or fencer",
+			s3gwv1alpha1.S3GWRemediationSpec{},
+			func(s *failedNodeScenario) { s.w.taint("failed", fencing.OutOfServiceTaint()) },
+			"OutOfServiceTaint"),
+		Entry("a listed remediator's CR with its condition True",
+			s3gwv1alpha1.S3GWRemediationSpec{Fencing: s3gwv1alpha1.FencingSpec{Remediators: farEvidence()}},
+			func(s *failedNodeScenario) { s.w.addFAR("failed", "FenceAgentActionSucceeded", metav1.ConditionTrue) },
+			"FenceAgentsRemediation/"),
+		Entry("storage isolation: Longhorn reports the node down and it holds no replica",
+			s3gwv1alpha1.S3GWRemediationSpec{},
+			func(s *failedNodeScenario) { s.w.deleteReplicasOn(s.g, "failed") },
+			"StorageIsolation"),
+	)
+
+	It("ignores the out-of-service taint when that source is switched off", func() {
+		s := newFailedNodeScenario(s3gwv1alpha1.S3GWRemediationSpec{Fencing: s3gwv1alpha1.FencingSpec{
+			OutOfServiceTaint: ptr.To(false)}}, noStorageIsolation)
+		s.w.taint("failed", fencing.OutOfServiceTaint())
+		st := s.w.stepper(k8sClient)
+		for range 4 {
+			Expect(st.pass(s.key)).To(Succeed())
+		}
+		Expect(s.w.remediation(s.key).Status.Phase).To(Equal(s3gwv1alpha1.PhaseWaitingForFencing))
+		Expect(s.w.podExists(s.g.pod)).To(BeTrue())
+	})
+
+	It("acts without evidence in Disabled mode and says so every time", func() {
+		s := newFailedNodeScenario(s3gwv1alpha1.S3GWRemediationSpec{Fencing: s3gwv1alpha1.FencingSpec{
+			Mode: s3gwv1alpha1.FencingModeDisabled}}, noStorageIsolation)
+		st := s.w.stepper(k8sClient)
+		st.until(s.key, 20, succeeded)
+		rem := s.w.remediation(s.key)
+		Expect(rem.Status.Conditions).To(haveCondition(s3gwv1alpha1.ConditionFenced, metav1.ConditionTrue, s3gwv1alpha1.ReasonFencingDisabled))
+		Expect(rem.Status.FencingEvidence).To(ConsistOf("FencingDisabled"))
+		Expect(st.eventsWithReason(eventFencingDisabled)).NotTo(BeEmpty())
+		Expect(st.eventsWithReason(eventFencingDisabled)).To(HaveEach(ContainSubstring("Warning")))
+	})
+
+	It("creates the delegate fencing CR as NHC would, waits for it, and deletes it on cleanup", func() {
+		w := newWorld(suiteCtx)
+		w.addNode("healthy", true)
+		w.addNode("failed", true)
+		g := w.addGateway("s3gw", "failed", "healthy", noStorageIsolation)
+		w.setReady("failed", false)
+		farTemplate := &unstructured.Unstructured{Object: map[string]any{"spec": map[string]any{"template": map[string]any{
+			"spec": map[string]any{"agent": "fence_ipmilan", "remediationStrategy": "ResourceDeletion"}}}}}
+		farTemplate.SetAPIVersion("fence-agents-remediation.medik8s.io/v1alpha1")
+		farTemplate.SetKind("FenceAgentsRemediationTemplate")
+		farTemplate.SetNamespace(w.ns)
+		farTemplate.SetName("far")
+		Expect(w.c.Create(w.ctx, farTemplate)).To(Succeed())
+		e := w.nhc(w.template("s3gw", s3gwv1alpha1.S3GWRemediationSpec{Fencing: s3gwv1alpha1.FencingSpec{
+			OutOfServiceTaint: ptr.To(false), StorageIsolation: ptr.To(false),
+			Delegate: &s3gwv1alpha1.DelegateFencing{APIVersion: "fence-agents-remediation.medik8s.io/v1alpha1",
+				Kind: "FenceAgentsRemediationTemplate", Name: "far", ConditionType: "FenceAgentActionSucceeded"},
+		}}, false))
+		s := &failedNodeScenario{w: w, g: g, e: e, key: w.remediate(e, "failed")}
+		st := w.stepper(k8sClient)
+		st.until(s.key, 5, func(rem *s3gwv1alpha1.S3GWRemediation) bool { return rem.Status.Delegate != nil })
+
+		far := &unstructured.Unstructured{}
+		far.SetAPIVersion("fence-agents-remediation.medik8s.io/v1alpha1")
+		far.SetKind("FenceAgentsRemediation")
+		Expect(w.c.Get(w.ctx, client.ObjectKey{Namespace: w.ns, Name: w.nodeName("failed")}, far)).To(Succeed())
+		Expect(far.GetAnnotations()).To(HaveKeyWithValue("remediation.medik8s.io/node-name", w.nodeName("failed")))
+		Expect(far.GetAnnotations()).To(HaveKeyWithValue("remediation.medik8s.io/template-name", "far"))
+		Expect(far.Object["spec"]).To(HaveKeyWithValue("agent", "fence_ipmilan"))
+		rem := w.remediation(s.key)
+		Expect(far.GetOwnerReferences()).To(ConsistOf(HaveField("UID", rem.UID)))
+		Expect(rem.Status.Phase).To(Equal(s3gwv1alpha1.PhaseWaitingForFencing))
+		Expect(w.podExists(g.pod)).To(BeTrue(), "nothing moves before the fencer reports success")
+		Expect(st.eventsWithReason(eventDelegateCreated)).To(HaveLen(1))
+
+		for range 2 {
+			Expect(st.pass(s.key)).To(Succeed())
+		}
+		fars := &unstructured.UnstructuredList{}
+		fars.SetAPIVersion("fence-agents-remediation.medik8s.io/v1alpha1")
+		fars.SetKind("FenceAgentsRemediationList")
+		Expect(w.c.List(w.ctx, fars, client.InNamespace(w.ns))).To(Succeed())
+		Expect(fars.Items).To(HaveLen(1), "the delegate is created once, found again by its owner reference")
+
+		w.setCondition(far, "FenceAgentActionSucceeded", metav1.ConditionTrue)
+		st.until(s.key, 20, succeeded)
+		rem = s.expectMoved()
+		Expect(rem.Status.FencingEvidence).To(ConsistOf("delegate FenceAgentsRemediation/" + w.nodeName("failed")))
+
+		s.recover(st)
+		Expect(w.c.Get(w.ctx, client.ObjectKeyFromObject(far), far)).NotTo(Succeed(), "the delegate goes with the CR")
+	})
+
+	It("starts no new step once NHC times the remediation out, and still cleans up", func() {
+		s := newFailedNodeScenario(s3gwv1alpha1.S3GWRemediationSpec{Release: s3gwv1alpha1.ReleaseSpec{
+			Strategy: s3gwv1alpha1.ReleaseOutOfServiceTaint}, Fencing: s3gwv1alpha1.FencingSpec{
+			Remediators: farEvidence()}}, noStorageIsolation)
+		st := s.w.stepper(k8sClient)
+		st.until(s.key, 5, isPhase(s3gwv1alpha1.PhaseWaitingForFencing))
+
+		Expect(s.e.TimeOut(s.w.ctx, s.w.asUnstructured(s.key))).To(Succeed())
+		Expect(st.pass(s.key)).To(Succeed())
+		rem := s.w.remediation(s.key)
+		Expect(rem.Status.Phase).To(Equal(s3gwv1alpha1.PhaseStopped), "%+v", rem.Status.Conditions)
+		Expect(rem.Status.Conditions).To(haveCondition(s3gwv1alpha1.ConditionProcessing, metav1.ConditionFalse, s3gwv1alpha1.ReasonRemediationStoppedByNHC))
+		Expect(rem.Status.Conditions).To(haveCondition(s3gwv1alpha1.ConditionSucceeded, metav1.ConditionFalse, s3gwv1alpha1.ReasonRemediationStoppedByNHC))
+		Expect(st.eventsWithReason("RemediationStopped")).To(HaveLen(1))
+
+		// Evidence arriving late changes nothing.
+		s.w.addFAR("failed", "FenceAgentActionSucceeded", metav1.ConditionTrue)
+		for range 3 {
+			Expect(st.pass(s.key)).To(Succeed())
+		}
+		Expect(s.w.podExists(s.g.pod)).To(BeTrue())
+		Expect(fencing.HasTaint(s.w.node("failed"), fencing.OutOfServiceTaint())).To(BeFalse())
+		Expect(st.eventsWithReason("RemediationStopped")).To(HaveLen(1))
+
+		s.recover(st)
+	})
+
+	It("removes its out-of-service taint when NHC deletes the CR mid-way", func() {
+		s := newFailedNodeScenario(s3gwv1alpha1.S3GWRemediationSpec{Release: s3gwv1alpha1.ReleaseSpec{
+			Strategy: s3gwv1alpha1.ReleaseOutOfServiceTaint}})
+		// The replacement cannot start yet: hold the ReplicaSet double back
+		// by keeping its node NotReady, so the CR is mid-way when deleted.
+		st := s.w.stepper(k8sClient)
+		st.until(s.key, 10, func(*s3gwv1alpha1.S3GWRemediation) bool {
+			return fencing.HasTaint(s.w.node("failed"), fencing.OutOfServiceTaint())
+		})
+		rem := s.w.remediation(s.key)
+		Expect(rem.Status.AddedTaints).To(HaveLen(1))
+
+		_, err := s.e.NodeHealthy(s.w.ctx, s.w.nodeName("failed"))
+		Expect(err).NotTo(HaveOccurred())
+		Expect(st.pass(s.key)).To(Succeed())
+		Expect(fencing.HasTaint(s.w.node("failed"), fencing.OutOfServiceTaint())).To(BeFalse())
+		remaining, err := s.e.NodeHealthy(s.w.ctx, s.w.nodeName("failed"))
+		Expect(err).NotTo(HaveOccurred())
+		Expect(remaining).To(BeZero())
+	})
+
+	It("never removes an out-of-service taint it did not add", func() {
+		s := newFailedNodeScenario(s3gwv1alpha1.S3GWRemediationSpec{Release: s3gwv1alpha1.ReleaseSpec{
+			Strategy: s3gwv1alpha1.ReleaseOutOfServiceTaint}}, noStorageIsolation)
+		s.w.taint("failed", fencing.OutOfServiceTaint()) // the fencer's
+		st := s.w.stepper(k8sClient)
+		st.until(s.key, 20, succeeded)
+		Expect(s.w.remediation(s.key).Status.AddedTaints).To(BeEmpty())
+		s.recover(st)
+		Expect(fencing.HasTaint(s.w.node("failed"), fencing.OutOfServiceTaint())).To(BeTrue(),
+			"the fencer removes its own taint")
+	})
+})
