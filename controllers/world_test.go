@@ -363,8 +363,13 @@ func (w *world) podUsesVolumeOn(pv, node string) bool {
 		pods := &corev1.PodList{}
 		Expect(w.c.List(w.ctx, pods, client.InNamespace(g.ns))).To(Succeed())
 		for _, p := range pods.Items {
-			if p.Spec.NodeName == node {
-				return true
+			if p.Spec.NodeName != node {
+				continue
+			}
+			for _, v := range p.Spec.Volumes {
+				if v.PersistentVolumeClaim != nil && v.PersistentVolumeClaim.ClaimName == g.claim {
+					return true
+				}
 			}
 		}
 	}

@@ -69,7 +69,7 @@ func DeleteKubeAttachments(ctx context.Context, c client.Client, pv, node string
 		switch {
 		case err == nil:
 			deleted++
-		case apierrors.IsNotFound(err), apierrors.IsConflict(err):
+		case apierrors.IsNotFound(err):
 		default:
 			return deleted, fmt.Errorf("deleting VolumeAttachment %s: %w", va.Name, err)
 		}

@@ -28,15 +28,16 @@ import (
 )
 
 // ForceDelete deletes the pod at once (grace period 0), only if it is still
-// the pod with this UID. A pod already gone, or replaced by a namesake (a
-// StatefulSet's), counts as deleted; it returns whether this call deleted it.
+// the pod with this UID. A pod already gone counts as deleted; it returns
+// whether this call deleted it. A UID mismatch (a StatefulSet's namesake)
+// is returned as an error: the next pass sees the target gone.
 func ForceDelete(ctx context.Context, c client.Client, namespace, name string, uid types.UID) (bool, error) {
 	pod := &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Namespace: namespace, Name: name}}
 	err := c.Delete(ctx, pod, client.GracePeriodSeconds(0), client.Preconditions{UID: &uid})
 	switch {
 	case err == nil:
 		return true, nil
-	case apierrors.IsNotFound(err), apierrors.IsConflict(err):
+	case apierrors.IsNotFound(err):
 		return false, nil
 	default:
 		return false, fmt.Errorf("force-deleting pod %s/%s: %w", namespace, name, err)

@@ -1,0 +1,119 @@
+/*
+Copyright 2026 The s3gw-remediation Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package controllers
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"time"
+
+	. "github.com/onsi/ginkgo/v2"
+	. "github.com/onsi/gomega"
+	"github.com/prometheus/client_golang/prometheus"
+	eventsv1 "k8s.io/api/events/v1"
+	"k8s.io/utils/clock"
+	"k8s.io/utils/ptr"
+	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/config"
+	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
+
+	s3gwv1alpha1 "github.com/s3gw-tech/s3gw-remediation/api/v1alpha1"
+	"github.com/s3gw-tech/s3gw-remediation/internal/eventrecorder"
+	"github.com/s3gw-tech/s3gw-remediation/internal/metrics"
+)
+
+// These stories run the real manager — cache, watches, workqueue, the
+// events.k8s.io recorder — the way the operator runs in a cluster.
+var _ = Describe("The manager", Ordered, func() {
+	// The manager reconciles every namespace: it must be stopped before the
+	// step-by-step stories run, or it would race them.
+	var stop context.CancelFunc
+	stopped := make(chan struct{})
+	AfterAll(func() {
+		stop()
+		Eventually(stopped).WithTimeout(30 * time.Second).Should(BeClosed())
+	})
+
+	BeforeAll(func() {
+		var mgrCtx context.Context
+		mgrCtx, stop = context.WithCancel(suiteCtx)
+		mgr, err := ctrl.NewManager(cfg, ctrl.Options{
+			Scheme:     env.Scheme,
+			Metrics:    metricsserver.Options{BindAddress: "0"},
+			Controller: config.Controller{SkipNameValidation: ptr.To(true)},
+		})
+		Expect(err).NotTo(HaveOccurred())
+		Expect((&TemplateReconciler{Client: mgr.GetClient()}).SetupWithManager(mgr)).To(Succeed())
+		r := NewRemediationReconciler(mgr.GetClient(), mgr.GetAPIReader(),
+			eventrecorder.Legacy{Recorder: mgr.GetEventRecorder("s3gw-remediation")},
+			clock.RealClock{}, metrics.New(prometheus.NewRegistry()))
+		r.Intervals = Intervals{NodeFailure: time.Second, Fencing: 50 * time.Millisecond, Release: 20 * time.Millisecond,
+			Replacement: 20 * time.Millisecond, AfterFailure: time.Second, Status: 20 * time.Millisecond}
+		Expect(r.SetupWithManager(mgr)).To(Succeed())
+		go func() {
+			defer GinkgoRecover()
+			defer close(stopped)
+			Expect(mgr.Start(mgrCtx)).To(Succeed())
+		}()
+	})
+
+	It("marks templates as supporting multiple templates", func() {
+		w := newWorld(suiteCtx)
+		t := w.template("plain", s3gwv1alpha1.S3GWRemediationSpec{}, false)
+		Eventually(func(g Gomega) {
+			g.Expect(w.c.Get(w.ctx, client.ObjectKeyFromObject(t), t)).To(Succeed())
+			g.Expect(t.Annotations).To(HaveKeyWithValue("remediation.medik8s.io/multiple-templates-support", "true"))
+		}).Should(Succeed())
+	})
+
+	It("moves s3gw and reports it through events.k8s.io Events; CR-to-Succeeded times are measured", func() {
+		const runs = 5
+		var durations []time.Duration
+		for i := range runs {
+			s := newFailedNodeScenario(s3gwv1alpha1.S3GWRemediationSpec{})
+			start := time.Now() // the CR was created just before
+			Eventually(func() bool {
+				s.w.simulate() // the doubles react as the real components would
+				return succeeded(s.w.remediation(s.key))
+			}).WithTimeout(30 * time.Second).WithPolling(10 * time.Millisecond).Should(BeTrue())
+			durations = append(durations, time.Since(start))
+			s.expectMoved()
+
+			if i == 0 {
+				Eventually(func(g Gomega) {
+					list := &eventsv1.EventList{}
+					g.Expect(s.w.c.List(s.w.ctx, list, client.InNamespace(s.w.ns))).To(Succeed())
+					var reasons []string
+					for _, e := range list.Items {
+						if e.Regarding.Name == s.key.Name {
+							reasons = append(reasons, e.Reason)
+						}
+					}
+					g.Expect(reasons).To(ContainElements("RemediationStarted", eventPodEvicted, eventVolumeUnmarked,
+						"RemediationFinished", eventS3GWMoved))
+				}).Should(Succeed())
+			}
+		}
+		slices.Sort(durations)
+		median := durations[runs/2]
+		AddReportEntry("CR creation to Succeeded=True (envtest, manager)", median.String())
+		fmt.Fprintf(GinkgoWriter, "envtest happy path: CR creation to Succeeded=True median %s over %d runs (min %s, max %s)\n",
+			median, runs, durations[0], durations[runs-1])
+	})
+})
