@@ -257,8 +257,6 @@ var _ = Describe("S3GWRemediation", func() {
 	})
 })
 
-const fencingEvidenceOOS = "OutOfServiceTaint"
-
 // guard keeps unused imports honest while stories grow.
 var _ = apierrors.IsNotFound
 var _ = ptr.To[int]

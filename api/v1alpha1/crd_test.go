@@ -131,7 +131,7 @@ var _ = Describe("S3GWRemediation schema", func() {
 	It("shows Node, Phase, Succeeded and Age columns", func() {
 		crd := &apiextensionsv1.CustomResourceDefinition{}
 		Expect(k8sClient.Get(ctx, client.ObjectKey{Name: "s3gwremediations.s3gw-remediation.medik8s.io"}, crd)).To(Succeed())
-		var names []string
+		names := make([]string, 0, len(crd.Spec.Versions[0].AdditionalPrinterColumns))
 		for _, col := range crd.Spec.Versions[0].AdditionalPrinterColumns {
 			names = append(names, col.Name)
 		}

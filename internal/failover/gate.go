@@ -58,73 +58,91 @@ func EvaluateGate(o Observation) Gate {
 		return Gate{Open: true, Disabled: true, Evidence: []string{EvidenceFencingDisabled}}
 	}
 
-	var evidence, missing, sources []string
+	var v verdict
 	fencing := o.Spec.Fencing
 	if fencing.OutOfServiceTaintEnabled() {
-		if o.Node.ForeignOutOfServiceTaint {
-			evidence = append(evidence, EvidenceOutOfServiceTaint)
-		} else {
-			missing = append(missing, "no node.kubernetes.io/out-of-service taint")
-			sources = append(sources, EvidenceOutOfServiceTaint)
-		}
+		v.check(EvidenceOutOfServiceTaint, outOfServiceTaintMissing(o), EvidenceOutOfServiceTaint)
 	}
 	if fencing.StorageIsolationEnabled() {
-		if why := storageIsolationMissing(o); why == "" {
-			evidence = append(evidence, EvidenceStorageIsolation)
-		} else {
-			missing = append(missing, "storage isolation: "+why)
-			sources = append(sources, EvidenceStorageIsolation)
+		why := storageIsolationMissing(o)
+		if why != "" {
+			why = "storage isolation: " + why
 		}
+		v.check(EvidenceStorageIsolation, why, EvidenceStorageIsolation)
 	}
 	for _, listed := range fencing.Remediators {
-		found := false
-		for _, cr := range o.Evidence.Remediators {
-			if cr.Kind != listed.Kind {
-				continue
-			}
-			found = true
-			if cr.Fenced {
-				evidence = append(evidence, cr.Kind+"/"+cr.Name)
-			} else {
-				missing = append(missing, fmt.Sprintf("%s/%s has no %s=True", cr.Kind, cr.Name, listed.ConditionType))
-			}
-		}
-		if !found {
-			missing = append(missing, fmt.Sprintf("no %s for the node", listed.Kind))
-		}
-		if !remediatorFenced(o.Evidence.Remediators, listed.Kind) {
-			sources = append(sources, listed.Kind)
-		}
+		v.remediators(o.Evidence.Remediators, listed)
 	}
 	if fencing.Delegate != nil {
-		if d := o.Evidence.Delegate; d == nil || !d.Fenced || o.Evidence.DelegateError != "" {
-			sources = append(sources, "Delegate")
-		}
-		switch d := o.Evidence.Delegate; {
-		case o.Evidence.DelegateError != "":
-			missing = append(missing, "delegate: "+o.Evidence.DelegateError)
-		case d == nil:
-			missing = append(missing, "delegate fencing CR not created yet")
-		case d.Fenced:
-			evidence = append(evidence, "delegate "+d.Kind+"/"+d.Name)
-		default:
-			missing = append(missing, fmt.Sprintf("delegate %s/%s has no %s=True", d.Kind, d.Name, fencing.Delegate.ConditionType))
-		}
+		v.delegate(o.Evidence, fencing.Delegate.ConditionType)
 	}
 
-	if len(evidence) > 0 {
-		return Gate{Open: true, Evidence: evidence}
+	if len(v.evidence) > 0 {
+		return Gate{Open: true, Evidence: v.evidence}
 	}
-	return Gate{Missing: strings.Join(missing, "; "), MissingSources: sources}
+	return Gate{Missing: strings.Join(v.missing, "; "), MissingSources: v.sources}
 }
 
-func remediatorFenced(crs []RemediatorCR, kind string) bool {
+// verdict collects, source by source, what holds and what is missing.
+type verdict struct {
+	evidence, missing, sources []string
+}
+
+// check records a source that holds when why is empty, else what is missing.
+func (v *verdict) check(evidence, why, source string) {
+	if why == "" {
+		v.evidence = append(v.evidence, evidence)
+		return
+	}
+	v.missing = append(v.missing, why)
+	v.sources = append(v.sources, source)
+}
+
+func outOfServiceTaintMissing(o Observation) string {
+	if o.Node.ForeignOutOfServiceTaint {
+		return ""
+	}
+	return "no node.kubernetes.io/out-of-service taint"
+}
+
+// remediators accepts each CR of the listed kind whose condition is True.
+func (v *verdict) remediators(crs []RemediatorCR, listed s3gwv1alpha1.RemediatorEvidence) {
+	found, fenced := false, false
 	for _, cr := range crs {
-		if cr.Kind == kind && cr.Fenced {
-			return true
+		if cr.Kind != listed.Kind {
+			continue
+		}
+		found = true
+		if cr.Fenced {
+			fenced = true
+			v.evidence = append(v.evidence, cr.Kind+"/"+cr.Name)
+		} else {
+			v.missing = append(v.missing, fmt.Sprintf("%s/%s has no %s=True", cr.Kind, cr.Name, listed.ConditionType))
 		}
 	}
-	return false
+	if !found {
+		v.missing = append(v.missing, fmt.Sprintf("no %s for the node", listed.Kind))
+	}
+	if !fenced {
+		v.sources = append(v.sources, listed.Kind)
+	}
+}
+
+// delegate accepts the delegate fencing CR once its condition is True.
+func (v *verdict) delegate(e Evidence, conditionType string) {
+	d := e.Delegate
+	switch {
+	case e.DelegateError != "":
+		v.missing = append(v.missing, "delegate: "+e.DelegateError)
+	case d == nil:
+		v.missing = append(v.missing, "delegate fencing CR not created yet")
+	case d.Fenced:
+		v.evidence = append(v.evidence, "delegate "+d.Kind+"/"+d.Name)
+		return
+	default:
+		v.missing = append(v.missing, fmt.Sprintf("delegate %s/%s has no %s=True", d.Kind, d.Name, conditionType))
+	}
+	v.sources = append(v.sources, "Delegate")
 }
 
 // storageIsolationMissing returns why storage isolation does not hold, or ""

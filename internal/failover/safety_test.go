@@ -35,8 +35,8 @@ import (
 const (
 	// safetySeed makes every run explore the same observations; override
 	// with FAILOVER_SAFETY_SEED to explore others.
-	safetySeed         uint64 = 0x53_33_67_77_2026
-	safetyObservations        = 20000
+	safetySeed         = uint64(0x53_33_67_77_2026)
+	safetyObservations = 20000
 	// minDestructiveShare is the share of observations that must lead to a
 	// destructive decision, or the generator misses the interesting space.
 	minDestructiveShare = 0.05

@@ -29,6 +29,12 @@ import (
 	s3gwv1alpha1 "github.com/s3gw-tech/s3gw-remediation/api/v1alpha1"
 )
 
+// Controller kinds a target's owner can have.
+const (
+	kindReplicaSet = "ReplicaSet"
+	kindDeployment = "Deployment"
+)
+
 // Owner resolves the workload that recreates the pod: the Deployment of its
 // ReplicaSet, its StatefulSet, or a bare ReplicaSet. Nil for an unowned pod,
 // which nothing would replace.
@@ -37,7 +43,7 @@ func Owner(ctx context.Context, reader client.Reader, pod *corev1.Pod) (*s3gwv1a
 	if ref == nil {
 		return nil, nil
 	}
-	if ref.Kind != "ReplicaSet" {
+	if ref.Kind != kindReplicaSet {
 		return &s3gwv1alpha1.WorkloadOwner{Kind: ref.Kind, Name: ref.Name}, nil
 	}
 	deployment, err := replicaSetOwner(ctx, reader, pod.Namespace, ref.Name)
@@ -45,9 +51,9 @@ func Owner(ctx context.Context, reader client.Reader, pod *corev1.Pod) (*s3gwv1a
 		return nil, err
 	}
 	if deployment == "" {
-		return &s3gwv1alpha1.WorkloadOwner{Kind: "ReplicaSet", Name: ref.Name, ReplicaSet: ref.Name}, nil
+		return &s3gwv1alpha1.WorkloadOwner{Kind: kindReplicaSet, Name: ref.Name, ReplicaSet: ref.Name}, nil
 	}
-	return &s3gwv1alpha1.WorkloadOwner{Kind: "Deployment", Name: deployment, ReplicaSet: ref.Name}, nil
+	return &s3gwv1alpha1.WorkloadOwner{Kind: kindDeployment, Name: deployment, ReplicaSet: ref.Name}, nil
 }
 
 // replicaSetOwner returns the name of the Deployment controlling a
@@ -60,7 +66,7 @@ func replicaSetOwner(ctx context.Context, reader client.Reader, namespace, name 
 		}
 		return "", fmt.Errorf("getting ReplicaSet %s/%s: %w", namespace, name, err)
 	}
-	if ref := metav1.GetControllerOf(rs); ref != nil && ref.Kind == "Deployment" {
+	if ref := metav1.GetControllerOf(rs); ref != nil && ref.Kind == kindDeployment {
 		return ref.Name, nil
 	}
 	return "", nil
@@ -73,8 +79,8 @@ func sameOwner(ctx context.Context, reader client.Reader, pod *corev1.Pod, owner
 		return false, nil
 	}
 	switch owner.Kind {
-	case "Deployment":
-		if ref.Kind != "ReplicaSet" {
+	case kindDeployment:
+		if ref.Kind != kindReplicaSet {
 			return false, nil
 		}
 		if ref.Name == owner.ReplicaSet {
