@@ -9,7 +9,9 @@ generated() {
   {
     find api internal -name 'zz_generated.*.go'
     find config/crd/bases config/rbac/role.yaml -type f
-    for dir in bundle catalog; do [ -d "$dir" ] && find "$dir" -type f; done
+    for dir in bundle catalog; do
+      if [ -d "$dir" ]; then find "$dir" -type f; fi
+    done
   } | sort | xargs sha256sum
 }
 

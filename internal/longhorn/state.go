@@ -32,6 +32,7 @@ var ErrNotInstalled = errors.New("longhorn.io/v1beta2 is not served: Longhorn is
 // State reads Longhorn's view of nodes, replicas and tickets. It reads
 // through an uncached reader, so decisions see Longhorn as it is now and no
 // informer is started on clusters without Longhorn.
+// +kubebuilder:object:generate=false
 type State struct {
 	Reader    client.Reader
 	Namespace string
@@ -79,6 +80,7 @@ func (s State) NodeDown(ctx context.Context, node string) (bool, error) {
 }
 
 // ReplicaPlacement says where a volume's replicas are.
+// +kubebuilder:object:generate=false
 type ReplicaPlacement struct {
 	// OnNode is true when any replica, healthy or not, lives on the node.
 	OnNode bool
