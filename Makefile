@@ -22,6 +22,7 @@ KUBE_CONTROLLER_MANAGER := $(K8S_BIN)/kube-controller-manager
 KUBE_SCHEDULER := $(K8S_BIN)/kube-scheduler
 KUBECTL := $(K8S_BIN)/kubectl
 ETCD := $(K8S_BIN)/etcd
+KWOK := $(LOCALBIN)/kwok
 CONTROLLER_GEN := $(LOCALBIN)/controller-gen
 GOLANGCI_LINT := $(LOCALBIN)/golangci-lint
 
@@ -116,6 +117,15 @@ $(KUBE_APISERVER) $(KUBE_CONTROLLER_MANAGER) $(KUBE_SCHEDULER) $(KUBECTL) &: hac
 	@echo "Building Kubernetes control-plane binaries from source (cold: ~13 min)"
 	$(call GO_BUILD_TOOL,kubernetes,$(K8S_BIN)/) k8s.io/kubernetes/cmd/kube-apiserver k8s.io/kubernetes/cmd/kube-controller-manager k8s.io/kubernetes/cmd/kube-scheduler k8s.io/kubernetes/cmd/kubectl
 	touch $(KUBE_APISERVER) $(KUBE_CONTROLLER_MANAGER) $(KUBE_SCHEDULER) $(KUBECTL)
+
+.PHONY: kwok
+kwok: $(KWOK) ## Build kwok, the node simulator of the local cluster.
+
+.PHONY: local-cluster-assets
+local-cluster-assets: control-plane $(KWOK) ## Build every binary the local failover cluster runs.
+
+$(KWOK): hack/tools/kwok/go.mod | $(LOCALBIN)
+	$(call GO_BUILD_TOOL,kwok,$(KWOK)) sigs.k8s.io/kwok/cmd/kwok
 
 $(ETCD): hack/tools/etcd/go.mod | $(LOCALBIN)
 	$(call GO_BUILD_TOOL,etcd,$(ETCD)) go.etcd.io/etcd/server/v3

@@ -1,0 +1,95 @@
+/*
+Copyright 2026 The s3gw-remediation Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package longhornsim
+
+import (
+	"strings"
+	"testing"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/s3gw-tech/s3gw-remediation/internal/longhorn"
+)
+
+// The golden value is sha256("pvc-0a1b2c3d" + "driver.longhorn.io" + "node-a"),
+// computed with sha256sum: the attach-detach controller's naming.
+func TestAttachmentNameMatchesKubernetes(t *testing.T) {
+	const want = "csi-ab1af63c2b17478c0922cb1ddb5550d338c4f227f9843183b99f8e85451f69c4"
+	if got := AttachmentName("pvc-0a1b2c3d", "node-a"); got != want {
+		t.Errorf("AttachmentName() = %s, want %s", got, want)
+	}
+}
+
+func TestUniqueVolumeName(t *testing.T) {
+	if got := UniqueVolumeName("pvc-1"); got != "kubernetes.io/csi/driver.longhorn.io^pvc-1" {
+		t.Errorf("UniqueVolumeName() = %s", got)
+	}
+}
+
+func TestTicketStatuses(t *testing.T) {
+	now := metav1.Now()
+	view := fakeView([]string{"a"}, []string{"b"}, []string{"a"})
+	ts := tickets(csiTicket("csi-a", "a"), csiTicket("csi-b", "b"))
+	attachedA := attachment{nodeID: "a", state: stateAttached, currentNodeID: "a", engineNodeID: "a"}
+
+	got := ticketStatuses(ts, attachedA, view, nil, now)
+	if !got["csi-a"].Satisfied || got["csi-b"].Satisfied {
+		t.Fatalf("satisfied: csi-a=%v csi-b=%v, want true/false", got["csi-a"].Satisfied, got["csi-b"].Satisfied)
+	}
+	if msg := got["csi-b"].Conditions[0].Message; !strings.Contains(msg, "attached to different node a") {
+		t.Errorf("csi-b message = %q", msg)
+	}
+	if ticketStatuses(nil, attachedA, view, got, now) != nil {
+		t.Error("statuses of removed tickets should be dropped")
+	}
+}
+
+func TestOptionsDescribeAndValidate(t *testing.T) {
+	if got := (Options{}).Describe(); got != "longhorn=simulated attach-delay=1.5s node-down-pod-deletion-policy=do-nothing" {
+		t.Errorf("Describe() = %q", got)
+	}
+	if err := (Options{NodeDownPodDeletionPolicy: "delete-statefulset-pod"}).withDefaults().validate(); err == nil {
+		t.Error("want an error for a policy the simulator does not implement")
+	}
+}
+
+func TestSetEngineFollowsAttachment(t *testing.T) {
+	view := fakeView([]string{"a", "b"}, nil, []string{"a", "b"})
+	replicas := []longhorn.Replica{
+		{ObjectMeta: metav1.ObjectMeta{Name: "r-a"}, Spec: longhorn.ReplicaSpec{NodeID: "a"}},
+		{ObjectMeta: metav1.ObjectMeta{Name: "r-b"}, Spec: longhorn.ReplicaSpec{NodeID: "b", FailedAt: "2026-11-30T00:00:00Z"}},
+	}
+	e := &longhorn.Engine{}
+	setEngine(e, attachment{nodeID: "a", state: stateAttached, currentNodeID: "a", engineNodeID: "a"}, replicas, view)
+	if e.Spec.NodeID != "a" || e.Spec.DesireState != "running" || e.Status.CurrentState != "running" {
+		t.Errorf("attached engine = %+v", e)
+	}
+	if len(e.Status.ReplicaModeMap) != 1 || e.Status.ReplicaModeMap["r-a"] != "RW" {
+		t.Errorf("replica modes = %v, want only the healthy r-a in RW", e.Status.ReplicaModeMap)
+	}
+
+	downA := fakeView([]string{"b"}, []string{"a"}, []string{"b"})
+	setEngine(e, attachment{nodeID: "a", state: stateAttached, currentNodeID: "a", engineNodeID: "a"}, replicas, downA)
+	if e.Status.CurrentState != "unknown" || e.Status.ReplicaModeMap["r-a"] != "RW" {
+		t.Errorf("engine on a down node = %+v, want unknown with frozen modes", e.Status)
+	}
+
+	setEngine(e, attachment{state: stateDetached}, replicas, downA)
+	if e.Spec.NodeID != "" || e.Spec.DesireState != "stopped" || e.Status.CurrentState != "stopped" || e.Status.ReplicaModeMap != nil {
+		t.Errorf("detached engine = %+v", e)
+	}
+}
