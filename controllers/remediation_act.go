@@ -88,6 +88,9 @@ func (r *RemediationReconciler) act(ctx context.Context, s *scope) error {
 		if err := fencing.AddTaint(ctx, r.Client, s.node, taint, s.now); err != nil {
 			return err
 		}
+		for range unreleasedVolumes(s.obs.Targets) {
+			r.Metrics.AttachmentReleased(string(s3gwv1alpha1.ReleaseOutOfServiceTaint))
+		}
 		r.eventBoth(s, eventOutOfServiceTaint, "Added "+taint.ToString()+" to release s3gw's volumes")
 	}
 	return nil
@@ -145,7 +148,7 @@ func (r *RemediationReconciler) unmarkInUse(ctx context.Context, s *scope, volum
 
 func (r *RemediationReconciler) deleteAttachment(ctx context.Context, s *scope, v failover.Volume) error {
 	logf.FromContext(ctx).Info("Deleting VolumeAttachment", "volume", v.LonghornVolume)
-	deleted, err := longhorn.DeleteKubeAttachments(ctx, r.Client, v.PersistentVolume, s.nodeName)
+	deleted, err := longhorn.DeleteKubeAttachments(ctx, r.APIReader, r.Client, v.PersistentVolume, s.nodeName)
 	if err != nil {
 		return err
 	}
@@ -156,6 +159,19 @@ func (r *RemediationReconciler) deleteAttachment(ctx context.Context, s *scope, 
 		r.eventBoth(s, eventAttachmentDeleted, "Deleted the VolumeAttachment of "+v.LonghornVolume+" on the failed node")
 	}
 	return nil
+}
+
+// unreleasedVolumes lists the target volumes still attached to the node.
+func unreleasedVolumes(targets []failover.Target) []failover.Volume {
+	var out []failover.Volume
+	for _, t := range targets {
+		for _, v := range t.Volumes {
+			if v.Releasable() && !v.Released() {
+				out = append(out, v)
+			}
+		}
+	}
+	return out
 }
 
 // eventBoth records a Normal event on the CR and on the Node.

@@ -201,7 +201,8 @@ func (r *RemediationReconciler) ensureFinalizer(ctx context.Context, rem *s3gwv1
 		return nil
 	}
 	logf.FromContext(ctx).Info("Starting remediation")
-	patch := client.MergeFrom(rem.DeepCopy())
+	// Locked so a concurrent change to the finalizer list is never overwritten.
+	patch := client.MergeFromWithOptions(rem.DeepCopy(), client.MergeFromWithOptimisticLock{})
 	controllerutil.AddFinalizer(rem, Finalizer)
 	if err := r.Client.Patch(ctx, rem, patch); err != nil {
 		return fmt.Errorf("adding finalizer: %w", err)

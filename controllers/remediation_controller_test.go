@@ -58,11 +58,20 @@ type failedNodeScenario struct {
 }
 
 func newFailedNodeScenario(spec s3gwv1alpha1.S3GWRemediationSpec, opts ...gatewayOption) *failedNodeScenario {
+	// The out-of-service taint is only added on proof that the node is shut
+	// down: unless the story says otherwise, a fencer (FAR) reports it.
+	fencer := spec.Release.Strategy == s3gwv1alpha1.ReleaseOutOfServiceTaint && len(spec.Fencing.Remediators) == 0
+	if fencer {
+		spec.Fencing.Remediators = farEvidence()
+	}
 	w := newWorld(suiteCtx)
 	w.addNode("healthy", true)
 	w.addNode("failed", true)
 	g := w.addGateway("s3gw", "failed", "healthy", opts...)
 	w.setReady("failed", false)
+	if fencer {
+		w.addFAR("failed", "FenceAgentActionSucceeded", metav1.ConditionTrue)
+	}
 	e := w.nhc(w.template("s3gw", spec, false))
 	return &failedNodeScenario{w: w, g: g, e: e, key: w.remediate(e, "failed")}
 }
@@ -116,7 +125,7 @@ var _ = Describe("S3GWRemediation", func() {
 			st := s.w.stepper(k8sClient)
 			st.until(s.key, 20, succeeded)
 			rem := s.expectMoved()
-			Expect(rem.Status.FencingEvidence).To(ConsistOf("StorageIsolation"))
+			Expect(rem.Status.FencingEvidence).To(ContainElement("StorageIsolation"))
 			Expect(st.eventsWithReason("RemediationStarted")).To(HaveLen(1))
 			Expect(st.eventsWithReason(eventPodEvicted)).To(HaveLen(2), "one event on the CR, one on the Node")
 			Expect(st.eventsWithReason(released)).To(HaveLen(2))

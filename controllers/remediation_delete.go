@@ -60,7 +60,7 @@ func (r *RemediationReconciler) reconcileDelete(ctx context.Context, rem *s3gwv1
 	r.Metrics.SetFencingBlocked(rem.UID, "")
 
 	log.Info("Removing finalizer")
-	patch := client.MergeFrom(rem.DeepCopy())
+	patch := client.MergeFromWithOptions(rem.DeepCopy(), client.MergeFromWithOptimisticLock{})
 	controllerutil.RemoveFinalizer(rem, Finalizer)
 	if err := client.IgnoreNotFound(r.Client.Patch(ctx, rem, patch)); err != nil {
 		return fmt.Errorf("removing finalizer: %w", err)

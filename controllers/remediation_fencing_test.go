@@ -228,3 +228,24 @@ var _ = Describe("The fencing gate", func() {
 			"the fencer removes its own taint")
 	})
 })
+
+var _ = Describe("An invalid delegate", func() {
+	It("is reported in the Fenced condition and nothing is created or deleted", func() {
+		s := newFailedNodeScenario(s3gwv1alpha1.S3GWRemediationSpec{Fencing: s3gwv1alpha1.FencingSpec{
+			OutOfServiceTaint: ptr.To(false), StorageIsolation: ptr.To(false),
+			Delegate: &s3gwv1alpha1.DelegateFencing{APIVersion: "fence-agents-remediation.medik8s.io/v1alpha1",
+				Kind: "FenceAgentsRemediationTemplate", Name: "missing"},
+		}})
+		recorder := newWriteRecorder()
+		st := s.w.stepper(recorder)
+		for range 3 {
+			Expect(st.pass(s.key)).To(Succeed())
+		}
+		rem := s.w.remediation(s.key)
+		fenced := conditionOf(rem, s3gwv1alpha1.ConditionFenced)
+		Expect(fenced.Reason).To(Equal(s3gwv1alpha1.ReasonInvalidDelegate))
+		Expect(fenced.Message).To(ContainSubstring("template FenceAgentsRemediationTemplate " + s.w.ns + "/missing not found"))
+		Expect(recorder.Writes()).To(HaveEach(HaveField("Kind", "S3GWRemediation")))
+		Expect(s.w.podExists(s.g.pod)).To(BeTrue())
+	})
+})

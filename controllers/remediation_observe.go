@@ -19,6 +19,7 @@ package controllers
 import (
 	"context"
 	"errors"
+	"fmt"
 	"time"
 
 	"github.com/medik8s/common/pkg/annotations"
@@ -56,12 +57,21 @@ func timedOut(rem *s3gwv1alpha1.S3GWRemediation) bool {
 // decision cannot use them (missing node, timed out).
 func (r *RemediationReconciler) observe(ctx context.Context, rem *s3gwv1alpha1.S3GWRemediation, nodeName string, node *corev1.Node) (*scope, error) {
 	s := &scope{rem: rem, nodeName: nodeName, node: node, now: metav1.NewTime(r.Clock.Now()), targets: rem.Status.Targets}
-	s.obs = failover.Observation{Now: s.now.Time, Spec: rem.Spec, TimedOut: timedOut(rem)}
+	s.obs = failover.Observation{Now: s.now.Time, Spec: rem.Spec, TimedOut: timedOut(rem),
+		Succeeded: meta.IsStatusConditionTrue(rem.Status.Conditions, s3gwv1alpha1.ConditionSucceeded)}
 	if node == nil {
 		return s, nil
 	}
 	ownTaint := taintRecorded(rem, fencing.OutOfServiceTaint())
 	hasTaint := fencing.HasTaint(node, fencing.OutOfServiceTaint())
+	if hasTaint && !ownTaint {
+		// A taint another remediation of this node added is no evidence either.
+		byPeer, err := r.taintRecordedByPeer(ctx, rem, nodeName)
+		if err != nil {
+			return nil, err
+		}
+		hasTaint = !byPeer
+	}
 	s.obs.Node = &failover.Node{
 		Name:                     node.Name,
 		Ready:                    nodeReady(node),
@@ -72,9 +82,7 @@ func (r *RemediationReconciler) observe(ctx context.Context, rem *s3gwv1alpha1.S
 	if s.obs.TimedOut {
 		return s, nil // no new step starts; nothing else to read
 	}
-	if c := meta.FindStatusCondition(rem.Status.Conditions, s3gwv1alpha1.ConditionAttachmentsReleased); c != nil && c.Status == metav1.ConditionTrue {
-		s.obs.ReleasedSince = &c.LastTransitionTime.Time
-	}
+	s.obs.ReleasedSince = releasedSince(rem.Status.Conditions)
 
 	lh := longhorn.State{Reader: r.APIReader, Namespace: rem.Spec.Release.LonghornNamespace}
 	if lh.Namespace == "" {
@@ -149,11 +157,12 @@ func (r *RemediationReconciler) newTarget(ctx context.Context, pod *corev1.Pod) 
 // refreshes its status entry (t) from what it saw.
 func (r *RemediationReconciler) observeTarget(ctx context.Context, s *scope, lh longhorn.State, t *s3gwv1alpha1.TargetPod) (failover.Target, error) {
 	ft := failover.Target{Namespace: t.Namespace, Name: t.Name, UID: t.UID}
-	present, err := workloads.Present(ctx, r.APIReader, *t)
+	presence, err := workloads.Present(ctx, r.APIReader, *t)
 	if err != nil {
 		return ft, err
 	}
-	ft.PodPresent = present
+	present := presence.Present
+	ft.PodPresent, ft.ForceDeleted = present, presence.ForceDeleted
 
 	t.Volumes = append([]s3gwv1alpha1.TargetVolume(nil), t.Volumes...)
 	allReleased := true
@@ -204,6 +213,11 @@ func (r *RemediationReconciler) observeVolume(ctx context.Context, s *scope, lh 
 	v.KubeAttachment = len(vas) > 0
 	v.InUseOnNode = longhorn.InUse(s.node, tv.LonghornVolume)
 	if s.obs.LonghornAvailable {
+		found, err := lh.VolumeExists(ctx, tv.LonghornVolume)
+		if err != nil {
+			return v, err
+		}
+		v.LonghornVolumeMissing = !found
 		if v.LonghornTicket, err = lh.TicketOnNode(ctx, tv.LonghornVolume, s.nodeName); err != nil {
 			return v, err
 		}
@@ -242,7 +256,7 @@ func (r *RemediationReconciler) observeEvidence(ctx context.Context, s *scope, l
 	}
 	if fencingSpec.Delegate != nil {
 		d := fencing.Delegate{Client: r.Client, Reader: r.APIReader}
-		cr, ref, err := d.Observe(ctx, s.rem)
+		cr, ref, err := d.Observe(ctx, s.rem, s.nodeName)
 		var invalid *fencing.DelegateError
 		switch {
 		case errors.As(err, &invalid):
@@ -254,6 +268,38 @@ func (r *RemediationReconciler) observeEvidence(ctx context.Context, s *scope, l
 		}
 	}
 	return nil
+}
+
+// releasedSince is when the targets became both evicted and released (the
+// later of the two conditions' transitions), which starts the replacement
+// timeout; nil unless both hold.
+func releasedSince(conds []metav1.Condition) *time.Time {
+	evicted := meta.FindStatusCondition(conds, s3gwv1alpha1.ConditionWorkloadEvicted)
+	released := meta.FindStatusCondition(conds, s3gwv1alpha1.ConditionAttachmentsReleased)
+	if evicted == nil || released == nil || evicted.Status != metav1.ConditionTrue || released.Status != metav1.ConditionTrue {
+		return nil
+	}
+	t := evicted.LastTransitionTime.Time
+	if released.LastTransitionTime.After(t) {
+		t = released.LastTransitionTime.Time
+	}
+	return &t
+}
+
+// taintRecordedByPeer reports whether another remediation of the same node
+// recorded the out-of-service taint as its own.
+func (r *RemediationReconciler) taintRecordedByPeer(ctx context.Context, rem *s3gwv1alpha1.S3GWRemediation, node string) (bool, error) {
+	list := &s3gwv1alpha1.S3GWRemediationList{}
+	if err := r.Client.List(ctx, list); err != nil {
+		return false, fmt.Errorf("listing S3GWRemediations: %w", err)
+	}
+	for i := range list.Items {
+		peer := &list.Items[i]
+		if peer.UID != rem.UID && fencing.NodeName(peer) == node && taintRecorded(peer, fencing.OutOfServiceTaint()) {
+			return true, nil
+		}
+	}
+	return false, nil
 }
 
 func nodeReady(node *corev1.Node) bool {

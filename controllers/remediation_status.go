@@ -55,7 +55,7 @@ func (r *RemediationReconciler) updateStatus(ctx context.Context, s *scope) {
 	if s.delegate != nil {
 		st.Delegate = s.delegate
 	}
-	if d.Gate.Open {
+	if d.Gate.Open && d.Phase != s3gwv1alpha1.PhaseWaitingForFencing {
 		st.FencingEvidence = d.Gate.Evidence
 	}
 	for _, c := range d.Conditions {
@@ -76,15 +76,21 @@ func (r *RemediationReconciler) updateStatus(ctx context.Context, s *scope) {
 		r.Metrics.PhaseEnded(string(st.Phase), since(s.now, st.PhaseTransitionTime))
 	}
 	logf.FromContext(ctx).Info("Entering phase", "phase", d.Phase, "from", st.Phase)
+	previous := st.Phase
 	st.Phase, st.PhaseTransitionTime = d.Phase, &s.now
-	switch d.Phase {
-	case s3gwv1alpha1.PhaseSucceeded, s3gwv1alpha1.PhaseFailed, s3gwv1alpha1.PhaseStopped:
+	if final(d.Phase) && !final(previous) {
 		r.Metrics.RemediationEnded(string(d.Phase), conditionReason(d, s3gwv1alpha1.ConditionSucceeded))
 	}
 	if d.Finished() && st.CompletionTime == nil {
 		st.CompletionTime = &s.now
 	}
 	r.phaseEvent(s, d.Phase)
+}
+
+// final is true for phases a remediation ends in (it may still move between
+// them, e.g. Failed then Stopped, but it is counted once).
+func final(p s3gwv1alpha1.Phase) bool {
+	return p == s3gwv1alpha1.PhaseSucceeded || p == s3gwv1alpha1.PhaseFailed || p == s3gwv1alpha1.PhaseStopped
 }
 
 // patchStatus is the only status writer. It records the pass's error, skips

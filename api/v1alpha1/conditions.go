@@ -61,5 +61,4 @@ const (
 	ReasonWaitingForReplacement   = "WaitingForReplacement"
 	ReasonReplacementReady        = "ReplacementReady"
 	ReasonReplacementNotReady     = "ReplacementNotReady"
-	ReasonPending                 = "Pending"
 )

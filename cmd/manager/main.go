@@ -93,8 +93,8 @@ func main() {
 		HealthProbeBindAddress: probeAddr,
 		LeaderElection:         enableLeaderElection,
 		LeaderElectionID:       "s3gw-remediation.medik8s.io",
-		// Cached objects are only read; dropping managed fields halves the
-		// memory the pod and node caches take.
+		// Cached objects (our CRs, nodes, VolumeAttachments) are only read;
+		// dropping managed fields saves most of their memory.
 		Cache: cache.Options{DefaultTransform: cache.TransformStripManagedFields()},
 	})
 	if err != nil {

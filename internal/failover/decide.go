@@ -30,6 +30,10 @@ import (
 // is decided unless the node is found, not timed out, not Ready, its targets
 // are recorded and the fencing gate is open.
 func Decide(o Observation) Decision {
+	if o.Succeeded {
+		// Reported once, kept whatever happens next: NHC may have acted on it.
+		return Decision{Phase: s3gwv1alpha1.PhaseSucceeded}
+	}
 	if o.Node == nil {
 		return Decision{
 			Phase:      s3gwv1alpha1.PhaseFailed,
@@ -78,15 +82,11 @@ func Decide(o Observation) Decision {
 
 	gate := EvaluateGate(o)
 	if !gate.Open {
-		msg := "Waiting for fencing evidence: " + gate.Missing
-		return Decision{
-			Phase:          s3gwv1alpha1.PhaseWaitingForFencing,
-			Gate:           gate,
-			CreateDelegate: o.Spec.Fencing.Delegate != nil && o.Evidence.Delegate == nil && o.Evidence.DelegateError == "",
-			Conditions: append(append(processing(s3gwv1alpha1.ReasonWaitingForFencing, msg),
-				condition(s3gwv1alpha1.ConditionFenced, metav1.ConditionFalse, s3gwv1alpha1.ReasonWaitingForFencing, msg)), progress...),
-			Wait: WaitForFencing,
-		}
+		return waitForFencing(o, gate, "Waiting for fencing evidence: "+gate.Missing, progress)
+	}
+	if o.Spec.Release.Strategy == s3gwv1alpha1.ReleaseOutOfServiceTaint && !gate.Disabled && !provesShutdown(gate) {
+		return waitForFencing(o, gate, "The OutOfServiceTaint release needs proof the node is shut down; "+
+			"storage isolation only proves Longhorn's volumes are safe", progress)
 	}
 	fenced := fencedCondition(gate)
 
@@ -94,6 +94,36 @@ func Decide(o Observation) Decision {
 		return d
 	}
 	return actions(o, gate, fenced, progress)
+}
+
+// waitForFencing holds every destructive step. It may create the delegate
+// fencing CR, which is what produces the evidence.
+func waitForFencing(o Observation, gate Gate, msg string, progress []metav1.Condition) Decision {
+	reason := s3gwv1alpha1.ReasonWaitingForFencing
+	if o.Evidence.DelegateError != "" {
+		reason = s3gwv1alpha1.ReasonInvalidDelegate
+	}
+	return Decision{
+		Phase:          s3gwv1alpha1.PhaseWaitingForFencing,
+		Gate:           gate,
+		CreateDelegate: o.Spec.Fencing.Delegate != nil && o.Evidence.Delegate == nil && o.Evidence.DelegateError == "",
+		Conditions: append(append(processing(s3gwv1alpha1.ReasonWaitingForFencing, msg),
+			condition(s3gwv1alpha1.ConditionFenced, metav1.ConditionFalse, reason, msg)), progress...),
+		Wait: WaitForFencing,
+	}
+}
+
+// provesShutdown is true when the gate holds on evidence that the node is
+// down (a taint, a fencer's success), not only on storage isolation: the
+// out-of-service taint force-detaches every volume on the node, Longhorn or
+// not, and evicts every pod, which is only safe for a node that is off.
+func provesShutdown(gate Gate) bool {
+	for _, e := range gate.Evidence {
+		if e != EvidenceStorageIsolation {
+			return true
+		}
+	}
+	return false
 }
 
 func fencedCondition(gate Gate) metav1.Condition {
@@ -117,6 +147,11 @@ func replicaCheck(o Observation, gate Gate, fenced metav1.Condition, progress []
 			}
 			if !o.LonghornAvailable {
 				msg := fmt.Sprintf("Volume %s uses driver.longhorn.io but Longhorn's CRDs are not served; cannot verify replicas or attachments", v.PersistentVolume)
+				return true, failedDecision(gate, fenced, progress, s3gwv1alpha1.ReasonLonghornUnavailable, msg)
+			}
+			if v.LonghornVolumeMissing {
+				msg := fmt.Sprintf("Longhorn volume %s not found in %s; check release.longhornNamespace", v.LonghornVolume,
+					o.Spec.Release.LonghornNamespace)
 				return true, failedDecision(gate, fenced, progress, s3gwv1alpha1.ReasonLonghornUnavailable, msg)
 			}
 			if !v.HealthyReplicaElsewhere {
@@ -145,7 +180,7 @@ func failedDecision(gate Gate, fenced metav1.Condition, progress []metav1.Condit
 func actions(o Observation, gate Gate, fenced metav1.Condition, progress []metav1.Condition) Decision {
 	d := Decision{Gate: gate}
 	for _, t := range o.Targets {
-		if t.PodPresent {
+		if t.PodPresent && !t.ForceDeleted {
 			d.Evict = append(d.Evict, t)
 		}
 	}
@@ -181,7 +216,7 @@ func actions(o Observation, gate Gate, fenced metav1.Condition, progress []metav
 	}
 
 	switch {
-	case len(d.Evict) > 0:
+	case anyPodPresent(o.Targets):
 		d.Phase = s3gwv1alpha1.PhaseEvicting
 	case needsRelease:
 		d.Phase = s3gwv1alpha1.PhaseReleasing

@@ -44,8 +44,12 @@ type Observation struct {
 	// OutOfServiceTaintRecorded is true once status records that this
 	// remediation adds the out-of-service taint (recorded before added).
 	OutOfServiceTaintRecorded bool
-	// ReleasedSince is when every attachment was seen released; nil before.
+	// ReleasedSince is when the targets were last seen both evicted and
+	// released, which starts the replacement timeout; nil before.
 	ReleasedSince *time.Time
+	// Succeeded is true once status reported Succeeded=True: a finished
+	// move stays finished.
+	Succeeded bool
 }
 
 // Node is the failed node's state.
@@ -91,7 +95,10 @@ type Target struct {
 	Recorded bool
 	// PodPresent is true while a pod with this UID exists in the API.
 	PodPresent bool
-	Volumes    []Volume
+	// ForceDeleted is true when the present pod was already deleted with
+	// grace period 0 (held only by finalizers); it is not deleted again.
+	ForceDeleted bool
+	Volumes      []Volume
 	// Replacement is a Ready pod of the same workload on another node.
 	Replacement *Replacement
 }
@@ -121,6 +128,9 @@ type Volume struct {
 	// LonghornTicket is true while Longhorn's VolumeAttachment holds a
 	// ticket for the failed node.
 	LonghornTicket bool
+	// LonghornVolumeMissing is true when no Longhorn Volume of this name
+	// exists in the configured Longhorn namespace.
+	LonghornVolumeMissing bool
 }
 
 // Releasable is true for the volumes this controller releases.

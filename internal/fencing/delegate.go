@@ -84,16 +84,21 @@ func (d Delegate) Find(ctx context.Context, rem *s3gwv1alpha1.S3GWRemediation) (
 
 // Observe returns the remediation's delegate CR and whether its proving
 // condition is True; nil when it has not been created yet. The CR is found
-// by its owner reference, so it is found again after a restart.
-func (d Delegate) Observe(ctx context.Context, rem *s3gwv1alpha1.S3GWRemediation) (*failover.RemediatorCR, *corev1.ObjectReference, error) {
+// by its owner reference, so it is found again after a restart. Before it
+// exists, Observe checks that it can be created: a DelegateError says why
+// not (a missing template, a name taken by a CR that is not ours).
+func (d Delegate) Observe(ctx context.Context, rem *s3gwv1alpha1.S3GWRemediation, node string) (*failover.RemediatorCR, *corev1.ObjectReference, error) {
 	spec := rem.Spec.Fencing.Delegate
 	if spec.Namespace != "" && spec.Namespace != rem.Namespace {
 		return nil, nil, &DelegateError{fmt.Sprintf("delegate.namespace %q must be the remediation's namespace %q: the created CR is owned by it",
 			spec.Namespace, rem.Namespace)}
 	}
 	cr, err := d.Find(ctx, rem)
-	if err != nil || cr == nil {
+	if err != nil {
 		return nil, nil, err
+	}
+	if cr == nil {
+		return nil, nil, d.creatable(ctx, rem, node)
 	}
 	state := &failover.RemediatorCR{
 		Kind: cr.GetKind(), Name: cr.GetName(),
@@ -114,18 +119,9 @@ func (d Delegate) Create(ctx context.Context, rem *s3gwv1alpha1.S3GWRemediation,
 	if err != nil {
 		return "", err
 	}
-	template := &unstructured.Unstructured{}
-	template.SetAPIVersion(spec.APIVersion)
-	template.SetKind(spec.Kind)
-	if err := d.Reader.Get(ctx, client.ObjectKey{Namespace: rem.Namespace, Name: spec.Name}, template); err != nil {
-		if apierrors.IsNotFound(err) || meta.IsNoMatchError(err) {
-			return "", &DelegateError{fmt.Sprintf("template %s %s/%s not found", spec.Kind, rem.Namespace, spec.Name)}
-		}
-		return "", fmt.Errorf("getting template %s %s/%s: %w", spec.Kind, rem.Namespace, spec.Name, err)
-	}
-	templateSpec, found, err := unstructured.NestedMap(template.Object, "spec", "template", "spec")
-	if err != nil || !found {
-		return "", &DelegateError{fmt.Sprintf("template %s/%s has no spec.template.spec", spec.Kind, spec.Name)}
+	template, templateSpec, err := d.template(ctx, rem)
+	if err != nil {
+		return "", err
 	}
 
 	cr := &unstructured.Unstructured{Object: map[string]any{"spec": templateSpec}}
@@ -152,6 +148,51 @@ func (d Delegate) Create(ctx context.Context, rem *s3gwv1alpha1.S3GWRemediation,
 		return "", fmt.Errorf("creating %s for node %s: %w", gvk.Kind, node, err)
 	}
 	return cr.GetName(), nil
+}
+
+// template reads the delegate template and its spec.template.spec.
+func (d Delegate) template(ctx context.Context, rem *s3gwv1alpha1.S3GWRemediation) (*unstructured.Unstructured, map[string]any, error) {
+	spec := rem.Spec.Fencing.Delegate
+	template := &unstructured.Unstructured{}
+	template.SetAPIVersion(spec.APIVersion)
+	template.SetKind(spec.Kind)
+	if err := d.Reader.Get(ctx, client.ObjectKey{Namespace: rem.Namespace, Name: spec.Name}, template); err != nil {
+		if apierrors.IsNotFound(err) || meta.IsNoMatchError(err) {
+			return nil, nil, &DelegateError{fmt.Sprintf("template %s %s/%s not found", spec.Kind, rem.Namespace, spec.Name)}
+		}
+		return nil, nil, fmt.Errorf("getting template %s %s/%s: %w", spec.Kind, rem.Namespace, spec.Name, err)
+	}
+	templateSpec, found, err := unstructured.NestedMap(template.Object, "spec", "template", "spec")
+	if err != nil || !found {
+		return nil, nil, &DelegateError{fmt.Sprintf("template %s/%s has no spec.template.spec", spec.Kind, spec.Name)}
+	}
+	return template, templateSpec, nil
+}
+
+// creatable returns a DelegateError when the delegate cannot be created.
+func (d Delegate) creatable(ctx context.Context, rem *s3gwv1alpha1.S3GWRemediation, node string) error {
+	template, _, err := d.template(ctx, rem)
+	if err != nil {
+		return err
+	}
+	if _, multi := template.GetAnnotations()[annotations.MultipleTemplatesSupportedAnnotation]; multi {
+		return nil // generated names never collide
+	}
+	gvk, err := delegateGVK(rem.Spec.Fencing.Delegate)
+	if err != nil {
+		return err
+	}
+	existing := &unstructured.Unstructured{}
+	existing.SetGroupVersionKind(gvk)
+	err = d.Reader.Get(ctx, client.ObjectKey{Namespace: rem.Namespace, Name: node}, existing)
+	switch {
+	case err == nil:
+		return &DelegateError{fmt.Sprintf("a %s named %s exists and is not owned by this remediation", gvk.Kind, node)}
+	case apierrors.IsNotFound(err):
+		return nil
+	default:
+		return fmt.Errorf("getting %s %s: %w", gvk.Kind, node, err)
+	}
 }
 
 // Delete deletes the remediation's delegate CR, if any.

@@ -21,11 +21,13 @@ import (
 	"fmt"
 
 	"github.com/medik8s/common/pkg/annotations"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"sigs.k8s.io/controller-runtime/pkg/client"
+	logf "sigs.k8s.io/controller-runtime/pkg/log"
 
 	s3gwv1alpha1 "github.com/s3gw-tech/s3gw-remediation/api/v1alpha1"
 	"github.com/s3gw-tech/s3gw-remediation/internal/failover"
@@ -54,7 +56,12 @@ func Remediators(ctx context.Context, reader client.Reader, listed []s3gwv1alpha
 		list := &unstructured.UnstructuredList{}
 		list.SetGroupVersionKind(gv.WithKind(l.Kind + "List"))
 		if err := reader.List(ctx, list); err != nil {
-			if meta.IsNoMatchError(err) {
+			switch {
+			case meta.IsNoMatchError(err):
+				continue // not installed: no evidence
+			case apierrors.IsForbidden(err):
+				// Missing RBAC for an extra kind must not block other evidence.
+				logf.FromContext(ctx).Error(err, "Cannot list remediator CRs; grant the manager list on them", "kind", l.Kind)
 				continue
 			}
 			return nil, fmt.Errorf("listing %s: %w", l.Kind, err)

@@ -53,8 +53,8 @@ func KubeAttachments(ctx context.Context, reader client.Reader, pv, node string)
 // DeleteKubeAttachments deletes the PV's VolumeAttachments on the node, each
 // preconditioned on its UID. The external-attacher then unpublishes the
 // volume, which removes Longhorn's ticket. It returns how many it deleted.
-func DeleteKubeAttachments(ctx context.Context, c client.Client, pv, node string) (int, error) {
-	vas, err := KubeAttachments(ctx, c, pv, node)
+func DeleteKubeAttachments(ctx context.Context, reader client.Reader, c client.Client, pv, node string) (int, error) {
+	vas, err := KubeAttachments(ctx, reader, pv, node)
 	if err != nil {
 		return 0, err
 	}

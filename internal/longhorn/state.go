@@ -52,13 +52,31 @@ func (s State) get(ctx context.Context, name string, obj client.Object) (bool, e
 	}
 }
 
-// Available reports whether Longhorn's CRDs are served.
+// Available reports whether every Longhorn CRD the controller reads is
+// served; Longhorn before v1.5 has no VolumeAttachment CRD.
 func (s State) Available(ctx context.Context) (bool, error) {
-	_, err := s.get(ctx, "-", &Node{})
-	if errors.Is(err, ErrNotInstalled) {
-		return false, nil
+	for _, obj := range []client.Object{&Node{}, &Volume{}, &VolumeAttachment{}} {
+		_, err := s.get(ctx, "-", obj)
+		if errors.Is(err, ErrNotInstalled) {
+			return false, nil
+		}
+		if err != nil {
+			return false, err
+		}
 	}
-	return err == nil, err
+	list := &ReplicaList{}
+	if err := s.Reader.List(ctx, list, client.InNamespace(s.Namespace), client.Limit(1)); err != nil {
+		if meta.IsNoMatchError(err) {
+			return false, nil
+		}
+		return false, fmt.Errorf("listing Longhorn replicas: %w", err)
+	}
+	return true, nil
+}
+
+// VolumeExists reports whether the Longhorn Volume exists.
+func (s State) VolumeExists(ctx context.Context, volume string) (bool, error) {
+	return s.get(ctx, volume, &Volume{})
 }
 
 // NodeDown reports whether Longhorn considers the node down: its Node is
@@ -107,11 +125,32 @@ func (s State) Replicas(ctx context.Context, volume, node string) (ReplicaPlacem
 		switch {
 		case r.Spec.NodeID == node:
 			p.OnNode = true
-		case r.Spec.FailedAt == "" && r.Spec.HealthyAt != "":
-			p.HealthyElsewhere = true
+		case p.HealthyElsewhere || r.Spec.FailedAt != "" || r.Spec.HealthyAt == "":
+		default:
+			// A healthy replica only helps on a node Longhorn can use.
+			ready, err := s.NodeReady(ctx, r.Spec.NodeID)
+			if err != nil {
+				return p, err
+			}
+			p.HealthyElsewhere = ready
 		}
 	}
 	return p, nil
+}
+
+// NodeReady reports whether Longhorn's Node is Ready=True.
+func (s State) NodeReady(ctx context.Context, node string) (bool, error) {
+	lhNode := &Node{}
+	found, err := s.get(ctx, node, lhNode)
+	if err != nil || !found {
+		return false, err
+	}
+	for _, c := range lhNode.Status.Conditions {
+		if c.Type == NodeConditionReady {
+			return c.Status == "True", nil
+		}
+	}
+	return false, nil
 }
 
 // TicketOnNode reports whether the volume's Longhorn VolumeAttachment holds

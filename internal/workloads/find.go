@@ -68,12 +68,22 @@ func List(ctx context.Context, reader client.Reader, spec s3gwv1alpha1.S3GWRemed
 	return pods, nil
 }
 
+// Presence is whether a target pod is still in the API.
+type Presence struct {
+	// Present is true while a pod with the target's UID exists.
+	Present bool
+	// ForceDeleted is true when that pod was already deleted with grace
+	// period 0 and only finalizers hold it.
+	ForceDeleted bool
+}
+
 // Present reports whether the pod with this UID still exists in the API.
-func Present(ctx context.Context, reader client.Reader, t s3gwv1alpha1.TargetPod) (bool, error) {
+func Present(ctx context.Context, reader client.Reader, t s3gwv1alpha1.TargetPod) (Presence, error) {
 	pod := &corev1.Pod{}
 	err := reader.Get(ctx, client.ObjectKey{Namespace: t.Namespace, Name: t.Name}, pod)
-	if err != nil {
-		return false, client.IgnoreNotFound(err)
+	if err != nil || pod.UID != t.UID {
+		return Presence{}, client.IgnoreNotFound(err)
 	}
-	return pod.UID == t.UID, nil
+	forceDeleted := pod.DeletionTimestamp != nil && pod.DeletionGracePeriodSeconds != nil && *pod.DeletionGracePeriodSeconds == 0
+	return Presence{Present: true, ForceDeleted: forceDeleted}, nil
 }
