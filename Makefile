@@ -23,6 +23,7 @@ KUBE_SCHEDULER := $(K8S_BIN)/kube-scheduler
 KUBECTL := $(K8S_BIN)/kubectl
 ETCD := $(K8S_BIN)/etcd
 KWOK := $(LOCALBIN)/kwok
+OLM := $(LOCALBIN)/olm
 CONTROLLER_GEN := $(LOCALBIN)/controller-gen
 GOLANGCI_LINT := $(LOCALBIN)/golangci-lint
 
@@ -126,6 +127,10 @@ local-cluster-assets: control-plane $(KWOK) ## Build every binary the local fail
 
 $(KWOK): hack/tools/kwok/go.mod | $(LOCALBIN)
 	$(call GO_BUILD_TOOL,kwok,$(KWOK)) sigs.k8s.io/kwok/cmd/kwok
+
+$(OLM): hack/tools/olm/go.mod | $(LOCALBIN)
+	@echo "Building OLM's olm operator from source (cold: ~5 min)"
+	$(call GO_BUILD_TOOL,olm,$(OLM)) github.com/operator-framework/operator-lifecycle-manager/cmd/olm
 
 $(ETCD): hack/tools/etcd/go.mod | $(LOCALBIN)
 	$(call GO_BUILD_TOOL,etcd,$(ETCD)) go.etcd.io/etcd/server/v3
