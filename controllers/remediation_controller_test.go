@@ -131,6 +131,11 @@ var _ = Describe("S3GWRemediation", func() {
 			Expect(st.eventsWithReason(released)).To(HaveLen(2))
 			Expect(st.eventsWithReason(eventS3GWMoved)).To(HaveLen(2))
 			Expect(st.eventsWithReason("RemediationFinished")).To(HaveLen(1))
+			Expect(st.metric("s3gw_remediation_pods_evicted_total", nil)).To(Equal(1.0))
+			Expect(st.metric("s3gw_remediation_attachments_released_total", map[string]string{"strategy": string(strategy)})).To(Equal(1.0))
+			Expect(st.metric("s3gw_remediation_remediations_total", map[string]string{
+				"result": "Succeeded", "reason": s3gwv1alpha1.ReasonRemediationFinished})).To(Equal(1.0))
+			Expect(st.metric("s3gw_remediation_phase_duration_seconds", map[string]string{"phase": "Pending"})).To(Equal(1.0))
 
 			failed := s.w.node("failed")
 			if strategy == s3gwv1alpha1.ReleaseControllerDetach {

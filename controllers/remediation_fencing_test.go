@@ -63,6 +63,8 @@ var _ = Describe("The fencing gate", func() {
 		Expect(recorder.Writes()).To(HaveEach(HaveField("Kind", "S3GWRemediation")),
 			"behind a closed gate only the CR's finalizer and status are written")
 		Expect(st.eventsWithReason(eventWaitingForFencing)).To(HaveLen(1), "announced once, not every pass")
+		Expect(st.metric("s3gw_remediation_fencing_blocked", map[string]string{
+			"reason": "OutOfServiceTaint,StorageIsolation,FenceAgentsRemediation"})).To(Equal(1.0))
 	})
 
 	DescribeTable("opens on each evidence source alone",

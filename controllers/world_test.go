@@ -481,12 +481,14 @@ type stepper struct {
 	r        *RemediationReconciler
 	recorder *record.FakeRecorder
 	events   []string
+	registry *prometheus.Registry
 }
 
 func (w *world) stepper(c client.Client) *stepper {
 	recorder := record.NewFakeRecorder(1000)
-	r := NewRemediationReconciler(c, c, recorder, clock.RealClock{}, metrics.New(prometheus.NewRegistry()))
-	return &stepper{w: w, r: r, recorder: recorder}
+	registry := prometheus.NewRegistry()
+	r := NewRemediationReconciler(c, c, recorder, clock.RealClock{}, metrics.New(registry))
+	return &stepper{w: w, r: r, recorder: recorder, registry: registry}
 }
 
 // pass runs one reconcile and lets the world react; it returns the error.
@@ -518,6 +520,35 @@ func (s *stepper) drainEvents() {
 			return
 		}
 	}
+}
+
+// metric returns the value of a counter or gauge with the given labels
+// (all of them, in any order), or 0 when it was never set.
+func (s *stepper) metric(name string, labels map[string]string) float64 {
+	families, err := s.registry.Gather()
+	Expect(err).NotTo(HaveOccurred())
+	for _, f := range families {
+		if f.GetName() != name {
+			continue
+		}
+	metrics:
+		for _, m := range f.GetMetric() {
+			for _, l := range m.GetLabel() {
+				if labels[l.GetName()] != l.GetValue() {
+					continue metrics
+				}
+			}
+			switch {
+			case m.GetCounter() != nil:
+				return m.GetCounter().GetValue()
+			case m.GetGauge() != nil:
+				return m.GetGauge().GetValue()
+			case m.GetHistogram() != nil:
+				return float64(m.GetHistogram().GetSampleCount())
+			}
+		}
+	}
+	return 0
 }
 
 // eventsWithReason returns the recorded events of a reason.
