@@ -531,11 +531,11 @@ func (s *stepper) metric(name string, labels map[string]string) float64 {
 		if f.GetName() != name {
 			continue
 		}
-	metrics:
+	samples:
 		for _, m := range f.GetMetric() {
 			for _, l := range m.GetLabel() {
 				if labels[l.GetName()] != l.GetValue() {
-					continue metrics
+					continue samples
 				}
 			}
 			switch {

@@ -41,15 +41,31 @@ const nodeWaitTimeout = time.Minute
 // schedulable (kube-controller-manager has removed the not-ready taint that
 // admission puts on every new node).
 func (c *Cluster) AddNode(ctx context.Context, name string) error {
+	return c.AddNodeWithLabels(ctx, name, nil)
+}
+
+// AddNodeWithLabels is AddNode with extra labels, set at registration as a
+// kubelet's --node-labels are: a topology.kubernetes.io/zone (the
+// node-lifecycle controller rate-limits evictions and judges disruption per
+// zone), or a pool label that a NodeHealthCheck or a workload selects. The
+// node's own labels (hostname, the kubelet-running label) win over extras.
+func (c *Cluster) AddNodeWithLabels(ctx context.Context, name string, extra map[string]string) error {
+	labels := map[string]string{}
+	for k, v := range extra {
+		labels[k] = v
+	}
+	for k, v := range map[string]string{
+		ManagedNodeLabel:                 "true",
+		corev1.LabelHostname:             name,
+		corev1.LabelOSStable:             "linux",
+		corev1.LabelArchStable:           "amd64",
+		"node-role.kubernetes.io/worker": "",
+	} {
+		labels[k] = v
+	}
 	node := &corev1.Node{ObjectMeta: metav1.ObjectMeta{
-		Name: name,
-		Labels: map[string]string{
-			ManagedNodeLabel:                 "true",
-			corev1.LabelHostname:             name,
-			corev1.LabelOSStable:             "linux",
-			corev1.LabelArchStable:           "amd64",
-			"node-role.kubernetes.io/worker": "",
-		},
+		Name:        name,
+		Labels:      labels,
 		Annotations: map[string]string{controllerManagedAttachDetach: "true"},
 	}}
 	if err := c.client.Create(ctx, node); err != nil {

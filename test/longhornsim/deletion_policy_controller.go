@@ -19,6 +19,7 @@ package longhornsim
 import (
 	"context"
 	"fmt"
+	"slices"
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
@@ -49,12 +50,21 @@ const attachmentDeletionRecheck = time.Second
 type podDeletionPolicyReconciler struct {
 	client client.Client
 	now    func() time.Time
+	// namespaces, when not empty, limits the policy to pods in them.
+	namespaces []string
+}
+
+// inScope reports whether the policy applies to pods in namespace.
+func (r *podDeletionPolicyReconciler) inScope(namespace string) bool {
+	return len(r.namespaces) == 0 || slices.Contains(r.namespaces, namespace)
 }
 
 var _ reconcile.Reconciler = &podDeletionPolicyReconciler{}
 
 func (r *podDeletionPolicyReconciler) setupWithManager(mgr ctrl.Manager) error {
-	terminating := predicate.NewPredicateFuncs(func(o client.Object) bool { return !o.GetDeletionTimestamp().IsZero() })
+	terminating := predicate.NewPredicateFuncs(func(o client.Object) bool {
+		return !o.GetDeletionTimestamp().IsZero() && r.inScope(o.GetNamespace())
+	})
 	return ctrl.NewControllerManagedBy(mgr).
 		Named("longhornsim-pod-deletion-policy").
 		For(&corev1.Pod{}, builder.WithPredicates(terminating)).
@@ -71,7 +81,7 @@ func (r *podDeletionPolicyReconciler) terminatingPodsOnNode(ctx context.Context,
 	}
 	var reqs []reconcile.Request
 	for i := range pods.Items {
-		if !pods.Items[i].DeletionTimestamp.IsZero() {
+		if !pods.Items[i].DeletionTimestamp.IsZero() && r.inScope(pods.Items[i].Namespace) {
 			reqs = append(reqs, reconcile.Request{NamespacedName: client.ObjectKeyFromObject(&pods.Items[i])})
 		}
 	}
@@ -83,7 +93,7 @@ func (r *podDeletionPolicyReconciler) Reconcile(ctx context.Context, req reconci
 	if err := r.client.Get(ctx, req.NamespacedName, pod); err != nil {
 		return ctrl.Result{}, client.IgnoreNotFound(err)
 	}
-	if pod.DeletionTimestamp.IsZero() || !ownedByReplicaSet(pod) || pod.Spec.NodeName == "" {
+	if pod.DeletionTimestamp.IsZero() || !ownedByReplicaSet(pod) || pod.Spec.NodeName == "" || !r.inScope(pod.Namespace) {
 		return ctrl.Result{}, nil
 	}
 	vols, _, _, err := podLonghornVolumes(ctx, r.client, pod)

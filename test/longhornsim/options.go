@@ -18,6 +18,7 @@ package longhornsim
 
 import (
 	"fmt"
+	"strings"
 	"time"
 )
 
@@ -43,6 +44,11 @@ type Options struct {
 	// NodeDownPodDeletionPolicy emulates Longhorn's setting of that name.
 	// Empty means PolicyDoNothing, Longhorn's default.
 	NodeDownPodDeletionPolicy NodeDownPodDeletionPolicy
+	// NodeDownPodDeletionPolicyNamespaces limits the policy to pods in these
+	// namespaces. Empty means every namespace, as in Longhorn, where the
+	// setting is cluster-wide; the scope exists so that one cluster can run
+	// workloads with and without the policy side by side (the benchmark).
+	NodeDownPodDeletionPolicyNamespaces []string
 	// CRDDir holds the Longhorn CRD fixtures. Empty means
 	// <repo>/test/crds/longhorn.
 	CRDDir string
@@ -70,5 +76,9 @@ func (o Options) validate() error {
 // Describe says how the simulated Longhorn behaves, for printed results.
 func (o Options) Describe() string {
 	o = o.withDefaults()
-	return fmt.Sprintf("longhorn=simulated attach-delay=%s node-down-pod-deletion-policy=%s", o.AttachDelay, o.NodeDownPodDeletionPolicy)
+	policy := string(o.NodeDownPodDeletionPolicy)
+	if len(o.NodeDownPodDeletionPolicyNamespaces) > 0 && o.NodeDownPodDeletionPolicy != PolicyDoNothing {
+		policy += "(namespaces " + strings.Join(o.NodeDownPodDeletionPolicyNamespaces, ",") + ")"
+	}
+	return fmt.Sprintf("longhorn=simulated attach-delay=%s node-down-pod-deletion-policy=%s", o.AttachDelay, policy)
 }

@@ -132,7 +132,7 @@ func setupControllers(ctx context.Context, mgr ctrl.Manager, opts Options) error
 		(&kubeletReconciler{client: c}).setupWithManager,
 	}
 	if opts.NodeDownPodDeletionPolicy == PolicyDeleteDeploymentPod {
-		setups = append(setups, (&podDeletionPolicyReconciler{client: c, now: time.Now}).setupWithManager)
+		setups = append(setups, (&podDeletionPolicyReconciler{client: c, now: time.Now, namespaces: opts.NodeDownPodDeletionPolicyNamespaces}).setupWithManager)
 	}
 	for _, setup := range setups {
 		if err := setup(mgr); err != nil {
