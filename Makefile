@@ -6,6 +6,10 @@ IMG ?= quay.io/s3gw-tech/s3gw-remediation:v$(VERSION)
 IMG_NAME = $(shell echo '$(IMG)' | sed 's/:[^:/]*$$//')
 IMG_TAG = $(shell echo '$(IMG)' | sed -n 's/.*:\([^:/]*\)$$/\1/p')
 CONTAINER_TOOL ?= docker
+BUNDLE_IMG ?= $(IMG_NAME)-bundle:v$(VERSION)
+CATALOG_IMG ?= $(IMG_NAME)-catalog:v$(VERSION)
+# Empty keeps the CSV base's createdAt, so `make bundle` is reproducible.
+CREATED_AT ?=
 
 SHELL := /usr/bin/env bash -o pipefail
 .SHELLFLAGS := -ec
@@ -53,23 +57,32 @@ fmt: ## Run go fmt.
 	go fmt ./...
 
 .PHONY: vet
-vet: ## Run go vet.
+vet: ## Run go vet (also on the e2e-tagged code and the bundle module).
 	go vet ./...
+	go vet -tags e2e ./...
+	cd hack/bundle && go vet ./...
 
 .PHONY: lint
 lint: $(GOLANGCI_LINT) ## Run golangci-lint.
 	$(GOLANGCI_LINT) run ./...
+	cd hack/bundle && $(GOLANGCI_LINT) run --config $(CURDIR)/.golangci.yml ./...
 
 .PHONY: verify
 verify: ## Regenerate everything and fail if a generated file changed.
 	hack/verify-generated.sh
 
 .PHONY: test
-test: verify vet lint test-unit ## Verify generated files, vet, lint, and run all unit and envtest suites.
+test: verify vet lint test-unit test-bundle ## Verify generated files, vet, lint, and run all unit, envtest and bundle suites.
 
 .PHONY: test-unit
 test-unit: envtest-assets ## Run unit and envtest suites against a real kube-apiserver and etcd.
 	KUBEBUILDER_ASSETS=$(K8S_BIN) go test ./... -coverprofile cover.out
+
+.PHONY: test-bundle
+test-bundle: envtest-assets ## Validate the bundle and catalog, create alm-examples on envtest, check both are up to date.
+	cd hack/bundle && KUBEBUILDER_ASSETS=$(K8S_BIN) VERSION=$(VERSION) IMG=$(IMG) BUNDLE_IMG=$(BUNDLE_IMG) \
+		go test -count=1 -v ./... >$(LOCALBIN)/test-bundle.log 2>&1 || { cat $(LOCALBIN)/test-bundle.log; exit 1; }
+	grep -E '^(--- |ok|FAIL)|bundle validation|catalog valid' $(LOCALBIN)/test-bundle.log
 
 ##@ Build
 
@@ -84,6 +97,36 @@ run: manifests generate ## Run the manager against the cluster in the current ku
 .PHONY: docker-build
 docker-build: ## Build the manager image (needs a container engine).
 	$(CONTAINER_TOOL) build --build-arg VERSION=$(VERSION) -t $(IMG) .
+
+##@ OLM
+
+.PHONY: bundle
+bundle: manifests ## Generate the OLM bundle (bundle/, bundle.Dockerfile) from config/manifests.
+	cd hack/bundle && go run ./cmd/bundle --root $(CURDIR) --version $(VERSION) --image $(IMG) --created-at "$(CREATED_AT)"
+
+.PHONY: catalog
+catalog: bundle ## Generate the file-based catalog (catalog/, catalog.Dockerfile) for the bundle.
+	cd hack/bundle && go run ./cmd/catalog --root $(CURDIR) --bundle-image $(BUNDLE_IMG)
+
+.PHONY: docker-push
+docker-push: ## Push the manager image.
+	$(CONTAINER_TOOL) push $(IMG)
+
+.PHONY: bundle-build
+bundle-build: ## Build the bundle image.
+	$(CONTAINER_TOOL) build -f bundle.Dockerfile -t $(BUNDLE_IMG) .
+
+.PHONY: bundle-push
+bundle-push: ## Push the bundle image.
+	$(CONTAINER_TOOL) push $(BUNDLE_IMG)
+
+.PHONY: catalog-build
+catalog-build: ## Build the catalog image.
+	$(CONTAINER_TOOL) build -f catalog.Dockerfile -t $(CATALOG_IMG) .
+
+.PHONY: catalog-push
+catalog-push: ## Push the catalog image.
+	$(CONTAINER_TOOL) push $(CATALOG_IMG)
 
 ##@ Deployment
 

@@ -12,6 +12,7 @@ generated() {
     for dir in bundle catalog; do
       if [ -d "$dir" ]; then find "$dir" -type f; fi
     done
+    ls bundle.Dockerfile* catalog.Dockerfile* 2>/dev/null || true
   } | sort | xargs sha256sum
 }
 
