@@ -191,7 +191,7 @@ func (r *RemediationReconciler) phaseEvent(s *scope, phase s3gwv1alpha1.Phase) {
 	case s3gwv1alpha1.PhaseWaitingForNodeFailure:
 		events.NormalEvent(r.Recorder, s.rem, eventNodeReady, succeeded)
 	case s3gwv1alpha1.PhaseWaitingForFencing:
-		events.NormalEvent(r.Recorder, s.rem, eventWaitingForFencing, s.decision.Gate.Missing)
+		events.NormalEvent(r.Recorder, s.rem, eventWaitingForFencing, conditionMessage(s.decision, s3gwv1alpha1.ConditionFenced))
 	case s3gwv1alpha1.PhaseSucceeded:
 		if conditionReason(s.decision, s3gwv1alpha1.ConditionSucceeded) == s3gwv1alpha1.ReasonNoWorkloadOnNode {
 			events.NormalEvent(r.Recorder, s.rem, eventNoWorkload, succeeded)

@@ -122,7 +122,7 @@ var _ = Describe("S3GWRemediation", func() {
 		func(strategy s3gwv1alpha1.ReleaseStrategy, released string) {
 			s := newFailedNodeScenario(s3gwv1alpha1.S3GWRemediationSpec{
 				Release: s3gwv1alpha1.ReleaseSpec{Strategy: strategy}})
-			st := s.w.stepper(k8sClient)
+			st := s.w.stepper(managerClient)
 			st.until(s.key, 20, succeeded)
 			rem := s.expectMoved()
 			Expect(rem.Status.FencingEvidence).To(ContainElement("StorageIsolation"))
@@ -171,7 +171,7 @@ var _ = Describe("S3GWRemediation", func() {
 		Expect(err).NotTo(HaveOccurred())
 		key := types.NamespacedName{Namespace: cr.GetNamespace(), Name: cr.GetName()}
 
-		st := w.stepper(k8sClient)
+		st := w.stepper(managerClient)
 		Expect(st.pass(key)).To(Succeed())
 		rem := w.remediation(key)
 		Expect(rem.Finalizers).To(BeEmpty())
@@ -194,7 +194,7 @@ var _ = Describe("S3GWRemediation", func() {
 			Fencing: s3gwv1alpha1.FencingSpec{Mode: s3gwv1alpha1.FencingModeDisabled}}, false))
 		key := w.remediate(e, "busy")
 
-		st := w.stepper(k8sClient)
+		st := w.stepper(managerClient)
 		for range 3 {
 			Expect(st.pass(key)).To(Succeed())
 		}
@@ -216,7 +216,7 @@ var _ = Describe("S3GWRemediation", func() {
 		e := w.nhc(w.template("s3gw", s3gwv1alpha1.S3GWRemediationSpec{}, false))
 		key := w.remediate(e, "failed")
 
-		st := w.stepper(k8sClient)
+		st := w.stepper(managerClient)
 		Expect(st.pass(key)).To(Succeed())
 		rem := w.remediation(key)
 		Expect(rem.Status.Conditions).To(haveCondition(s3gwv1alpha1.ConditionSucceeded, metav1.ConditionTrue, s3gwv1alpha1.ReasonNoWorkloadOnNode))
@@ -238,7 +238,7 @@ var _ = Describe("S3GWRemediation", func() {
 			Fencing: s3gwv1alpha1.FencingSpec{Remediators: farEvidence()}}, false))
 		key := w.remediate(e, "failed")
 
-		st := w.stepper(k8sClient)
+		st := w.stepper(managerClient)
 		st.until(key, 20, succeeded)
 		rem := w.remediation(key)
 		Expect(rem.Status.Targets).To(HaveLen(2))
@@ -258,7 +258,7 @@ var _ = Describe("S3GWRemediation", func() {
 	It("fails so NHC can escalate when no healthy replica exists elsewhere", func() {
 		s := newFailedNodeScenario(s3gwv1alpha1.S3GWRemediationSpec{}, withReplicasOn("failed"))
 		s.w.taint("failed", fencing.OutOfServiceTaint())
-		st := s.w.stepper(k8sClient)
+		st := s.w.stepper(managerClient)
 		st.until(s.key, 5, func(rem *s3gwv1alpha1.S3GWRemediation) bool {
 			return meta.IsStatusConditionFalse(rem.Status.Conditions, s3gwv1alpha1.ConditionSucceeded)
 		})

@@ -70,7 +70,7 @@ var _ = Describe("The fencing gate", func() {
 	DescribeTable("opens on each evidence source alone",
 		func(spec s3gwv1alpha1.S3GWRemediationSpec, prove func(*failedNodeScenario), evidence string) {
 			s := newFailedNodeScenario(spec, noStorageIsolation)
-			st := s.w.stepper(k8sClient)
+			st := s.w.stepper(managerClient)
 			st.until(s.key, 5, isPhase(s3gwv1alpha1.PhaseWaitingForFencing))
 			Expect(s.w.podExists(s.g.pod)).To(BeTrue())
 
@@ -97,7 +97,7 @@ var _ = Describe("The fencing gate", func() {
 		s := newFailedNodeScenario(s3gwv1alpha1.S3GWRemediationSpec{Fencing: s3gwv1alpha1.FencingSpec{
 			OutOfServiceTaint: ptr.To(false)}}, noStorageIsolation)
 		s.w.taint("failed", fencing.OutOfServiceTaint())
-		st := s.w.stepper(k8sClient)
+		st := s.w.stepper(managerClient)
 		for range 4 {
 			Expect(st.pass(s.key)).To(Succeed())
 		}
@@ -108,7 +108,7 @@ var _ = Describe("The fencing gate", func() {
 	It("acts without evidence in Disabled mode and says so every time", func() {
 		s := newFailedNodeScenario(s3gwv1alpha1.S3GWRemediationSpec{Fencing: s3gwv1alpha1.FencingSpec{
 			Mode: s3gwv1alpha1.FencingModeDisabled}}, noStorageIsolation)
-		st := s.w.stepper(k8sClient)
+		st := s.w.stepper(managerClient)
 		st.until(s.key, 20, succeeded)
 		rem := s.w.remediation(s.key)
 		Expect(rem.Status.Conditions).To(haveCondition(s3gwv1alpha1.ConditionFenced, metav1.ConditionTrue, s3gwv1alpha1.ReasonFencingDisabled))
@@ -136,7 +136,7 @@ var _ = Describe("The fencing gate", func() {
 				Kind: "FenceAgentsRemediationTemplate", Name: "far", ConditionType: "FenceAgentActionSucceeded"},
 		}}, false))
 		s := &failedNodeScenario{w: w, g: g, e: e, key: w.remediate(e, "failed")}
-		st := w.stepper(k8sClient)
+		st := w.stepper(managerClient)
 		st.until(s.key, 5, func(rem *s3gwv1alpha1.S3GWRemediation) bool { return rem.Status.Delegate != nil })
 
 		far := &unstructured.Unstructured{}
@@ -174,7 +174,7 @@ var _ = Describe("The fencing gate", func() {
 		s := newFailedNodeScenario(s3gwv1alpha1.S3GWRemediationSpec{Release: s3gwv1alpha1.ReleaseSpec{
 			Strategy: s3gwv1alpha1.ReleaseOutOfServiceTaint}, Fencing: s3gwv1alpha1.FencingSpec{
 			Remediators: farEvidence()}}, noStorageIsolation)
-		st := s.w.stepper(k8sClient)
+		st := s.w.stepper(managerClient)
 		st.until(s.key, 5, isPhase(s3gwv1alpha1.PhaseWaitingForFencing))
 
 		Expect(s.e.TimeOut(s.w.ctx, s.w.asUnstructured(s.key))).To(Succeed())
@@ -202,7 +202,7 @@ var _ = Describe("The fencing gate", func() {
 			Strategy: s3gwv1alpha1.ReleaseOutOfServiceTaint}})
 		// The replacement cannot start yet: hold the ReplicaSet double back
 		// by keeping its node NotReady, so the CR is mid-way when deleted.
-		st := s.w.stepper(k8sClient)
+		st := s.w.stepper(managerClient)
 		st.until(s.key, 10, func(*s3gwv1alpha1.S3GWRemediation) bool {
 			return fencing.HasTaint(s.w.node("failed"), fencing.OutOfServiceTaint())
 		})
@@ -222,7 +222,7 @@ var _ = Describe("The fencing gate", func() {
 		s := newFailedNodeScenario(s3gwv1alpha1.S3GWRemediationSpec{Release: s3gwv1alpha1.ReleaseSpec{
 			Strategy: s3gwv1alpha1.ReleaseOutOfServiceTaint}}, noStorageIsolation)
 		s.w.taint("failed", fencing.OutOfServiceTaint()) // the fencer's
-		st := s.w.stepper(k8sClient)
+		st := s.w.stepper(managerClient)
 		st.until(s.key, 20, succeeded)
 		Expect(s.w.remediation(s.key).Status.AddedTaints).To(BeEmpty())
 		s.recover(st)

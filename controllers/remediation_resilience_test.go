@@ -118,7 +118,7 @@ var _ = Describe("Remediation resilience", func() {
 		e := w.nhc(w.template("s3gw", s3gwv1alpha1.S3GWRemediationSpec{}, false))
 		key := w.remediate(e, "failed")
 
-		w.stepper(k8sClient).until(key, 20, succeeded)
+		w.stepper(managerClient).until(key, 20, succeeded)
 		rem := w.remediation(key)
 		Expect(rem.Status.Targets).To(HaveLen(2))
 		Expect(rem.Status.Targets).To(HaveEach(HaveField("State", s3gwv1alpha1.TargetReplaced)))
@@ -140,7 +140,7 @@ var _ = Describe("Remediation resilience", func() {
 		e := w.nhc(w.template("s3gw", s3gwv1alpha1.S3GWRemediationSpec{}, true))
 		keyA, keyB := w.remediate(e, "failed-a"), w.remediate(e, "failed-b")
 
-		st := w.stepper(k8sClient)
+		st := w.stepper(managerClient)
 		for pass := 0; !succeeded(w.remediation(keyA)) || !succeeded(w.remediation(keyB)); pass++ {
 			Expect(pass).To(BeNumerically("<", 20))
 			Expect(st.pass(keyA)).To(Succeed())
@@ -189,7 +189,7 @@ var _ = Describe("Remediation resilience", func() {
 		Expect(key.Name).To(HavePrefix(w.nodeName("failed") + "-"))
 		Expect(key.Name).NotTo(Equal(w.nodeName("failed")))
 
-		w.stepper(k8sClient).until(key, 20, succeeded)
+		w.stepper(managerClient).until(key, 20, succeeded)
 		Expect(w.podExists(g.pod)).To(BeFalse())
 		Expect(w.remediation(key).Status.NodeName).To(Equal(w.nodeName("failed")))
 	})
@@ -234,7 +234,7 @@ var _ = Describe("Remediation resilience", func() {
 	It("never strips NHC's annotations, labels or owner reference", func() {
 		s := newFailedNodeScenario(s3gwv1alpha1.S3GWRemediationSpec{})
 		before := s.w.asUnstructured(s.key)
-		s.w.stepper(k8sClient).until(s.key, 20, succeeded)
+		s.w.stepper(managerClient).until(s.key, 20, succeeded)
 		after := s.w.asUnstructured(s.key)
 		Expect(after.GetAnnotations()).To(Equal(before.GetAnnotations()))
 		Expect(after.GetLabels()).To(Equal(before.GetLabels()))

@@ -66,6 +66,10 @@ func (r *RemediationReconciler) updateStatus(ctx context.Context, s *scope) {
 	blocked := ""
 	if d.Phase == s3gwv1alpha1.PhaseWaitingForFencing {
 		blocked = strings.Join(d.Gate.MissingSources, ",")
+		if d.Gate.Open {
+			// Open on storage isolation only, while the release needs more.
+			blocked = "ShutdownProof"
+		}
 	}
 	r.Metrics.SetFencingBlocked(s.rem.UID, blocked)
 

@@ -41,8 +41,11 @@ var (
 	// nhcClient acts as NodeHealthCheck: it impersonates NHC's service
 	// account bound only to the shipped aggregation ClusterRole.
 	nhcClient client.Client
-	suiteCtx  context.Context
-	cancel    context.CancelFunc
+	// managerClient acts as the operator's service account bound only to
+	// the generated config/rbac/role.yaml, proving the RBAC markers suffice.
+	managerClient client.Client
+	suiteCtx      context.Context
+	cancel        context.CancelFunc
 )
 
 func TestControllers(t *testing.T) {
@@ -61,12 +64,35 @@ var _ = BeforeSuite(func() {
 	k8sClient, err = client.New(cfg, client.Options{Scheme: env.Scheme})
 	Expect(err).NotTo(HaveOccurred())
 	nhcClient = impersonateNHC()
+	managerClient = impersonateManager()
 })
 
 var _ = AfterSuite(func() {
 	cancel()
 	Expect(env.Stop()).To(Succeed())
 })
+
+// impersonateManager binds a service account to the manager ClusterRole
+// generated from the +kubebuilder:rbac markers, and returns a client acting
+// as it.
+func impersonateManager() client.Client {
+	data, err := readRepoFile("config/rbac/role.yaml")
+	Expect(err).NotTo(HaveOccurred())
+	role := &rbacv1.ClusterRole{}
+	Expect(yaml.Unmarshal(data, role)).To(Succeed())
+	Expect(k8sClient.Create(suiteCtx, role)).To(Succeed())
+	const user = "system:serviceaccount:s3gw-remediation-system:s3gw-remediation-controller-manager"
+	Expect(k8sClient.Create(suiteCtx, &rbacv1.ClusterRoleBinding{
+		ObjectMeta: metav1.ObjectMeta{Name: "manager-role"},
+		RoleRef:    rbacv1.RoleRef{APIGroup: rbacv1.GroupName, Kind: "ClusterRole", Name: role.Name},
+		Subjects:   []rbacv1.Subject{{Kind: rbacv1.UserKind, APIGroup: rbacv1.GroupName, Name: user}},
+	})).To(Succeed())
+	impersonated := rest.CopyConfig(cfg)
+	impersonated.Impersonate = rest.ImpersonationConfig{UserName: user}
+	c, err := client.New(impersonated, client.Options{Scheme: env.Scheme})
+	Expect(err).NotTo(HaveOccurred())
+	return c
+}
 
 // impersonateNHC binds NHC's service account to config/rbac's aggregation
 // ClusterRole (envtest runs no aggregation controller) and returns a client

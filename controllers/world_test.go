@@ -475,7 +475,8 @@ func (w *world) asUnstructured(key types.NamespacedName) *unstructured.Unstructu
 }
 
 // stepper drives a reconciler pass by pass, the world's doubles reacting
-// between passes, so stories are deterministic.
+// between passes, so stories are deterministic. Stories give it
+// managerClient, so every story also proves the generated RBAC suffices.
 type stepper struct {
 	w        *world
 	r        *RemediationReconciler
