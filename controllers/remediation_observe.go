@@ -108,22 +108,11 @@ func (r *RemediationReconciler) observe(ctx context.Context, rem *s3gwv1alpha1.S
 func (r *RemediationReconciler) observeTargets(ctx context.Context, s *scope, lh longhorn.State) error {
 	recorded := map[string]bool{}
 	for _, t := range s.targets {
-		recorded[string(t.UID)] = true
+		recorded[workloads.Key(t)] = true
 	}
 	if !s.obs.Node.Ready {
-		pods, err := workloads.List(ctx, r.APIReader, s.rem.Spec, s.nodeName)
-		if err != nil {
+		if err := r.findTargets(ctx, s, recorded); err != nil {
 			return err
-		}
-		for i := range pods {
-			if recorded[string(pods[i].UID)] {
-				continue
-			}
-			t, err := r.newTarget(ctx, &pods[i])
-			if err != nil {
-				return err
-			}
-			s.targets = append(s.targets, t)
 		}
 	}
 
@@ -134,9 +123,40 @@ func (r *RemediationReconciler) observeTargets(ctx context.Context, s *scope, lh
 		if err != nil {
 			return err
 		}
-		ft.Recorded = recorded[string(t.UID)]
+		ft.Recorded = recorded[workloads.Key(*t)]
 		s.obs.Targets = append(s.obs.Targets, ft)
 	}
+	return nil
+}
+
+// findTargets adds the s3gw pods on the node, then the s3gw volumes still
+// attached to it whose pod is already gone, to the targets.
+func (r *RemediationReconciler) findTargets(ctx context.Context, s *scope, recorded map[string]bool) error {
+	pods, err := workloads.List(ctx, r.APIReader, s.rem.Spec, s.nodeName)
+	if err != nil {
+		return err
+	}
+	for i := range pods {
+		if recorded[string(pods[i].UID)] {
+			continue
+		}
+		t, err := r.newTarget(ctx, &pods[i])
+		if err != nil {
+			return err
+		}
+		s.targets = append(s.targets, t)
+	}
+	covered := map[string]bool{}
+	for _, t := range s.targets {
+		for _, v := range t.Volumes {
+			covered[v.PersistentVolume] = true
+		}
+	}
+	orphans, err := workloads.Orphans(ctx, r.APIReader, s.rem.Spec, s.nodeName, covered)
+	if err != nil {
+		return err
+	}
+	s.targets = append(s.targets, orphans...)
 	return nil
 }
 

@@ -242,3 +242,45 @@ var _ = Describe("Remediation resilience", func() {
 		Expect(fencing.NodeName(after)).To(Equal(s.w.nodeName("failed")))
 	})
 })
+
+var _ = Describe("A volume whose pod was already deleted", func() {
+	It("is still released, e.g. after a fencing remediator's ResourceDeletion", func() {
+		s := newFailedNodeScenario(s3gwv1alpha1.S3GWRemediationSpec{Fencing: s3gwv1alpha1.FencingSpec{
+			Remediators: farEvidence()}}, noStorageIsolation)
+		s.w.addFAR("failed", "FenceAgentActionSucceeded", metav1.ConditionTrue)
+		// FAR's ResourceDeletion force-deleted every pod on the node; the
+		// ReplicaSet's replacement now waits on Multi-Attach.
+		Expect(s.w.c.Delete(s.w.ctx, s.g.pod, client.GracePeriodSeconds(0))).To(Succeed())
+		s.w.simulate()
+		Expect(s.w.attachments(s.g, s.w.nodeName("failed"))).To(HaveLen(1), "nothing released the volume")
+
+		st := s.w.stepper(managerClient)
+		st.until(s.key, 20, succeeded)
+		rem := s.w.remediation(s.key)
+		Expect(rem.Status.Targets).To(ConsistOf(And(
+			HaveField("Name", BeEmpty()), HaveField("UID", BeEmpty()),
+			HaveField("Owner", HaveValue(HaveField("Name", s.g.deployment.Name))),
+			HaveField("Volumes", ConsistOf(HaveField("PersistentVolume", s.g.pv))),
+			HaveField("State", s3gwv1alpha1.TargetReplaced))))
+		Expect(s.w.attachments(s.g, s.w.nodeName("failed"))).To(BeEmpty())
+		Expect(st.eventsWithReason(eventPodEvicted)).To(BeEmpty(), "there was no pod left to delete")
+		Expect(st.eventsWithReason(eventVolumeUnmarked)).To(HaveLen(2))
+	})
+
+	It("is left alone when no s3gw pod uses its claim", func() {
+		w := newWorld(suiteCtx)
+		w.addNode("healthy", true)
+		w.addNode("failed", true)
+		other := w.addGateway("other", "failed", "healthy", withLabels(map[string]string{"app": "other"}))
+		w.setReady("failed", false)
+		Expect(w.c.Delete(w.ctx, other.pod, client.GracePeriodSeconds(0))).To(Succeed())
+		w.simulate() // the other app's replacement is pending elsewhere
+		e := w.nhc(w.template("s3gw", s3gwv1alpha1.S3GWRemediationSpec{}, false))
+		key := w.remediate(e, "failed")
+
+		w.stepper(managerClient).until(key, 5, succeeded)
+		Expect(w.remediation(key).Status.Conditions).To(haveCondition(s3gwv1alpha1.ConditionSucceeded,
+			metav1.ConditionTrue, s3gwv1alpha1.ReasonNoWorkloadOnNode))
+		Expect(w.attachments(other, w.nodeName("failed"))).To(HaveLen(1))
+	})
+})

@@ -249,6 +249,15 @@ func (w *world) addVolume(g *gateway, o gatewayOptions) {
 }
 
 func (w *world) addPod(g *gateway, name, node string, labels map[string]string) *corev1.Pod {
+	pod := w.addPendingPod(g, name, node, labels)
+	pod.Status.Phase = corev1.PodRunning
+	pod.Status.Conditions = []corev1.PodCondition{{Type: corev1.PodReady, Status: corev1.ConditionTrue}}
+	Expect(w.c.Status().Update(w.ctx, pod)).To(Succeed())
+	return pod
+}
+
+// addPendingPod creates a gateway pod scheduled to node, not yet Ready.
+func (w *world) addPendingPod(g *gateway, name, node string, labels map[string]string) *corev1.Pod {
 	pod := &corev1.Pod{
 		ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: g.ns, Labels: labels,
 			OwnerReferences: []metav1.OwnerReference{controllerRef(g.rs, "ReplicaSet")}},
@@ -257,9 +266,6 @@ func (w *world) addPod(g *gateway, name, node string, labels map[string]string) 
 				PersistentVolumeClaim: &corev1.PersistentVolumeClaimVolumeSource{ClaimName: g.claim}}}}},
 	}
 	Expect(w.c.Create(w.ctx, pod)).To(Succeed())
-	pod.Status.Phase = corev1.PodRunning
-	pod.Status.Conditions = []corev1.PodCondition{{Type: corev1.PodReady, Status: corev1.ConditionTrue}}
-	Expect(w.c.Status().Update(w.ctx, pod)).To(Succeed())
 	return pod
 }
 
@@ -398,39 +404,59 @@ func (w *world) externalAttacher() {
 	}
 }
 
-// replicaSetController replaces a gateway pod that is gone from the API
-// with a Ready pod on the healthy node, once the volume is attachable there
-// (no attachment left on another node).
+// replicaSetController replaces a gateway pod that is gone from the API with
+// a pod on the healthy node at once, as the ReplicaSet controller and the
+// scheduler do; that pod becomes Ready only once the volume is attachable
+// there (no attachment left on another node: no Multi-Attach).
 func (w *world) replicaSetController() {
 	for _, g := range w.gateways {
 		pods := &corev1.PodList{}
 		Expect(w.c.List(w.ctx, pods, client.InNamespace(g.ns))).To(Succeed())
-		owned := 0
+		var owned []corev1.Pod
 		for _, p := range pods.Items {
 			if metav1.IsControlledBy(&p, g.rs) {
-				owned++
+				owned = append(owned, p)
 			}
 		}
-		if owned > 0 {
+		if len(owned) == 0 {
+			w.addPendingPod(g, g.name+"-s3gw-5d9f-new", g.healthy, g.pod.Labels)
 			continue
 		}
-		vas := &storagev1.VolumeAttachmentList{}
-		Expect(w.c.List(w.ctx, vas)).To(Succeed())
-		blocked := false
-		for _, va := range vas.Items {
-			if !g.exclusive {
-				break
-			}
-			blocked = blocked || (va.Spec.Source.PersistentVolumeName != nil && *va.Spec.Source.PersistentVolumeName == g.pv)
+		replacement := owned[0]
+		if replacement.Spec.NodeName != g.healthy || podReady(&replacement) || w.multiAttach(g) {
+			continue
 		}
-		if blocked {
-			continue // Multi-Attach: the replacement would not start
-		}
-		w.addPod(g, g.name+"-s3gw-5d9f-new", g.healthy, g.pod.Labels)
 		if g.longhorn {
 			w.attach(g, g.healthy)
 		}
+		replacement.Status.Phase = corev1.PodRunning
+		replacement.Status.Conditions = []corev1.PodCondition{{Type: corev1.PodReady, Status: corev1.ConditionTrue}}
+		Expect(w.c.Status().Update(w.ctx, &replacement)).To(Succeed())
 	}
+}
+
+// multiAttach reports whether an RWO gateway volume is still attached anywhere.
+func (w *world) multiAttach(g *gateway) bool {
+	if !g.exclusive {
+		return false
+	}
+	vas := &storagev1.VolumeAttachmentList{}
+	Expect(w.c.List(w.ctx, vas)).To(Succeed())
+	for _, va := range vas.Items {
+		if va.Spec.Source.PersistentVolumeName != nil && *va.Spec.Source.PersistentVolumeName == g.pv {
+			return true
+		}
+	}
+	return false
+}
+
+func podReady(pod *corev1.Pod) bool {
+	for _, c := range pod.Status.Conditions {
+		if c.Type == corev1.PodReady {
+			return c.Status == corev1.ConditionTrue
+		}
+	}
+	return false
 }
 
 // template creates an S3GWRemediationTemplate in the scenario namespace.

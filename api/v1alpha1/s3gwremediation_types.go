@@ -242,14 +242,18 @@ const (
 
 // TargetPod is one s3gw pod found on the failed node. It is recorded before
 // anything is deleted, so the remediation still knows what it moves after the
-// pod is gone from the API.
+// pod is gone from the API. A target without name and UID is a volume still
+// attached to the node whose pod was already deleted (e.g. by a fencing
+// remediator) while its replacement waits elsewhere.
 type TargetPod struct {
 	// Namespace of the pod.
 	Namespace string `json:"namespace"`
-	// Name of the pod.
-	Name string `json:"name"`
+	// Name of the pod; empty when it was gone before it was found.
+	// +optional
+	Name string `json:"name,omitempty"`
 	// UID of the pod; the force delete is preconditioned on it.
-	UID types.UID `json:"uid"`
+	// +optional
+	UID types.UID `json:"uid,omitempty"`
 	// Owner is the workload that will create the replacement.
 	// +optional
 	Owner *WorkloadOwner `json:"owner,omitempty"`

@@ -308,10 +308,10 @@ func progressConditions(o Observation) []metav1.Condition {
 	var present, attached, waiting []string
 	for _, t := range o.Targets {
 		if t.PodPresent {
-			present = append(present, t.Namespace+"/"+t.Name)
+			present = append(present, t.displayName())
 		}
 		if t.Replacement == nil {
-			waiting = append(waiting, t.Namespace+"/"+t.Name)
+			waiting = append(waiting, t.displayName())
 		}
 		for _, v := range t.Volumes {
 			if v.Releasable() && !v.Released() {

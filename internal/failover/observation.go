@@ -103,6 +103,15 @@ type Target struct {
 	Replacement *Replacement
 }
 
+// displayName names the target in messages: its pod, or for a target whose
+// pod was already gone, its first claim.
+func (t Target) displayName() string {
+	if t.Name == "" && len(t.Volumes) > 0 {
+		return t.Namespace + "/" + t.Volumes[0].Claim + " (pod already deleted)"
+	}
+	return t.Namespace + "/" + t.Name
+}
+
 // Replacement names the pod that took over.
 type Replacement struct {
 	Name, NodeName string

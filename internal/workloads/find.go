@@ -79,6 +79,9 @@ type Presence struct {
 
 // Present reports whether the pod with this UID still exists in the API.
 func Present(ctx context.Context, reader client.Reader, t s3gwv1alpha1.TargetPod) (Presence, error) {
+	if t.UID == "" {
+		return Presence{}, nil // found after its pod was gone
+	}
 	pod := &corev1.Pod{}
 	err := reader.Get(ctx, client.ObjectKey{Namespace: t.Namespace, Name: t.Name}, pod)
 	if err != nil || pod.UID != t.UID {

@@ -1,0 +1,116 @@
+/*
+Copyright 2026 The s3gw-remediation Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package workloads
+
+import (
+	"context"
+	"fmt"
+	"slices"
+
+	corev1 "k8s.io/api/core/v1"
+	storagev1 "k8s.io/api/storage/v1"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	s3gwv1alpha1 "github.com/s3gw-tech/s3gw-remediation/api/v1alpha1"
+	"github.com/s3gw-tech/s3gw-remediation/internal/longhorn"
+)
+
+// Orphans finds s3gw volumes still attached to the failed node whose pod is
+// already gone from the API — deleted by a fencing remediator's
+// ResourceDeletion or by hand — while the replacement waits on another node
+// (Multi-Attach). Each becomes a target without a pod: its volume still has
+// to be released. A volume counts only if a pod matching the selector, in an
+// allowed namespace and not on the failed node, uses its claim. covered
+// holds the PersistentVolumes existing targets already release.
+func Orphans(ctx context.Context, reader client.Reader, spec s3gwv1alpha1.S3GWRemediationSpec, node string,
+	covered map[string]bool) ([]s3gwv1alpha1.TargetPod, error) {
+	vas := &storagev1.VolumeAttachmentList{}
+	if err := reader.List(ctx, vas); err != nil {
+		return nil, fmt.Errorf("listing VolumeAttachments: %w", err)
+	}
+	var out []s3gwv1alpha1.TargetPod
+	for _, va := range vas.Items {
+		source := va.Spec.Source.PersistentVolumeName
+		if va.Spec.Attacher != longhorn.CSIDriverName || va.Spec.NodeName != node || source == nil || covered[*source] {
+			continue
+		}
+		target, err := orphan(ctx, reader, spec, node, *source)
+		if err != nil {
+			return nil, err
+		}
+		if target != nil {
+			covered[*source] = true
+			out = append(out, *target)
+		}
+	}
+	return out, nil
+}
+
+func orphan(ctx context.Context, reader client.Reader, spec s3gwv1alpha1.S3GWRemediationSpec, node, pvName string) (*s3gwv1alpha1.TargetPod, error) {
+	pv := &corev1.PersistentVolume{}
+	if err := reader.Get(ctx, client.ObjectKey{Name: pvName}, pv); err != nil {
+		return nil, client.IgnoreNotFound(err)
+	}
+	claim := pv.Spec.ClaimRef
+	if claim == nil || (len(spec.Namespaces) > 0 && !slices.Contains(spec.Namespaces, claim.Namespace)) {
+		return nil, nil
+	}
+	narrowed := spec
+	narrowed.Namespaces = []string{claim.Namespace}
+	pods, err := List(ctx, reader, narrowed, "")
+	if err != nil {
+		return nil, err
+	}
+	for i := range pods {
+		pod := &pods[i]
+		if pod.Spec.NodeName == node || !usesClaim(pod, claim.Name) {
+			continue
+		}
+		owner, err := Owner(ctx, reader, pod)
+		if err != nil {
+			return nil, err
+		}
+		volume, err := classify(ctx, reader, claim.Namespace, claim.Name)
+		if err != nil {
+			return nil, err
+		}
+		return &s3gwv1alpha1.TargetPod{Namespace: claim.Namespace, Owner: owner, State: s3gwv1alpha1.TargetEvicted,
+			Volumes: []s3gwv1alpha1.TargetVolume{volume}}, nil
+	}
+	return nil, nil
+}
+
+func usesClaim(pod *corev1.Pod, claim string) bool {
+	for _, v := range pod.Spec.Volumes {
+		if v.PersistentVolumeClaim != nil && v.PersistentVolumeClaim.ClaimName == claim {
+			return true
+		}
+	}
+	return false
+}
+
+// Key identifies a target: its pod's UID, or for a target whose pod was
+// already gone, the volume it releases.
+func Key(t s3gwv1alpha1.TargetPod) string {
+	if t.UID != "" {
+		return string(t.UID)
+	}
+	if len(t.Volumes) > 0 {
+		return "pv/" + t.Volumes[0].PersistentVolume
+	}
+	return ""
+}
