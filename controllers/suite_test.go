@@ -56,13 +56,9 @@ func TestControllers(t *testing.T) {
 var _ = BeforeSuite(func() {
 	logf.SetLogger(zap.New(zap.WriteTo(GinkgoWriter), zap.UseDevMode(true)))
 	suiteCtx, cancel = context.WithCancel(context.Background())
-	var err error
-	env, err = testenv.New()
+	started, err := testenv.Start()
 	Expect(err).NotTo(HaveOccurred())
-	cfg, err = env.Start()
-	Expect(err).NotTo(HaveOccurred())
-	k8sClient, err = client.New(cfg, client.Options{Scheme: env.Scheme})
-	Expect(err).NotTo(HaveOccurred())
+	env, cfg, k8sClient = started.Env, started.Config, started.Client
 	nhcClient = impersonateNHC()
 	managerClient = impersonateManager()
 })

@@ -41,13 +41,9 @@ func TestAPI(t *testing.T) {
 
 var _ = BeforeSuite(func() {
 	ctx = context.Background()
-	var err error
-	env, err = testenv.New()
+	started, err := testenv.Start()
 	Expect(err).NotTo(HaveOccurred())
-	cfg, err := env.Start()
-	Expect(err).NotTo(HaveOccurred())
-	k8sClient, err = client.New(cfg, client.Options{Scheme: env.Scheme})
-	Expect(err).NotTo(HaveOccurred())
+	env, k8sClient = started.Env, started.Client
 })
 
 var _ = AfterSuite(func() {

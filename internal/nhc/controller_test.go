@@ -34,19 +34,21 @@ import (
 	"github.com/s3gw-tech/s3gw-remediation/internal/testenv"
 )
 
+// startEnv starts envtest for one test and returns an admin client.
+func startEnv(t *testing.T) client.Client {
+	started, err := testenv.Start()
+	NewWithT(t).Expect(err).NotTo(HaveOccurred())
+	t.Cleanup(func() { _ = started.Env.Stop() })
+	return started.Client
+}
+
 // TestControllerFollowsTheContract drives the emulator's controller through
 // a node's life: unhealthy long enough → a CR built as NHC builds it; past
 // the lease deadline → timed out; Ready again → deleted.
 func TestControllerFollowsTheContract(t *testing.T) {
 	g := NewWithT(t)
 	ctx := context.Background()
-	env, err := testenv.New()
-	g.Expect(err).NotTo(HaveOccurred())
-	cfg, err := env.Start()
-	g.Expect(err).NotTo(HaveOccurred())
-	t.Cleanup(func() { _ = env.Stop() })
-	c, err := client.New(cfg, client.Options{Scheme: env.Scheme})
-	g.Expect(err).NotTo(HaveOccurred())
+	c := startEnv(t)
 
 	template := &s3gwv1alpha1.S3GWRemediationTemplate{ObjectMeta: metav1.ObjectMeta{Name: "s3gw", Namespace: "default"}}
 	g.Expect(c.Create(ctx, template)).To(Succeed())
@@ -121,13 +123,7 @@ func TestControllerFollowsTheContract(t *testing.T) {
 func TestRemediateUsesGenerateNameWithMultipleTemplatesSupport(t *testing.T) {
 	g := NewWithT(t)
 	ctx := context.Background()
-	env, err := testenv.New()
-	g.Expect(err).NotTo(HaveOccurred())
-	cfg, err := env.Start()
-	g.Expect(err).NotTo(HaveOccurred())
-	t.Cleanup(func() { _ = env.Stop() })
-	c, err := client.New(cfg, client.Options{Scheme: env.Scheme})
-	g.Expect(err).NotTo(HaveOccurred())
+	c := startEnv(t)
 
 	template := &s3gwv1alpha1.S3GWRemediationTemplate{ObjectMeta: metav1.ObjectMeta{Name: "multi", Namespace: "default",
 		Annotations: map[string]string{"remediation.medik8s.io/multiple-templates-support": "true"}}}

@@ -26,6 +26,8 @@ import (
 	"runtime"
 
 	"k8s.io/client-go/kubernetes/scheme"
+	"k8s.io/client-go/rest"
+	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/envtest"
 
 	s3gwv1alpha1 "github.com/s3gw-tech/s3gw-remediation/api/v1alpha1"
@@ -69,4 +71,29 @@ func New() (*envtest.Environment, error) {
 		Scheme:                   scheme.Scheme,
 		AttachControlPlaneOutput: os.Getenv("ENVTEST_VERBOSE") != "",
 	}, nil
+}
+
+// Started is a running test control plane with an admin client.
+type Started struct {
+	Env    *envtest.Environment
+	Config *rest.Config
+	Client client.Client
+}
+
+// Start starts the environment New returns and connects an admin client.
+func Start() (*Started, error) {
+	env, err := New()
+	if err != nil {
+		return nil, err
+	}
+	cfg, err := env.Start()
+	if err != nil {
+		return nil, err
+	}
+	c, err := client.New(cfg, client.Options{Scheme: env.Scheme})
+	if err != nil {
+		_ = env.Stop()
+		return nil, err
+	}
+	return &Started{Env: env, Config: cfg, Client: c}, nil
 }

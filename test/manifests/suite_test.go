@@ -48,13 +48,9 @@ func TestManifests(t *testing.T) {
 
 var _ = BeforeSuite(func() {
 	ctx = context.Background()
-	var err error
-	env, err = testenv.New()
+	started, err := testenv.Start()
 	Expect(err).NotTo(HaveOccurred())
-	cfg, err = env.Start()
-	Expect(err).NotTo(HaveOccurred())
-	k8sClient, err = client.New(cfg, client.Options{Scheme: env.Scheme})
-	Expect(err).NotTo(HaveOccurred())
+	env, cfg, k8sClient = started.Env, started.Config, started.Client
 })
 
 var _ = AfterSuite(func() {
