@@ -143,9 +143,12 @@ var _ reconcile.Reconciler = &RemediationReconciler{}
 // +kubebuilder:rbac:groups="",resources=events,verbs=create;patch
 
 // Reconcile runs one observe → decide → act pass and writes status once.
-func (r *RemediationReconciler) Reconcile(ctx context.Context, req reconcile.Request) (_ reconcile.Result, retErr error) {
+func (r *RemediationReconciler) Reconcile(ctx context.Context, req reconcile.Request) (res reconcile.Result, retErr error) {
+	// Read uncached: a pass woken by a node or attachment event right after
+	// our own status patch would otherwise see a stale CR and lose the
+	// optimistic lock on its status write.
 	rem := &s3gwv1alpha1.S3GWRemediation{}
-	if err := r.Client.Get(ctx, req.NamespacedName, rem); err != nil {
+	if err := r.APIReader.Get(ctx, req.NamespacedName, rem); err != nil {
 		return reconcile.Result{}, client.IgnoreNotFound(err)
 	}
 	nodeName := fencing.NodeName(rem)
@@ -167,6 +170,9 @@ func (r *RemediationReconciler) Reconcile(ctx context.Context, req reconcile.Req
 	defer func() {
 		if err := r.patchStatus(ctx, original, rem, retErr); err != nil {
 			retErr = kerrors.NewAggregate([]error{retErr, err})
+		}
+		if retErr != nil {
+			res = reconcile.Result{} // the error requeues with backoff
 		}
 	}()
 
