@@ -160,5 +160,8 @@ func (s *Simulator) Stop() error {
 // Client returns an uncached client that knows Longhorn's types.
 func (s *Simulator) Client() client.Client { return s.client }
 
+// Options returns the options in force, defaults filled in.
+func (s *Simulator) Options() Options { return s.opts }
+
 // Describe says how the simulated Longhorn behaves; see Options.Describe.
 func (s *Simulator) Describe() string { return s.opts.Describe() }

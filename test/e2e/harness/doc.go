@@ -1,0 +1,45 @@
+/*
+Copyright 2026 The s3gw-remediation Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+// Package harness runs the whole failover story on the local cluster, for
+// the e2e suite (test/e2e), the demo (hack/demo) and the failover benchmark
+// (hack/bench).
+//
+// Start boots a cluster (package test/cluster) and the simulated Longhorn
+// (package test/longhornsim), installs the operator's CRDs with the
+// NodeHealthCheck and FenceAgentsRemediation fixtures and NodeHealthCheck's
+// RBAC, and runs in this process:
+//
+//   - the operator: a controller-runtime manager with the same reconcilers,
+//     scheme and clocks as cmd/manager (Options.Operator);
+//   - the cluster side (Options.NHC): NodeHealthCheck emulators
+//     (internal/nhc), one per EnableRemediation, each selecting its nodes by
+//     label like a NodeHealthCheck's spec.selector and acting as NHC's
+//     service account (impersonated, bound to the operator's aggregated
+//     ext-remediation ClusterRole); and a fence-agents-remediation stand-in
+//     (EnableFAR) that reports a node fenced once it is not Ready.
+//
+// With Options.NHC off, nothing creates S3GWRemediations: a real
+// NodeHealthCheck operator can run against Env.Cluster.KubeconfigPath
+// instead (docs/benchmark.md says what to apply).
+//
+// DeployGateway creates an s3gw gateway as the s3gw chart does (labels,
+// one replica, Recreate, an RWO Longhorn claim) on chosen nodes; Fail stops
+// a node's kubelet and returns a Run, whose Timeline records, from watches,
+// when each step of the failover was first seen: node lost, NotReady, CR
+// created, fenced, old pod gone, attachment released, replacement
+// scheduled, attached and Ready.
+package harness

@@ -1,0 +1,204 @@
+/*
+Copyright 2026 The s3gw-remediation Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package harness
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/go-logr/logr"
+	"k8s.io/apimachinery/pkg/runtime"
+	utilruntime "k8s.io/apimachinery/pkg/util/runtime"
+	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	s3gwv1alpha1 "github.com/s3gw-tech/s3gw-remediation/api/v1alpha1"
+	"github.com/s3gw-tech/s3gw-remediation/controllers"
+	"github.com/s3gw-tech/s3gw-remediation/internal/longhorn"
+	"github.com/s3gw-tech/s3gw-remediation/test/cluster"
+	"github.com/s3gw-tech/s3gw-remediation/test/longhornsim"
+)
+
+// Namespaces the harness uses for its own objects.
+const (
+	// TemplateNamespace holds the S3GWRemediationTemplates, hence the
+	// S3GWRemediations NHC creates from them.
+	TemplateNamespace = "s3gw-remediation-system"
+	// FARNamespace holds the FenceAgentsRemediations of the fencer.
+	FARNamespace = "fence-agents-remediation"
+)
+
+// Options configure an Env. The zero value runs everything with upstream
+// Kubernetes timings.
+type Options struct {
+	// Cluster are the control plane's timings and locations.
+	Cluster cluster.Options
+	// Longhorn configures the simulated Longhorn.
+	Longhorn longhornsim.Options
+	// NoOperator leaves the operator out: nothing acts on S3GWRemediations.
+	NoOperator bool
+	// ExternalNHC leaves the NodeHealthCheck emulator and the FAR stand-in
+	// out, so that a real NodeHealthCheck operator can run against the
+	// cluster; EnableRemediation then only creates the template and the
+	// NodeHealthCheck.
+	ExternalNHC bool
+	// UnhealthyDuration is how long a node must be NotReady before NHC
+	// creates a remediation, unless EnableRemediation says otherwise. Zero
+	// means the cluster's unreachable toleration: NHC's default 300 s
+	// equals Kubernetes' default 300 s toleration, and the compressed
+	// profile shortens both to 10 s.
+	UnhealthyDuration time.Duration
+	// Intervals are the operator's requeue intervals; nil means
+	// controllers.DefaultIntervals, the production values.
+	Intervals *controllers.Intervals
+	// Logger receives the in-process controllers' logs; the zero value
+	// discards them.
+	Logger logr.Logger
+}
+
+// Env is a running cluster with simulated Longhorn, the operator and the
+// cluster-side controllers.
+type Env struct {
+	Cluster *cluster.Cluster
+	Sim     *longhornsim.Simulator
+	// Client is an uncached admin client that knows the built-in types,
+	// the operator's and Longhorn's.
+	Client client.Client
+
+	opts     Options
+	log      logr.Logger
+	tracker  *tracker
+	operator *runner
+	infra    *runner
+	nhc      *nhcDispatcher
+	fencer   *farFencer
+
+	stopOnce sync.Once
+	stopErr  error
+}
+
+// Scheme returns the operator's scheme: built-in types, ours and Longhorn's.
+func Scheme() *runtime.Scheme {
+	s := runtime.NewScheme()
+	utilruntime.Must(clientgoscheme.AddToScheme(s))
+	utilruntime.Must(s3gwv1alpha1.AddToScheme(s))
+	utilruntime.Must(longhorn.AddToScheme(s))
+	return s
+}
+
+// Start boots the environment. On error nothing is left running; cancelling
+// ctx stops everything, as does Stop.
+func Start(ctx context.Context, opts Options) (*Env, error) {
+	if opts.Logger.GetSink() == nil {
+		opts.Logger = logr.Discard()
+	}
+	e := &Env{opts: opts, log: opts.Logger}
+	if err := e.start(logr.NewContext(ctx, e.log)); err != nil {
+		return nil, errors.Join(err, e.Stop())
+	}
+	return e, nil
+}
+
+func (e *Env) start(ctx context.Context) error {
+	began := time.Now()
+	var err error
+	if e.Cluster, err = cluster.Start(ctx, e.opts.Cluster); err != nil {
+		return err
+	}
+	if e.Sim, err = longhornsim.Start(ctx, e.Cluster.RESTConfig(), e.opts.Longhorn); err != nil {
+		return err
+	}
+	if e.Client, err = client.New(e.Cluster.RESTConfig(), client.Options{Scheme: Scheme()}); err != nil {
+		return fmt.Errorf("creating client: %w", err)
+	}
+	if err := e.install(ctx); err != nil {
+		return err
+	}
+	if e.tracker, err = startTracker(ctx, e.Cluster.RESTConfig()); err != nil {
+		return err
+	}
+	if !e.opts.NoOperator {
+		if e.operator, err = startOperator(ctx, e.Cluster.RESTConfig(), e.log.WithName("operator"), e.opts.Intervals); err != nil {
+			return err
+		}
+	}
+	if !e.opts.ExternalNHC {
+		if err := e.startClusterSide(ctx); err != nil {
+			return err
+		}
+	}
+	e.log.Info("Started failover environment", "took", time.Since(began).Round(time.Millisecond), "settings", e.Describe())
+	return nil
+}
+
+// Stop ends the in-process controllers, the simulator and the cluster. It is
+// idempotent and safe to defer.
+func (e *Env) Stop() error {
+	e.stopOnce.Do(func() {
+		var errs []error
+		for _, r := range []*runner{e.infra, e.operator} {
+			if r != nil {
+				errs = append(errs, r.stop())
+			}
+		}
+		if e.tracker != nil {
+			e.tracker.stop()
+		}
+		if e.Sim != nil {
+			errs = append(errs, e.Sim.Stop())
+		}
+		if e.Cluster != nil {
+			errs = append(errs, e.Cluster.Stop())
+		}
+		e.stopErr = errors.Join(errs...)
+	})
+	return e.stopErr
+}
+
+// UnhealthyDuration is the NHC duration EnableRemediation uses by default.
+func (e *Env) UnhealthyDuration() time.Duration {
+	if e.opts.UnhealthyDuration > 0 {
+		return e.opts.UnhealthyDuration
+	}
+	return time.Duration(e.Cluster.Options().DefaultUnreachableTolerationSeconds) * time.Second
+}
+
+// Describe says, in one line, which timings and components are in force.
+func (e *Env) Describe() string {
+	parts := []string{e.Cluster.Describe(), e.Sim.Describe()}
+	switch {
+	case e.opts.ExternalNHC:
+		parts = append(parts, "nhc=external")
+	default:
+		parts = append(parts, fmt.Sprintf("nhc=emulated(unhealthy-duration=%s)", e.UnhealthyDuration()))
+	}
+	if e.opts.NoOperator {
+		parts = append(parts, "operator=off")
+	} else {
+		iv := controllers.DefaultIntervals()
+		if e.opts.Intervals != nil {
+			iv = *e.opts.Intervals
+		}
+		parts = append(parts, fmt.Sprintf("operator=in-process(requeue fencing=%s release=%s replacement=%s)",
+			iv.Fencing, iv.Release, iv.Replacement))
+	}
+	return strings.Join(parts, " ")
+}

@@ -1,0 +1,283 @@
+/*
+Copyright 2026 The s3gw-remediation Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package harness
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	rbacv1 "k8s.io/api/rbac/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/util/wait"
+	utilyaml "k8s.io/apimachinery/pkg/util/yaml"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/yaml"
+
+	s3gwv1alpha1 "github.com/s3gw-tech/s3gw-remediation/api/v1alpha1"
+	"github.com/s3gw-tech/s3gw-remediation/internal/nhc"
+	"github.com/s3gw-tech/s3gw-remediation/test/cluster"
+)
+
+// NodeHealthCheck's identity, as the NHC operator installs itself
+// (internal/controller/rbac/aggregation.go in node-healthcheck-operator).
+const (
+	NHCNamespace        = "node-healthcheck-operator"
+	NHCServiceAccount   = "node-healthcheck-controller-manager"
+	nhcAggregationRole  = "node-healthcheck-operator-aggregation"
+	nhcOwnRole          = "node-healthcheck-emulator"
+	aggregateLabel      = "rbac.ext-remediation/aggregate-to-ext-remediation"
+	extRemediationRBAC  = "config/rbac/external_remediation_clusterrole.yaml"
+	operatorCRDs        = "config/crd/bases"
+	medik8sCRDFixtures  = "test/crds/medik8s"
+	aggregationDeadline = time.Minute
+)
+
+// Keys and values of unstructured objects.
+const (
+	fieldSpec          = "spec"
+	fieldStatus        = "status"
+	fieldType          = "type"
+	conditionTrueValue = "True"
+	templateKind       = "S3GWRemediationTemplate"
+)
+
+// readVerbs are a reader's RBAC verbs.
+var readVerbs = []string{"get", "list", "watch"}
+
+// NHCUser is the user the NodeHealthCheck emulator acts as.
+func NHCUser() string {
+	return "system:serviceaccount:" + NHCNamespace + ":" + NHCServiceAccount
+}
+
+// install puts the operator's CRDs, the medik8s fixtures, NHC's RBAC and the
+// harness namespaces into the cluster.
+func (e *Env) install(ctx context.Context) error {
+	root, err := cluster.RepoRoot()
+	if err != nil {
+		return err
+	}
+	var crds []*unstructured.Unstructured
+	for _, dir := range []string{operatorCRDs, medik8sCRDFixtures} {
+		objs, err := readManifests(filepath.Join(root, dir))
+		if err != nil {
+			return err
+		}
+		crds = append(crds, objs...)
+	}
+	for _, crd := range crds {
+		if err := createIfAbsent(ctx, e.Client, crd); err != nil {
+			return err
+		}
+	}
+	for _, crd := range crds {
+		if err := waitEstablished(ctx, e.Client, crd.GetName()); err != nil {
+			return err
+		}
+	}
+	for _, ns := range []string{TemplateNamespace, FARNamespace, NHCNamespace} {
+		if err := e.ensureNamespace(ctx, ns); err != nil {
+			return err
+		}
+	}
+	if err := e.warmUp(ctx); err != nil {
+		return err
+	}
+	return e.installNHCRBAC(ctx, filepath.Join(root, extRemediationRBAC))
+}
+
+// warmUp makes one dry-run create per new kind, so that kube-apiserver sets
+// up each CRD's write path now rather than inside a timed failover.
+func (e *Env) warmUp(ctx context.Context) error {
+	kinds := []struct{ apiVersion, kind, namespace string }{
+		{s3gwv1alpha1.GroupVersion.String(), "S3GWRemediation", TemplateNamespace},
+		{s3gwv1alpha1.GroupVersion.String(), templateKind, TemplateNamespace},
+		{FARAPIVersion, FARKind, FARNamespace},
+		{nhc.NodeHealthCheckGVK.GroupVersion().String(), nhc.NodeHealthCheckGVK.Kind, ""},
+	}
+	for _, k := range kinds {
+		obj := &unstructured.Unstructured{Object: map[string]any{}}
+		obj.SetAPIVersion(k.apiVersion)
+		obj.SetKind(k.kind)
+		obj.SetNamespace(k.namespace)
+		obj.SetName("harness-warm-up")
+		if k.kind == templateKind {
+			obj.Object[fieldSpec] = map[string]any{"template": map[string]any{fieldSpec: map[string]any{}}}
+		}
+		err := wait.PollUntilContextTimeout(ctx, 100*time.Millisecond, 30*time.Second, true, func(ctx context.Context) (bool, error) {
+			err := e.Client.Create(ctx, obj, client.DryRunAll)
+			if meta.IsNoMatchError(err) {
+				return false, nil
+			}
+			return true, client.IgnoreAlreadyExists(err)
+		})
+		if err != nil {
+			return fmt.Errorf("warming up %s: %w", k.kind, err)
+		}
+	}
+	return nil
+}
+
+// installNHCRBAC sets up what the NHC operator sets up for itself: its
+// service account, the aggregation ClusterRole that collects every
+// ext-remediation role (the operator's included) and its binding, plus the
+// rights NHC's own role gives it on nodes and leases.
+func (e *Env) installNHCRBAC(ctx context.Context, extRolePath string) error {
+	data, err := os.ReadFile(extRolePath)
+	if err != nil {
+		return fmt.Errorf("reading %s: %w", extRolePath, err)
+	}
+	extRole := &rbacv1.ClusterRole{}
+	if err := yaml.UnmarshalStrict(data, extRole); err != nil {
+		return fmt.Errorf("decoding %s: %w", extRolePath, err)
+	}
+	subject := []rbacv1.Subject{{Kind: rbacv1.ServiceAccountKind, Name: NHCServiceAccount, Namespace: NHCNamespace}}
+	objs := []client.Object{
+		extRole,
+		&corev1.ServiceAccount{ObjectMeta: metav1.ObjectMeta{Namespace: NHCNamespace, Name: NHCServiceAccount}},
+		&rbacv1.ClusterRole{
+			ObjectMeta: metav1.ObjectMeta{Name: nhcAggregationRole},
+			AggregationRule: &rbacv1.AggregationRule{ClusterRoleSelectors: []metav1.LabelSelector{
+				{MatchLabels: map[string]string{aggregateLabel: "true"}},
+			}},
+		},
+		&rbacv1.ClusterRoleBinding{
+			ObjectMeta: metav1.ObjectMeta{Name: nhcAggregationRole},
+			RoleRef:    rbacv1.RoleRef{APIGroup: rbacv1.GroupName, Kind: "ClusterRole", Name: nhcAggregationRole},
+			Subjects:   subject,
+		},
+		&rbacv1.ClusterRole{
+			ObjectMeta: metav1.ObjectMeta{Name: nhcOwnRole},
+			Rules: []rbacv1.PolicyRule{
+				{APIGroups: []string{""}, Resources: []string{"nodes"}, Verbs: readVerbs},
+				{APIGroups: []string{""}, Resources: []string{"namespaces"}, Verbs: []string{"get", "create"}},
+				{APIGroups: []string{"coordination.k8s.io"}, Resources: []string{"leases"}, Verbs: append(readVerbs, "create", "update", "patch", "delete")},
+				{APIGroups: []string{nhc.NodeHealthCheckGVK.Group}, Resources: []string{"nodehealthchecks"}, Verbs: readVerbs},
+			},
+		},
+		&rbacv1.ClusterRoleBinding{
+			ObjectMeta: metav1.ObjectMeta{Name: nhcOwnRole},
+			RoleRef:    rbacv1.RoleRef{APIGroup: rbacv1.GroupName, Kind: "ClusterRole", Name: nhcOwnRole},
+			Subjects:   subject,
+		},
+	}
+	for _, obj := range objs {
+		if err := createIfAbsent(ctx, e.Client, obj); err != nil {
+			return err
+		}
+	}
+	// kube-controller-manager's clusterrole-aggregation controller copies
+	// the labelled roles' rules into the aggregation role.
+	err = wait.PollUntilContextTimeout(ctx, 100*time.Millisecond, aggregationDeadline, true, func(ctx context.Context) (bool, error) {
+		var role rbacv1.ClusterRole
+		if err := e.Client.Get(ctx, client.ObjectKey{Name: nhcAggregationRole}, &role); err != nil {
+			return false, err
+		}
+		return len(role.Rules) >= len(extRole.Rules), nil
+	})
+	if err != nil {
+		return fmt.Errorf("waiting for ClusterRole %s to aggregate %s: %w", nhcAggregationRole, extRole.Name, err)
+	}
+	return nil
+}
+
+// ensureNamespace creates a namespace unless it exists, and waits for its
+// default ServiceAccount (pods are rejected before it exists).
+func (e *Env) ensureNamespace(ctx context.Context, name string) error {
+	err := e.Client.Get(ctx, client.ObjectKey{Name: name}, &corev1.Namespace{})
+	if err == nil {
+		return nil
+	}
+	if !apierrors.IsNotFound(err) {
+		return fmt.Errorf("getting Namespace %s: %w", name, err)
+	}
+	if err := e.Cluster.CreateNamespace(ctx, name); err != nil && !apierrors.IsAlreadyExists(err) {
+		return err
+	}
+	return nil
+}
+
+// readManifests decodes every YAML document of the *.yaml files in dir.
+func readManifests(dir string) ([]*unstructured.Unstructured, error) {
+	paths, err := filepath.Glob(filepath.Join(dir, "*.yaml"))
+	if err != nil {
+		return nil, fmt.Errorf("listing %s: %w", dir, err)
+	}
+	if len(paths) == 0 {
+		return nil, fmt.Errorf("no manifests in %s", dir)
+	}
+	var objs []*unstructured.Unstructured
+	for _, path := range paths {
+		data, err := os.ReadFile(path)
+		if err != nil {
+			return nil, fmt.Errorf("reading %s: %w", path, err)
+		}
+		dec := utilyaml.NewYAMLOrJSONDecoder(bytes.NewReader(data), 4096)
+		for {
+			obj := &unstructured.Unstructured{}
+			if err := dec.Decode(&obj.Object); errors.Is(err, io.EOF) {
+				break
+			} else if err != nil {
+				return nil, fmt.Errorf("decoding %s: %w", path, err)
+			}
+			if len(obj.Object) > 0 {
+				objs = append(objs, obj)
+			}
+		}
+	}
+	return objs, nil
+}
+
+func createIfAbsent(ctx context.Context, c client.Client, obj client.Object) error {
+	if err := c.Create(ctx, obj); err != nil && !apierrors.IsAlreadyExists(err) {
+		return fmt.Errorf("creating %T %s: %w", obj, obj.GetName(), err)
+	}
+	return nil
+}
+
+// waitEstablished waits until the API server serves a CRD.
+func waitEstablished(ctx context.Context, c client.Client, name string) error {
+	err := wait.PollUntilContextTimeout(ctx, 100*time.Millisecond, 30*time.Second, true, func(ctx context.Context) (bool, error) {
+		crd := &unstructured.Unstructured{}
+		crd.SetAPIVersion("apiextensions.k8s.io/v1")
+		crd.SetKind("CustomResourceDefinition")
+		if err := c.Get(ctx, client.ObjectKey{Name: name}, crd); err != nil {
+			return false, client.IgnoreNotFound(err)
+		}
+		conds, _, _ := unstructured.NestedSlice(crd.Object, "status", "conditions")
+		for _, raw := range conds {
+			cond, _ := raw.(map[string]any)
+			if cond[fieldType] == "Established" && cond[fieldStatus] == conditionTrueValue {
+				return true, nil
+			}
+		}
+		return false, nil
+	})
+	if err != nil {
+		return fmt.Errorf("waiting for CRD %s to be established: %w", name, err)
+	}
+	return nil
+}
