@@ -89,6 +89,23 @@ test-bundle: envtest-assets ## Validate the bundle and catalog, create alm-examp
 test-olm: local-cluster-assets $(OLM) ## Install bundle/ through OLM's olm operator on the local cluster (~20 s).
 	cd hack/bundle && go test -tags e2e -count=1 -v -run TestInstallsThroughOLM ./e2e/
 
+##@ Local cluster (real control plane, kwok kubelets, simulated Longhorn)
+
+.PHONY: demo
+demo: local-cluster-assets ## Fail a node with and without s3gw-remediation on a 3-node local cluster (compressed timings, ~80 s).
+	go run ./hack/demo
+
+.PHONY: test-e2e
+test-e2e: local-cluster-assets $(OLM) ## Run the local-cluster, simulator, operator and OLM end-to-end suites (compressed timings, ~7 min).
+	go test -tags e2e -p 1 -count=1 -timeout 30m ./test/cluster/... ./test/longhornsim/... ./test/e2e/...
+	$(MAKE) --no-print-directory test-olm
+
+BENCH_RUNS ?= 10
+BENCH_NHC_DURATION ?= 300s
+.PHONY: bench-failover
+bench-failover: local-cluster-assets ## Measure failover per mode with Kubernetes default timings (~16 min); writes bench/results/<date>/.
+	go run ./hack/bench -n $(BENCH_RUNS) -nhc-duration $(BENCH_NHC_DURATION)
+
 ##@ Build
 
 .PHONY: build
