@@ -17,24 +17,18 @@ limitations under the License.
 package longhornsim
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
-	"io"
-	"os"
 	"path/filepath"
 	"sync"
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
 	storagev1 "k8s.io/api/storage/v1"
-	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/util/wait"
-	utilyaml "k8s.io/apimachinery/pkg/util/yaml"
 	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
@@ -53,20 +47,20 @@ func install(ctx context.Context, c client.Client, crdDir string) error {
 		}
 		crdDir = filepath.Join(root, "test", "crds", "longhorn")
 	}
-	crds, err := readManifests(crdDir)
+	crds, err := cluster.ReadManifests(crdDir)
 	if err != nil {
 		return err
 	}
-	if err := createIfAbsent(ctx, c, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: Namespace}}); err != nil {
+	if err := cluster.CreateIfAbsent(ctx, c, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: Namespace}}); err != nil {
 		return err
 	}
 	for _, crd := range crds {
-		if err := createIfAbsent(ctx, c, crd); err != nil {
+		if err := cluster.CreateIfAbsent(ctx, c, crd); err != nil {
 			return err
 		}
 	}
 	for _, crd := range crds {
-		if err := waitEstablished(ctx, c, crd.GetName()); err != nil {
+		if err := cluster.WaitEstablished(ctx, c, crd.GetName()); err != nil {
 			return err
 		}
 	}
@@ -74,7 +68,7 @@ func install(ctx context.Context, c client.Client, crdDir string) error {
 		return err
 	}
 	for _, obj := range footprint() {
-		if err := createIfAbsent(ctx, c, obj); err != nil {
+		if err := cluster.CreateIfAbsent(ctx, c, obj); err != nil {
 			return err
 		}
 	}
@@ -142,66 +136,4 @@ func footprint() []client.Object {
 			},
 		},
 	}
-}
-
-// readManifests decodes every YAML document of the *.yaml files in dir.
-func readManifests(dir string) ([]*unstructured.Unstructured, error) {
-	paths, err := filepath.Glob(filepath.Join(dir, "*.yaml"))
-	if err != nil {
-		return nil, fmt.Errorf("listing %s: %w", dir, err)
-	}
-	if len(paths) == 0 {
-		return nil, fmt.Errorf("no CRD fixtures in %s", dir)
-	}
-	var objs []*unstructured.Unstructured
-	for _, path := range paths {
-		data, err := os.ReadFile(path)
-		if err != nil {
-			return nil, fmt.Errorf("reading %s: %w", path, err)
-		}
-		dec := utilyaml.NewYAMLOrJSONDecoder(bytes.NewReader(data), 4096)
-		for {
-			obj := &unstructured.Unstructured{}
-			if err := dec.Decode(&obj.Object); errors.Is(err, io.EOF) {
-				break
-			} else if err != nil {
-				return nil, fmt.Errorf("decoding %s: %w", path, err)
-			}
-			if len(obj.Object) > 0 {
-				objs = append(objs, obj)
-			}
-		}
-	}
-	return objs, nil
-}
-
-func createIfAbsent(ctx context.Context, c client.Client, obj client.Object) error {
-	if err := c.Create(ctx, obj); err != nil && !apierrors.IsAlreadyExists(err) {
-		return fmt.Errorf("creating %T %s: %w", obj, obj.GetName(), err)
-	}
-	return nil
-}
-
-// waitEstablished waits until the API server serves a CRD.
-func waitEstablished(ctx context.Context, c client.Client, name string) error {
-	err := wait.PollUntilContextTimeout(ctx, 100*time.Millisecond, 30*time.Second, true, func(ctx context.Context) (bool, error) {
-		crd := &unstructured.Unstructured{}
-		crd.SetAPIVersion("apiextensions.k8s.io/v1")
-		crd.SetKind("CustomResourceDefinition")
-		if err := c.Get(ctx, client.ObjectKey{Name: name}, crd); err != nil {
-			return false, client.IgnoreNotFound(err)
-		}
-		conds, _, _ := unstructured.NestedSlice(crd.Object, "status", "conditions")
-		for _, raw := range conds {
-			cond, _ := raw.(map[string]any)
-			if cond["type"] == "Established" && cond["status"] == "True" {
-				return true, nil
-			}
-		}
-		return false, nil
-	})
-	if err != nil {
-		return fmt.Errorf("waiting for CRD %s to be established: %w", name, err)
-	}
-	return nil
 }

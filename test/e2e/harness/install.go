@@ -17,11 +17,8 @@ limitations under the License.
 package harness
 
 import (
-	"bytes"
 	"context"
-	"errors"
 	"fmt"
-	"io"
 	"os"
 	"path/filepath"
 	"time"
@@ -33,7 +30,6 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/util/wait"
-	utilyaml "k8s.io/apimachinery/pkg/util/yaml"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/yaml"
 
@@ -82,19 +78,19 @@ func (e *Env) install(ctx context.Context) error {
 	}
 	var crds []*unstructured.Unstructured
 	for _, dir := range []string{operatorCRDs, medik8sCRDFixtures} {
-		objs, err := readManifests(filepath.Join(root, dir))
+		objs, err := cluster.ReadManifests(filepath.Join(root, dir))
 		if err != nil {
 			return err
 		}
 		crds = append(crds, objs...)
 	}
 	for _, crd := range crds {
-		if err := createIfAbsent(ctx, e.Client, crd); err != nil {
+		if err := cluster.CreateIfAbsent(ctx, e.Client, crd); err != nil {
 			return err
 		}
 	}
 	for _, crd := range crds {
-		if err := waitEstablished(ctx, e.Client, crd.GetName()); err != nil {
+		if err := cluster.WaitEstablished(ctx, e.Client, crd.GetName()); err != nil {
 			return err
 		}
 	}
@@ -185,7 +181,7 @@ func (e *Env) installNHCRBAC(ctx context.Context, extRolePath string) error {
 		},
 	}
 	for _, obj := range objs {
-		if err := createIfAbsent(ctx, e.Client, obj); err != nil {
+		if err := cluster.CreateIfAbsent(ctx, e.Client, obj); err != nil {
 			return err
 		}
 	}
@@ -216,68 +212,6 @@ func (e *Env) ensureNamespace(ctx context.Context, name string) error {
 	}
 	if err := e.Cluster.CreateNamespace(ctx, name); err != nil && !apierrors.IsAlreadyExists(err) {
 		return err
-	}
-	return nil
-}
-
-// readManifests decodes every YAML document of the *.yaml files in dir.
-func readManifests(dir string) ([]*unstructured.Unstructured, error) {
-	paths, err := filepath.Glob(filepath.Join(dir, "*.yaml"))
-	if err != nil {
-		return nil, fmt.Errorf("listing %s: %w", dir, err)
-	}
-	if len(paths) == 0 {
-		return nil, fmt.Errorf("no manifests in %s", dir)
-	}
-	var objs []*unstructured.Unstructured
-	for _, path := range paths {
-		data, err := os.ReadFile(path)
-		if err != nil {
-			return nil, fmt.Errorf("reading %s: %w", path, err)
-		}
-		dec := utilyaml.NewYAMLOrJSONDecoder(bytes.NewReader(data), 4096)
-		for {
-			obj := &unstructured.Unstructured{}
-			if err := dec.Decode(&obj.Object); errors.Is(err, io.EOF) {
-				break
-			} else if err != nil {
-				return nil, fmt.Errorf("decoding %s: %w", path, err)
-			}
-			if len(obj.Object) > 0 {
-				objs = append(objs, obj)
-			}
-		}
-	}
-	return objs, nil
-}
-
-func createIfAbsent(ctx context.Context, c client.Client, obj client.Object) error {
-	if err := c.Create(ctx, obj); err != nil && !apierrors.IsAlreadyExists(err) {
-		return fmt.Errorf("creating %T %s: %w", obj, obj.GetName(), err)
-	}
-	return nil
-}
-
-// waitEstablished waits until the API server serves a CRD.
-func waitEstablished(ctx context.Context, c client.Client, name string) error {
-	err := wait.PollUntilContextTimeout(ctx, 100*time.Millisecond, 30*time.Second, true, func(ctx context.Context) (bool, error) {
-		crd := &unstructured.Unstructured{}
-		crd.SetAPIVersion("apiextensions.k8s.io/v1")
-		crd.SetKind("CustomResourceDefinition")
-		if err := c.Get(ctx, client.ObjectKey{Name: name}, crd); err != nil {
-			return false, client.IgnoreNotFound(err)
-		}
-		conds, _, _ := unstructured.NestedSlice(crd.Object, "status", "conditions")
-		for _, raw := range conds {
-			cond, _ := raw.(map[string]any)
-			if cond[fieldType] == "Established" && cond[fieldStatus] == conditionTrueValue {
-				return true, nil
-			}
-		}
-		return false, nil
-	})
-	if err != nil {
-		return fmt.Errorf("waiting for CRD %s to be established: %w", name, err)
 	}
 	return nil
 }
