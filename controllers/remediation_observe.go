@@ -24,6 +24,7 @@ import (
 
 	"github.com/medik8s/common/pkg/annotations"
 	corev1 "k8s.io/api/core/v1"
+	storagev1 "k8s.io/api/storage/v1"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
@@ -44,8 +45,10 @@ type scope struct {
 	// plus newly found ones, with fresh states.
 	targets  []s3gwv1alpha1.TargetPod
 	delegate *corev1.ObjectReference
-	obs      failover.Observation
-	decision failover.Decision
+	// attachments are Longhorn's VolumeAttachments on the node, read once.
+	attachments []storagev1.VolumeAttachment
+	obs         failover.Observation
+	decision    failover.Decision
 }
 
 func timedOut(rem *s3gwv1alpha1.S3GWRemediation) bool {
@@ -93,6 +96,10 @@ func (r *RemediationReconciler) observe(ctx context.Context, rem *s3gwv1alpha1.S
 		return nil, err
 	}
 	s.obs.LonghornAvailable = available
+	// One list serves every target volume and the orphan search.
+	if s.attachments, err = longhorn.NodeAttachments(ctx, r.APIReader, nodeName); err != nil {
+		return nil, err
+	}
 	if err := r.observeTargets(ctx, s, lh); err != nil {
 		return nil, err
 	}
@@ -152,7 +159,7 @@ func (r *RemediationReconciler) findTargets(ctx context.Context, s *scope, recor
 			covered[v.PersistentVolume] = true
 		}
 	}
-	orphans, err := workloads.Orphans(ctx, r.APIReader, s.rem.Spec, s.nodeName, covered)
+	orphans, err := workloads.Orphans(ctx, r.APIReader, s.rem.Spec, s.nodeName, s.attachments, covered)
 	if err != nil {
 		return err
 	}
@@ -226,11 +233,7 @@ func (r *RemediationReconciler) observeVolume(ctx context.Context, s *scope, lh 
 		v.SkipReason = tv.Reason
 		return v, nil
 	}
-	vas, err := longhorn.KubeAttachments(ctx, r.APIReader, tv.PersistentVolume, s.nodeName)
-	if err != nil {
-		return v, err
-	}
-	v.KubeAttachment = len(vas) > 0
+	v.KubeAttachment = len(longhorn.OfVolume(s.attachments, tv.PersistentVolume)) > 0
 	v.InUseOnNode = longhorn.InUse(s.node, tv.LonghornVolume)
 	if s.obs.LonghornAvailable {
 		found, err := lh.VolumeExists(ctx, tv.LonghornVolume)

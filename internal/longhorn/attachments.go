@@ -33,21 +33,38 @@ func UniqueVolumeName(volumeHandle string) corev1.UniqueVolumeName {
 	return corev1.UniqueVolumeName("kubernetes.io/csi/" + CSIDriverName + "^" + volumeHandle)
 }
 
-// KubeAttachments returns the storage.k8s.io VolumeAttachments of Longhorn's
-// driver for the PV on the node (normally one, named csi-<sha256>).
-func KubeAttachments(ctx context.Context, reader client.Reader, pv, node string) ([]storagev1.VolumeAttachment, error) {
+// NodeAttachments returns the storage.k8s.io VolumeAttachments of Longhorn's
+// driver on the node that name a PersistentVolume.
+func NodeAttachments(ctx context.Context, reader client.Reader, node string) ([]storagev1.VolumeAttachment, error) {
 	list := &storagev1.VolumeAttachmentList{}
 	if err := reader.List(ctx, list); err != nil {
 		return nil, fmt.Errorf("listing VolumeAttachments: %w", err)
 	}
 	var out []storagev1.VolumeAttachment
 	for _, va := range list.Items {
-		if va.Spec.Attacher == CSIDriverName && va.Spec.NodeName == node &&
-			va.Spec.Source.PersistentVolumeName != nil && *va.Spec.Source.PersistentVolumeName == pv {
+		if va.Spec.Attacher == CSIDriverName && va.Spec.NodeName == node && va.Spec.Source.PersistentVolumeName != nil {
 			out = append(out, va)
 		}
 	}
 	return out, nil
+}
+
+// OfVolume keeps the attachments of one PersistentVolume (normally one,
+// named csi-<sha256>).
+func OfVolume(vas []storagev1.VolumeAttachment, pv string) []storagev1.VolumeAttachment {
+	var out []storagev1.VolumeAttachment
+	for _, va := range vas {
+		if *va.Spec.Source.PersistentVolumeName == pv {
+			out = append(out, va)
+		}
+	}
+	return out
+}
+
+// KubeAttachments returns Longhorn's VolumeAttachments for the PV on the node.
+func KubeAttachments(ctx context.Context, reader client.Reader, pv, node string) ([]storagev1.VolumeAttachment, error) {
+	vas, err := NodeAttachments(ctx, reader, node)
+	return OfVolume(vas, pv), err
 }
 
 // DeleteKubeAttachments deletes the PV's VolumeAttachments on the node, each

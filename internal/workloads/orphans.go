@@ -18,7 +18,6 @@ package workloads
 
 import (
 	"context"
-	"fmt"
 	"slices"
 
 	corev1 "k8s.io/api/core/v1"
@@ -26,7 +25,6 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	s3gwv1alpha1 "github.com/s3gw-tech/s3gw-remediation/api/v1alpha1"
-	"github.com/s3gw-tech/s3gw-remediation/internal/longhorn"
 )
 
 // Orphans finds s3gw volumes still attached to the failed node whose pod is
@@ -35,17 +33,14 @@ import (
 // (Multi-Attach). Each becomes a target without a pod: its volume still has
 // to be released. A volume counts only if a pod matching the selector, in an
 // allowed namespace and not on the failed node, uses its claim. covered
-// holds the PersistentVolumes existing targets already release.
+// holds the PersistentVolumes existing targets already release; attached
+// are Longhorn's VolumeAttachments on the node (longhorn.NodeAttachments).
 func Orphans(ctx context.Context, reader client.Reader, spec s3gwv1alpha1.S3GWRemediationSpec, node string,
-	covered map[string]bool) ([]s3gwv1alpha1.TargetPod, error) {
-	vas := &storagev1.VolumeAttachmentList{}
-	if err := reader.List(ctx, vas); err != nil {
-		return nil, fmt.Errorf("listing VolumeAttachments: %w", err)
-	}
+	attached []storagev1.VolumeAttachment, covered map[string]bool) ([]s3gwv1alpha1.TargetPod, error) {
 	var out []s3gwv1alpha1.TargetPod
-	for _, va := range vas.Items {
+	for _, va := range attached {
 		source := va.Spec.Source.PersistentVolumeName
-		if va.Spec.Attacher != longhorn.CSIDriverName || va.Spec.NodeName != node || source == nil || covered[*source] {
+		if covered[*source] {
 			continue
 		}
 		target, err := orphan(ctx, reader, spec, node, *source)
