@@ -62,6 +62,12 @@ func (r *RemediationReconciler) act(ctx context.Context, s *scope) error {
 		events.WarningEvent(r.Recorder, s.rem, eventFencingDisabled,
 			"fencing.mode is Disabled: evicting and releasing without fencing evidence")
 	}
+	if d.DeleteDelegate {
+		log.Info("Deleting delegate fencing CR: its success belongs to an earlier failure", "delegate", s.delegate)
+		if err := (fencing.Delegate{Client: r.Client, Reader: r.APIReader}).Delete(ctx, s.rem); err != nil {
+			return err
+		}
+	}
 	if d.CreateDelegate {
 		if err := r.createDelegate(ctx, s); err != nil {
 			return err
@@ -83,9 +89,10 @@ func (r *RemediationReconciler) act(ctx context.Context, s *scope) error {
 		}
 	}
 	if d.AddOutOfServiceTaint {
-		taint := fencing.OutOfServiceTaint()
+		// The decision adds only a taint status recorded, with its timeAdded.
+		taint := *recordedTaint(s.rem, fencing.OutOfServiceTaint())
 		log.Info("Adding out-of-service taint", "taint", taint.ToString())
-		if err := fencing.AddTaint(ctx, r.Client, s.node, taint, s.now); err != nil {
+		if err := fencing.AddTaint(ctx, r.Client, s.node, taint); err != nil {
 			return err
 		}
 		for range unreleasedVolumes(s.obs.Targets) {

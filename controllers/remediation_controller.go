@@ -122,6 +122,9 @@ var _ reconcile.Reconciler = &RemediationReconciler{}
 // out-of-service taint; status patch drops a dead kubelet's volumesInUse entry.
 // +kubebuilder:rbac:groups="",resources=nodes,verbs=get;list;watch;patch
 // +kubebuilder:rbac:groups="",resources=nodes/status,verbs=patch
+// Node Leases: a kubelet that still renews its Lease is alive, whatever the
+// evidence says; replicas count as reachable only on nodes with a fresh one.
+// +kubebuilder:rbac:groups=coordination.k8s.io,resources=leases,verbs=get;list;watch
 // Pods: find s3gw pods and their replacements; force-delete only the targets.
 // +kubebuilder:rbac:groups="",resources=pods,verbs=get;list;delete
 // Volumes: classify a target's claims; only bound RWO Longhorn volumes are released.

@@ -32,7 +32,8 @@ import (
 
 // reconcileDelete runs when NHC deletes the CR (node healthy again, or
 // gone), whether the remediation finished, failed or was timed out: it
-// removes the taints this remediation recorded, deletes the delegate fencing
+// removes the taints this remediation added (recorded, and on the node with
+// the timeAdded it stamped), deletes the delegate fencing
 // CR it created, then drops the finalizer. It never deletes the CR itself.
 func (r *RemediationReconciler) reconcileDelete(ctx context.Context, rem *s3gwv1alpha1.S3GWRemediation, node *corev1.Node) error {
 	if !controllerutil.ContainsFinalizer(rem, Finalizer) {
@@ -41,11 +42,11 @@ func (r *RemediationReconciler) reconcileDelete(ctx context.Context, rem *s3gwv1
 	log := logf.FromContext(ctx)
 	if node != nil {
 		for _, taint := range rem.Status.AddedTaints {
-			if !fencing.HasTaint(node, taint) {
-				continue
+			if !fencing.Owns(node, taint) {
+				continue // never added, or someone else's taint took its place
 			}
 			log.Info("Removing taint added by this remediation", "taint", taint.ToString())
-			if err := fencing.RemoveTaint(ctx, r.Client, node, taint); err != nil {
+			if err := fencing.RemoveOwnTaint(ctx, r.Client, node, taint); err != nil {
 				return err
 			}
 			events.NormalEvent(r.Recorder, node, eventTaintRemoved, "Removed "+taint.ToString()+" added by S3GWRemediation "+rem.Name)

@@ -41,27 +41,8 @@ var _ = Describe("The fencing gate", func() {
 		s := newFailedNodeScenario(s3gwv1alpha1.S3GWRemediationSpec{
 			Fencing: s3gwv1alpha1.FencingSpec{Remediators: farEvidence()}}, noStorageIsolation)
 		s.w.addFAR("failed", "FenceAgentActionSucceeded", metav1.ConditionFalse) // fencing still running
-		recorder := newWriteRecorder()
-		st := s.w.stepper(recorder)
-		for range 5 {
-			Expect(st.pass(s.key)).To(Succeed())
-		}
-
-		rem := s.w.remediation(s.key)
-		Expect(rem.Status.Phase).To(Equal(s3gwv1alpha1.PhaseWaitingForFencing))
-		fenced := conditionOf(rem, s3gwv1alpha1.ConditionFenced)
-		Expect(fenced.Status).To(Equal(metav1.ConditionFalse))
-		Expect(fenced.Message).To(And(
-			ContainSubstring("no node.kubernetes.io/out-of-service taint"),
-			ContainSubstring("a replica of "+s.g.pv+" is on the node"),
-			ContainSubstring("has no FenceAgentActionSucceeded=True")))
-		Expect(conditionOf(rem, s3gwv1alpha1.ConditionSucceeded).Status).To(Equal(metav1.ConditionUnknown))
-		Expect(rem.Status.Targets).To(HaveLen(1), "targets are recorded before the gate")
-
-		Expect(s.w.podExists(s.g.pod)).To(BeTrue())
-		Expect(s.w.attachments(s.g, s.w.nodeName("failed"))).To(HaveLen(1))
-		Expect(recorder.Writes()).To(HaveEach(HaveField("Kind", "S3GWRemediation")),
-			"behind a closed gate only the CR's finalizer and status are written")
+		st := closedGate(s, "no node.kubernetes.io/out-of-service taint",
+			"replica "+s.g.pv+"-r-0 of "+s.g.pv+" is on the node", "has no FenceAgentActionSucceeded=True")
 		Expect(st.eventsWithReason(eventWaitingForFencing)).To(HaveLen(1), "announced once, not every pass")
 		Expect(st.metric("s3gw_remediation_fencing_blocked", map[string]string{
 			"reason": "OutOfServiceTaint,StorageIsolation,FenceAgentsRemediation"})).To(Equal(1.0))
@@ -123,18 +104,7 @@ var _ = Describe("The fencing gate", func() {
 		w.addNode("failed", true)
 		g := w.addGateway("s3gw", "failed", "healthy", noStorageIsolation)
 		w.setReady("failed", false)
-		farTemplate := &unstructured.Unstructured{Object: map[string]any{"spec": map[string]any{"template": map[string]any{
-			"spec": map[string]any{"agent": "fence_ipmilan", "remediationStrategy": "ResourceDeletion"}}}}}
-		farTemplate.SetAPIVersion("fence-agents-remediation.medik8s.io/v1alpha1")
-		farTemplate.SetKind("FenceAgentsRemediationTemplate")
-		farTemplate.SetNamespace(w.ns)
-		farTemplate.SetName("far")
-		Expect(w.c.Create(w.ctx, farTemplate)).To(Succeed())
-		e := w.nhc(w.template("s3gw", s3gwv1alpha1.S3GWRemediationSpec{Fencing: s3gwv1alpha1.FencingSpec{
-			OutOfServiceTaint: ptr.To(false), StorageIsolation: ptr.To(false),
-			Delegate: &s3gwv1alpha1.DelegateFencing{APIVersion: "fence-agents-remediation.medik8s.io/v1alpha1",
-				Kind: "FenceAgentsRemediationTemplate", Name: "far", ConditionType: "FenceAgentActionSucceeded"},
-		}}, false))
+		e := w.nhc(w.template("s3gw", w.delegateSpec(false), false))
 		s := &failedNodeScenario{w: w, g: g, e: e, key: w.remediate(e, "failed")}
 		st := w.stepper(managerClient)
 		st.until(s.key, 5, func(rem *s3gwv1alpha1.S3GWRemediation) bool { return rem.Status.Delegate != nil })

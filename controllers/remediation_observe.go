@@ -23,10 +23,13 @@ import (
 	"time"
 
 	"github.com/medik8s/common/pkg/annotations"
+	coordinationv1 "k8s.io/api/coordination/v1"
 	corev1 "k8s.io/api/core/v1"
 	storagev1 "k8s.io/api/storage/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	s3gwv1alpha1 "github.com/s3gw-tech/s3gw-remediation/api/v1alpha1"
 	"github.com/s3gw-tech/s3gw-remediation/internal/failover"
@@ -47,8 +50,10 @@ type scope struct {
 	delegate *corev1.ObjectReference
 	// attachments are Longhorn's VolumeAttachments on the node, read once.
 	attachments []storagev1.VolumeAttachment
-	obs         failover.Observation
-	decision    failover.Decision
+	// replicaNodes memoises, per node, whether longhorn-manager reaches it.
+	replicaNodes map[string]replicaNode
+	obs          failover.Observation
+	decision     failover.Decision
 }
 
 func timedOut(rem *s3gwv1alpha1.S3GWRemediation) bool {
@@ -65,23 +70,17 @@ func (r *RemediationReconciler) observe(ctx context.Context, rem *s3gwv1alpha1.S
 	if node == nil {
 		return s, nil
 	}
-	ownTaint := taintRecorded(rem, fencing.OutOfServiceTaint())
-	hasTaint := fencing.HasTaint(node, fencing.OutOfServiceTaint())
-	if hasTaint && !ownTaint {
-		// A taint another remediation of this node added is no evidence either.
-		byPeer, err := r.taintRecordedByPeer(ctx, rem, nodeName)
-		if err != nil {
-			return nil, err
-		}
-		hasTaint = !byPeer
+	lease, err := r.nodeLease(ctx, nodeName)
+	if err != nil {
+		return nil, err
 	}
-	s.obs.Node = &failover.Node{
-		Name:                     node.Name,
-		Ready:                    nodeReady(node),
-		OwnOutOfServiceTaint:     hasTaint && ownTaint,
-		ForeignOutOfServiceTaint: hasTaint && !ownTaint,
+	s.obs.Node = &failover.Node{Name: node.Name, Ready: nodeReady(node), Heartbeat: heartbeat(node, lease)}
+	ownTaint := recordedTaint(rem, fencing.OutOfServiceTaint())
+	if err := r.observeOutOfServiceTaint(ctx, s, ownTaint); err != nil {
+		return nil, err
 	}
-	s.obs.OutOfServiceTaintRecorded = ownTaint
+	s.obs.Episode = recordedEpisode(rem.Status.FailureEpisode)
+	s.obs.OutOfServiceTaintRecorded = ownTaint != nil
 	if s.obs.TimedOut {
 		return s, nil // no new step starts; nothing else to read
 	}
@@ -236,19 +235,19 @@ func (r *RemediationReconciler) observeVolume(ctx context.Context, s *scope, lh 
 	v.KubeAttachment = len(longhorn.OfVolume(s.attachments, tv.PersistentVolume)) > 0
 	v.InUseOnNode = longhorn.InUse(s.node, tv.LonghornVolume)
 	if s.obs.LonghornAvailable {
-		found, err := lh.VolumeExists(ctx, tv.LonghornVolume)
+		view, err := lh.Volume(ctx, tv.LonghornVolume, s.nodeName)
 		if err != nil {
 			return v, err
 		}
-		v.LonghornVolumeMissing = !found
-		if v.LonghornTicket, err = lh.TicketOnNode(ctx, tv.LonghornVolume, s.nodeName); err != nil {
-			return v, err
+		v.LonghornVolumeMissing, v.LonghornTicket = !view.Exists, view.TicketOnNode
+		for _, replica := range view.Replicas {
+			reach, err := r.replicaNode(ctx, s, lh, replica.Node)
+			if err != nil {
+				return v, err
+			}
+			v.Replicas = append(v.Replicas, failover.Replica{Name: replica.Name, Node: replica.Node,
+				Healthy: replica.Healthy, NodeReachable: reach.reachable, NodeState: reach.state})
 		}
-		placement, err := lh.Replicas(ctx, tv.LonghornVolume, s.nodeName)
-		if err != nil {
-			return v, err
-		}
-		v.ReplicaOnFailedNode, v.HealthyReplicaElsewhere = placement.OnNode, placement.HealthyElsewhere
 	}
 	tv.State = s3gwv1alpha1.VolumeAttached
 	if v.Released() {
@@ -264,11 +263,11 @@ func (r *RemediationReconciler) observeEvidence(ctx context.Context, s *scope, l
 		return nil
 	}
 	if fencingSpec.StorageIsolationEnabled() && s.obs.LonghornAvailable {
-		down, err := lh.NodeDown(ctx, s.nodeName)
+		readiness, err := lh.NodeReadiness(ctx, s.nodeName)
 		if err != nil {
 			return err
 		}
-		s.obs.Evidence.LonghornNodeDown = down
+		s.obs.Evidence.LonghornNodeDown = readiness.Down()
 	}
 	if len(fencingSpec.Remediators) > 0 {
 		crs, err := fencing.Remediators(ctx, r.APIReader, fencingSpec.Remediators, s.nodeName)
@@ -309,20 +308,140 @@ func releasedSince(conds []metav1.Condition) *time.Time {
 	return &t
 }
 
+// observeOutOfServiceTaint classifies the node's out-of-service taint: ours
+// (the one this remediation recorded), a peer's (recorded by another
+// remediation of the node; no evidence either), or foreign.
+func (r *RemediationReconciler) observeOutOfServiceTaint(ctx context.Context, s *scope, own *corev1.Taint) error {
+	taint := fencing.Find(s.node, fencing.OutOfServiceTaint())
+	switch {
+	case taint == nil:
+		return nil
+	case own != nil && fencing.Owns(s.node, *own):
+		s.obs.Node.OwnOutOfServiceTaint = true
+		return nil
+	}
+	byPeer, err := r.taintRecordedByPeer(ctx, s.rem, s.nodeName, *taint)
+	if err != nil || byPeer {
+		return err
+	}
+	foreign := &failover.Taint{}
+	if taint.TimeAdded != nil {
+		foreign.TimeAdded = &taint.TimeAdded.Time
+	}
+	s.obs.Node.ForeignOutOfServiceTaint = foreign
+	return nil
+}
+
 // taintRecordedByPeer reports whether another remediation of the same node
-// recorded the out-of-service taint as its own.
-func (r *RemediationReconciler) taintRecordedByPeer(ctx context.Context, rem *s3gwv1alpha1.S3GWRemediation, node string) (bool, error) {
+// recorded the taint on the node as its own.
+func (r *RemediationReconciler) taintRecordedByPeer(ctx context.Context, rem *s3gwv1alpha1.S3GWRemediation, node string, taint corev1.Taint) (bool, error) {
 	list := &s3gwv1alpha1.S3GWRemediationList{}
 	if err := r.Client.List(ctx, list); err != nil {
 		return false, fmt.Errorf("listing S3GWRemediations: %w", err)
 	}
+	onNode := &corev1.Node{Spec: corev1.NodeSpec{Taints: []corev1.Taint{taint}}}
 	for i := range list.Items {
 		peer := &list.Items[i]
-		if peer.UID != rem.UID && fencing.NodeName(peer) == node && taintRecorded(peer, fencing.OutOfServiceTaint()) {
+		if peer.UID == rem.UID || fencing.NodeName(peer) != node {
+			continue
+		}
+		if recorded := recordedTaint(peer, taint); recorded != nil && fencing.Owns(onNode, *recorded) {
 			return true, nil
 		}
 	}
 	return false, nil
+}
+
+// replicaNode is whether longhorn-manager can stop a replica process on a
+// node, and what the API shows of that node.
+type replicaNode struct {
+	reachable bool
+	state     string
+}
+
+// replicaNode reads, once per pass and node, whether longhorn-manager
+// reaches the node: its Longhorn Node is Ready=True and its kubelet Lease
+// has not expired (a node that stopped renewing is suspect before the
+// node-lifecycle controller marks it NotReady, 10 s later by default, and
+// Longhorn after that). Only then will Longhorn stop a replica there on
+// detach.
+func (r *RemediationReconciler) replicaNode(ctx context.Context, s *scope, lh longhorn.State, node string) (replicaNode, error) {
+	if reach, ok := s.replicaNodes[node]; ok {
+		return reach, nil
+	}
+	readiness, err := lh.NodeReadiness(ctx, node)
+	if err != nil {
+		return replicaNode{}, err
+	}
+	lease, err := r.nodeLease(ctx, node)
+	if err != nil {
+		return replicaNode{}, err
+	}
+	reach := replicaNode{state: readiness.String()}
+	switch hb := heartbeat(nil, lease); {
+	case !readiness.Ready():
+	case hb.LeaseRenewed.IsZero():
+		reach.state = "no kubelet Lease"
+	case hb.Silent(s.now.Time):
+		reach.state = "kubelet Lease expired, last renewed at " + hb.LeaseRenewed.UTC().Format(time.RFC3339)
+	default:
+		reach.reachable = true
+	}
+	if s.replicaNodes == nil {
+		s.replicaNodes = map[string]replicaNode{}
+	}
+	s.replicaNodes[node] = reach
+	return reach, nil
+}
+
+// nodeLease reads the node's kubelet Lease; nil when there is none.
+func (r *RemediationReconciler) nodeLease(ctx context.Context, node string) (*coordinationv1.Lease, error) {
+	lease := &coordinationv1.Lease{}
+	err := r.APIReader.Get(ctx, client.ObjectKey{Namespace: corev1.NamespaceNodeLease, Name: node}, lease)
+	switch {
+	case err == nil:
+		return lease, nil
+	case apierrors.IsNotFound(err):
+		return nil, nil
+	default:
+		return nil, fmt.Errorf("getting the Lease of node %s: %w", node, err)
+	}
+}
+
+// heartbeat reduces the node's Ready condition and its Lease (either may be
+// nil) to the facts the gate reads.
+func heartbeat(node *corev1.Node, lease *coordinationv1.Lease) failover.Heartbeat {
+	var hb failover.Heartbeat
+	if node != nil {
+		for _, c := range node.Status.Conditions {
+			if c.Type == corev1.NodeReady {
+				hb.Ready = string(c.Status)
+				hb.ReadySince, hb.KubeletPosted = c.LastTransitionTime.Time, c.LastHeartbeatTime.Time
+			}
+		}
+	}
+	if lease != nil && lease.Spec.RenewTime != nil {
+		hb.LeaseRenewed = lease.Spec.RenewTime.Time
+		if lease.Spec.LeaseDurationSeconds != nil {
+			hb.LeaseDuration = time.Duration(*lease.Spec.LeaseDurationSeconds) * time.Second
+		}
+	}
+	return hb
+}
+
+// recordedEpisode converts the recorded failure episode; nil before one.
+func recordedEpisode(e *s3gwv1alpha1.FailureEpisode) *failover.Episode {
+	if e == nil {
+		return nil
+	}
+	out := &failover.Episode{Ready: e.ReadyStatus}
+	if e.NotReadySince != nil {
+		out.ReadySince = e.NotReadySince.Time
+	}
+	if e.KubeletPostedAt != nil {
+		out.KubeletPosted = e.KubeletPostedAt.Time
+	}
+	return out
 }
 
 func nodeReady(node *corev1.Node) bool {
@@ -334,13 +453,15 @@ func nodeReady(node *corev1.Node) bool {
 	return false
 }
 
-func taintRecorded(rem *s3gwv1alpha1.S3GWRemediation, taint corev1.Taint) bool {
+// recordedTaint returns the taint with the key and effect the remediation
+// recorded in status.addedTaints, or nil.
+func recordedTaint(rem *s3gwv1alpha1.S3GWRemediation, taint corev1.Taint) *corev1.Taint {
 	for i := range rem.Status.AddedTaints {
 		if rem.Status.AddedTaints[i].MatchTaint(&taint) {
-			return true
+			return &rem.Status.AddedTaints[i]
 		}
 	}
-	return false
+	return nil
 }
 
 // since returns how long ago t was, or 0.

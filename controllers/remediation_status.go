@@ -21,14 +21,18 @@ import (
 	"fmt"
 	"strings"
 
+	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/equality"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/controller/controllerutil"
 	logf "sigs.k8s.io/controller-runtime/pkg/log"
 
 	s3gwv1alpha1 "github.com/s3gw-tech/s3gw-remediation/api/v1alpha1"
+	"github.com/s3gw-tech/s3gw-remediation/internal/failover"
 	"github.com/s3gw-tech/s3gw-remediation/internal/fencing"
 )
 
@@ -44,13 +48,24 @@ func (r *RemediationReconciler) updateStatus(ctx context.Context, s *scope) {
 		st.StartTime = &s.now
 	}
 
+	if d.RecordEpisode != nil {
+		st.FailureEpisode = failureEpisode(*d.RecordEpisode)
+	}
+	if d.RestartEpisode != nil {
+		logf.FromContext(ctx).Info("Starting over: the node failed again after the recorded failure")
+		restartEpisode(st, *d.RestartEpisode, s.now)
+		s.targets = nil
+	}
 	if d.RecordTargets {
 		logf.FromContext(ctx).Info("Recording s3gw pods on the node", "count", len(s.targets))
 		r.skippedVolumeEvents(ctx, s)
 	}
 	st.Targets = s.targets
 	if d.RecordOutOfServiceTaint {
-		st.AddedTaints = append(st.AddedTaints, fencing.OutOfServiceTaint())
+		// Stamped now, so the taint on the node is recognised as ours later.
+		taint := fencing.OutOfServiceTaint()
+		taint.TimeAdded = ptr.To(s.now.Rfc3339Copy())
+		st.AddedTaints = append(withoutTaint(st.AddedTaints, taint), taint)
 	}
 	if s.delegate != nil {
 		st.Delegate = s.delegate
@@ -89,6 +104,38 @@ func (r *RemediationReconciler) updateStatus(ctx context.Context, s *scope) {
 		st.CompletionTime = &s.now
 	}
 	r.phaseEvent(s, d.Phase)
+}
+
+// failureEpisode converts a failure episode for status.
+func failureEpisode(e failover.Episode) *s3gwv1alpha1.FailureEpisode {
+	out := &s3gwv1alpha1.FailureEpisode{ReadyStatus: e.Ready}
+	if !e.ReadySince.IsZero() {
+		out.NotReadySince = ptr.To(metav1.NewTime(e.ReadySince))
+	}
+	if !e.KubeletPosted.IsZero() {
+		out.KubeletPostedAt = ptr.To(metav1.NewTime(e.KubeletPosted))
+	}
+	return out
+}
+
+// restartEpisode forgets what belonged to the old failure: targets,
+// evidence, conditions and times. Added taints and the delegate stay
+// recorded: they are still to be cleaned up.
+func restartEpisode(st *s3gwv1alpha1.S3GWRemediationStatus, e failover.Episode, now metav1.Time) {
+	st.FailureEpisode = failureEpisode(e)
+	st.Targets, st.FencingEvidence, st.Conditions = nil, nil, nil
+	st.StartTime, st.CompletionTime = &now, nil
+}
+
+// withoutTaint drops the recorded taints with the key and effect.
+func withoutTaint(taints []corev1.Taint, taint corev1.Taint) []corev1.Taint {
+	var out []corev1.Taint
+	for _, t := range taints {
+		if !t.MatchTaint(&taint) {
+			out = append(out, t)
+		}
+	}
+	return out
 }
 
 // final is true for phases a remediation ends in (it may still move between

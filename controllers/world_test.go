@@ -24,11 +24,13 @@ import (
 	"path/filepath"
 	"strings"
 	"sync/atomic"
+	"time"
 
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
 	"github.com/prometheus/client_golang/prometheus"
 	appsv1 "k8s.io/api/apps/v1"
+	coordinationv1 "k8s.io/api/coordination/v1"
 	corev1 "k8s.io/api/core/v1"
 	storagev1 "k8s.io/api/storage/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
@@ -36,7 +38,7 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/tools/record"
-	"k8s.io/utils/clock"
+	clocktesting "k8s.io/utils/clock/testing"
 	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
@@ -68,11 +70,14 @@ type world struct {
 	// gateways are the s3gw Deployments the ReplicaSet double keeps at one
 	// Ready pod on a healthy node.
 	gateways []*gateway
+	// clock is the one clock of the story: the doubles stamp heartbeats and
+	// conditions with it, and the reconciler and NHC read it.
+	clock *clocktesting.FakeClock
 }
 
 func newWorld(ctx context.Context) *world {
 	id := fmt.Sprintf("w%d", worldCount.Add(1))
-	w := &world{ctx: ctx, c: k8sClient, id: id, ns: "ns-" + id}
+	w := &world{ctx: ctx, c: k8sClient, id: id, ns: "ns-" + id, clock: clocktesting.NewFakeClock(time.Now())}
 	for _, ns := range []string{w.ns, longhornNS} {
 		err := k8sClient.Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: ns}})
 		Expect(client.IgnoreAlreadyExists(err)).To(Succeed())
@@ -83,26 +88,63 @@ func newWorld(ctx context.Context) *world {
 // nodeName scopes node names (cluster-scoped) to the scenario.
 func (w *world) nodeName(short string) string { return w.id + "-" + short }
 
-// addNode creates a Kubernetes node and its Longhorn Node, Ready or not.
+// addNode creates a Kubernetes node, its kubelet Lease and its Longhorn
+// Node, Ready or not.
 func (w *world) addNode(short string, ready bool) *corev1.Node {
 	node := &corev1.Node{ObjectMeta: metav1.ObjectMeta{Name: w.nodeName(short)}}
 	Expect(w.c.Create(w.ctx, node)).To(Succeed())
+	lease := &coordinationv1.Lease{ObjectMeta: metav1.ObjectMeta{Namespace: corev1.NamespaceNodeLease, Name: node.Name},
+		Spec: coordinationv1.LeaseSpec{HolderIdentity: ptr.To(node.Name), LeaseDurationSeconds: ptr.To[int32](40)}}
+	Expect(w.c.Create(w.ctx, lease)).To(Succeed())
 	w.setReady(short, ready)
 	return node
 }
 
-// setReady sets the node's Ready condition, as kubelet or the node-lifecycle
-// controller would, and Longhorn's view of it.
+// killedAgo is how long before setReady(short, false) the kubelet of a
+// failing node last renewed its Lease and posted status: long enough that
+// the Lease expired, so fencing evidence created by the test counts.
+const killedAgo = 2 * time.Minute
+
+// setReady sets the node's Ready condition and Lease, as the kubelet or the
+// node-lifecycle controller would, and Longhorn's view of it. A node set not
+// Ready had its kubelet die killedAgo: its Lease is expired, and the
+// node-lifecycle controller marked it Unknown 50 s later. Ready nodes renew
+// their Lease on every simulate().
 func (w *world) setReady(short string, ready bool) {
 	node := w.node(short)
+	now := metav1.NewTime(w.clock.Now())
 	status, lhStatus, lhReason := corev1.ConditionTrue, "True", ""
+	heartbeat, transition := now, now
 	if !ready {
 		status, lhStatus, lhReason = corev1.ConditionUnknown, "False", longhorn.NodeReasonKubernetesNodeNotReady
+		heartbeat = metav1.NewTime(now.Add(-killedAgo))
+		transition = metav1.NewTime(heartbeat.Add(50 * time.Second))
 	}
 	node.Status.Conditions = []corev1.NodeCondition{{Type: corev1.NodeReady, Status: status,
-		LastHeartbeatTime: metav1.Now(), LastTransitionTime: metav1.Now()}}
+		LastHeartbeatTime: heartbeat, LastTransitionTime: transition}}
 	Expect(w.c.Status().Update(w.ctx, node)).To(Succeed())
+	w.renewLease(short, heartbeat.Time)
 	w.setLonghornNode(short, lhStatus, lhReason)
+}
+
+// renewLease sets the node Lease's renewTime, as its kubelet does.
+func (w *world) renewLease(short string, at time.Time) {
+	lease := &coordinationv1.Lease{}
+	Expect(w.c.Get(w.ctx, client.ObjectKey{Namespace: corev1.NamespaceNodeLease, Name: w.nodeName(short)}, lease)).To(Succeed())
+	lease.Spec.RenewTime = ptr.To(metav1.NewMicroTime(at))
+	Expect(w.c.Update(w.ctx, lease)).To(Succeed())
+}
+
+// kubelets renews the Leases of Ready nodes, as live kubelets do.
+func (w *world) kubelets() {
+	nodes := &corev1.NodeList{}
+	Expect(w.c.List(w.ctx, nodes)).To(Succeed())
+	for i := range nodes.Items {
+		short, ok := strings.CutPrefix(nodes.Items[i].Name, w.id+"-")
+		if ok && nodeReady(&nodes.Items[i]) {
+			w.renewLease(short, w.clock.Now())
+		}
+	}
 }
 
 func (w *world) setLonghornNode(short, status, reason string) {
@@ -326,8 +368,9 @@ func (w *world) podExists(pod *corev1.Pod) bool {
 
 // simulate runs the test doubles once, in the order the real components
 // react: attach-detach controller, external-attacher, ReplicaSet
-// controller with scheduler and kubelet.
+// controller with scheduler and kubelet; live kubelets renew their Lease.
 func (w *world) simulate() {
+	w.kubelets()
 	w.attachDetachController()
 	w.externalAttacher()
 	w.replicaSetController()
@@ -472,7 +515,7 @@ func (w *world) template(name string, spec s3gwv1alpha1.S3GWRemediationSpec, mul
 
 // nhc returns an NHC emulator for the template, with its NodeHealthCheck.
 func (w *world) nhc(t *s3gwv1alpha1.S3GWRemediationTemplate) *nhc.Emulator {
-	e := &nhc.Emulator{Client: nhcClient, Name: "nhc-" + w.id + "-" + t.Name, Clock: clock.RealClock{},
+	e := &nhc.Emulator{Client: nhcClient, Name: "nhc-" + w.id + "-" + t.Name, Clock: w.clock,
 		Template: nhc.TemplateRef{APIVersion: s3gwv1alpha1.GroupVersion.String(), Kind: "S3GWRemediationTemplate",
 			Namespace: t.Namespace, Name: t.Name}}
 	Expect(e.CreateNodeHealthCheck(w.ctx, k8sClient)).To(Succeed())
@@ -514,7 +557,7 @@ type stepper struct {
 func (w *world) stepper(c client.Client) *stepper {
 	recorder := record.NewFakeRecorder(1000)
 	registry := prometheus.NewRegistry()
-	r := NewRemediationReconciler(c, c, recorder, clock.RealClock{}, metrics.New(registry))
+	r := NewRemediationReconciler(c, c, recorder, w.clock, metrics.New(registry))
 	return &stepper{w: w, r: r, recorder: recorder, registry: registry}
 }
 
@@ -602,14 +645,40 @@ func (w *world) addFAR(short, conditionType string, status metav1.ConditionStatu
 	return far
 }
 
-// setCondition sets one status condition on an unstructured CR.
+// setCondition sets one status condition on an unstructured CR, now.
 func (w *world) setCondition(obj *unstructured.Unstructured, conditionType string, status metav1.ConditionStatus) {
+	w.setConditionAt(obj, conditionType, status, w.clock.Now())
+}
+
+// setConditionAt sets one status condition with the given lastTransitionTime.
+func (w *world) setConditionAt(obj *unstructured.Unstructured, conditionType string, status metav1.ConditionStatus, at time.Time) {
 	Expect(w.c.Get(w.ctx, client.ObjectKeyFromObject(obj), obj)).To(Succeed())
 	Expect(unstructured.SetNestedSlice(obj.Object, []any{map[string]any{
 		"type": conditionType, "status": string(status), "reason": "Test", "message": "set by the test",
-		"lastTransitionTime": metav1.Now().UTC().Format("2006-01-02T15:04:05Z"),
+		"lastTransitionTime": at.UTC().Format(time.RFC3339),
 	}}, "status", "conditions")).To(Succeed())
 	Expect(w.c.Status().Update(w.ctx, obj)).To(Succeed())
+}
+
+// delegateSpec creates a FenceAgentsRemediationTemplate "far" (with the
+// multiple-templates annotation if multi) and returns a spec that fences
+// through it alone.
+func (w *world) delegateSpec(multi bool) s3gwv1alpha1.S3GWRemediationSpec {
+	far := &unstructured.Unstructured{Object: map[string]any{"spec": map[string]any{"template": map[string]any{
+		"spec": map[string]any{"agent": "fence_ipmilan", "remediationStrategy": "ResourceDeletion"}}}}}
+	far.SetAPIVersion("fence-agents-remediation.medik8s.io/v1alpha1")
+	far.SetKind("FenceAgentsRemediationTemplate")
+	far.SetNamespace(w.ns)
+	far.SetName("far")
+	if multi {
+		far.SetAnnotations(map[string]string{"remediation.medik8s.io/multiple-templates-support": "true"})
+	}
+	Expect(w.c.Create(w.ctx, far)).To(Succeed())
+	return s3gwv1alpha1.S3GWRemediationSpec{Fencing: s3gwv1alpha1.FencingSpec{
+		OutOfServiceTaint: ptr.To(false), StorageIsolation: ptr.To(false),
+		Delegate: &s3gwv1alpha1.DelegateFencing{APIVersion: "fence-agents-remediation.medik8s.io/v1alpha1",
+			Kind: "FenceAgentsRemediationTemplate", Name: "far", ConditionType: "FenceAgentActionSucceeded"},
+	}}
 }
 
 func farEvidence() []s3gwv1alpha1.RemediatorEvidence {

@@ -308,6 +308,24 @@ type ReplacementPod struct {
 	NodeName string `json:"nodeName"`
 }
 
+// FailureEpisode identifies the node failure a remediation works on: the
+// node's Ready condition as the first pass of that failure saw it. When the
+// node recovers and fails again while NodeHealthCheck keeps the CR (e.g.
+// with healthyDelay), the condition differs and the remediation starts over.
+type FailureEpisode struct {
+	// ReadyStatus is the Ready condition's status: False or Unknown, or
+	// empty when the node reported none.
+	// +optional
+	ReadyStatus string `json:"readyStatus,omitempty"`
+	// NotReadySince is the Ready condition's lastTransitionTime.
+	// +optional
+	NotReadySince *metav1.Time `json:"notReadySince,omitempty"`
+	// KubeletPostedAt is the Ready condition's lastHeartbeatTime, the
+	// kubelet's last status post.
+	// +optional
+	KubeletPostedAt *metav1.Time `json:"kubeletPostedAt,omitempty"`
+}
+
 // S3GWRemediationStatus reports progress to NodeHealthCheck (which reads only
 // the Processing and Succeeded conditions) and to people.
 type S3GWRemediationStatus struct {
@@ -322,6 +340,10 @@ type S3GWRemediationStatus struct {
 	// NodeName is the failed node this remediation works on.
 	// +optional
 	NodeName string `json:"nodeName,omitempty"`
+
+	// FailureEpisode is the node failure this remediation works on.
+	// +optional
+	FailureEpisode *FailureEpisode `json:"failureEpisode,omitempty"`
 
 	// Conditions: Processing and Succeeded (the medik8s contract), plus
 	// Fenced, WorkloadEvicted, AttachmentsReleased and ReplacementReady.
@@ -340,8 +362,10 @@ type S3GWRemediationStatus struct {
 	// +optional
 	FencingEvidence []string `json:"fencingEvidence,omitempty"`
 
-	// AddedTaints are taints this remediation put on the node; they are
-	// recorded before they are added and removed when the CR is deleted.
+	// AddedTaints are taints this remediation puts on the node, recorded
+	// with the timeAdded it stamps before they are added. A taint on the
+	// node is this remediation's only if key, effect and timeAdded match;
+	// only such a taint is removed when the CR is deleted.
 	// +listType=atomic
 	// +optional
 	AddedTaints []corev1.Taint `json:"addedTaints,omitempty"`

@@ -30,8 +30,21 @@ import (
 // is decided unless the node is found, not timed out, not Ready, its targets
 // are recorded and the fencing gate is open.
 func Decide(o Observation) Decision {
+	d := decide(o)
+	if o.Episode == nil && d.RestartEpisode == nil && o.Node != nil && !o.Node.Ready {
+		// The first pass of a failure records it, with whatever it decides.
+		episode := o.Node.Heartbeat.Episode()
+		d.RecordEpisode = &episode
+	}
+	return d
+}
+
+func decide(o Observation) Decision {
+	if o.Node != nil && !o.Node.Ready && !o.TimedOut && o.Episode != nil && !o.Episode.Continues(o.Node.Heartbeat) {
+		return newEpisode(o)
+	}
 	if o.Succeeded {
-		// Reported once, kept whatever happens next: NHC may have acted on it.
+		// Reported once, kept for the episode: NHC may have acted on it.
 		return Decision{Phase: s3gwv1alpha1.PhaseSucceeded}
 	}
 	if o.Node == nil {
@@ -96,21 +109,48 @@ func Decide(o Observation) Decision {
 	return actions(o, gate, fenced, progress)
 }
 
+// newEpisode starts the remediation over: the node was Ready again since
+// the recorded failure and failed anew. Its targets, evidence and outcome
+// belong to the old failure; only what must still be cleaned up (our taint,
+// the delegate) is kept.
+func newEpisode(o Observation) Decision {
+	episode := o.Node.Heartbeat.Episode()
+	msg := fmt.Sprintf("Node %s failed again after the recorded failure; starting over for the new one", o.Node.Name)
+	return Decision{
+		Phase:          s3gwv1alpha1.PhasePending,
+		RestartEpisode: &episode,
+		Conditions:     processing(s3gwv1alpha1.ReasonNodeFailedAgain, msg),
+		Wait:           WaitForStatus,
+	}
+}
+
 // waitForFencing holds every destructive step. It may create the delegate
-// fencing CR, which is what produces the evidence.
+// fencing CR, which is what produces the evidence, or delete one whose
+// success belongs to an earlier failure so that a new one fences anew.
 func waitForFencing(o Observation, gate Gate, msg string, progress []metav1.Condition) Decision {
 	reason := s3gwv1alpha1.ReasonWaitingForFencing
 	if o.Evidence.DelegateError != "" {
 		reason = s3gwv1alpha1.ReasonInvalidDelegate
 	}
+	stale := delegateStale(o)
 	return Decision{
 		Phase:          s3gwv1alpha1.PhaseWaitingForFencing,
 		Gate:           gate,
 		CreateDelegate: o.Spec.Fencing.Delegate != nil && o.Evidence.Delegate == nil && o.Evidence.DelegateError == "",
+		DeleteDelegate: stale,
 		Conditions: append(append(processing(s3gwv1alpha1.ReasonWaitingForFencing, msg),
 			condition(s3gwv1alpha1.ConditionFenced, metav1.ConditionFalse, reason, msg)), progress...),
 		Wait: WaitForFencing,
 	}
+}
+
+// delegateStale is true when the delegate reports success from before the
+// node's last sign of life: it fenced an earlier failure and will not fence
+// this one.
+func delegateStale(o Observation) bool {
+	d := o.Evidence.Delegate
+	return o.Spec.Fencing.Delegate != nil && d != nil && d.Fenced && d.FencedAt != nil &&
+		!d.FencedAt.After(o.Node.Heartbeat.LastSignOfLife())
 }
 
 // provesShutdown is true when the gate holds on evidence that the node is
@@ -154,7 +194,7 @@ func replicaCheck(o Observation, gate Gate, fenced metav1.Condition, progress []
 					o.Spec.Release.LonghornNamespace)
 				return true, failedDecision(gate, fenced, progress, s3gwv1alpha1.ReasonLonghornUnavailable, msg)
 			}
-			if !v.HealthyReplicaElsewhere {
+			if !v.healthyReplicaElsewhere(o.Node.Name) {
 				unhealthy = append(unhealthy, v.LonghornVolume)
 			}
 		}
@@ -176,7 +216,10 @@ func failedDecision(gate Gate, fenced metav1.Condition, progress []metav1.Condit
 }
 
 // actions decides the writes of an open gate: force-delete the pods still
-// present, then release their volumes by the configured strategy.
+// present, then release the volumes of the pods gone from the API by the
+// configured strategy. While a target's pod is in the API, even held by a
+// finalizer, the attach-detach controller still wants its volume on the
+// node, so nothing of it is released.
 func actions(o Observation, gate Gate, fenced metav1.Condition, progress []metav1.Condition) Decision {
 	d := Decision{Gate: gate}
 	for _, t := range o.Targets {
@@ -184,52 +227,96 @@ func actions(o Observation, gate Gate, fenced metav1.Condition, progress []metav
 			d.Evict = append(d.Evict, t)
 		}
 	}
-	strategy := o.Spec.Release.Strategy
-	needsRelease := false
-	for _, t := range o.Targets {
-		for _, v := range t.Volumes {
-			if !v.Releasable() || v.Released() {
-				continue
-			}
-			needsRelease = true
-			switch strategy {
-			case s3gwv1alpha1.ReleaseDeleteVolumeAttachment:
-				if v.KubeAttachment {
-					d.DeleteAttachments = append(d.DeleteAttachments, v)
-				}
-			case s3gwv1alpha1.ReleaseOutOfServiceTaint:
-				// One taint serves every volume on the node.
-			default: // ControllerDetach
-				if v.InUseOnNode {
-					d.UnmarkInUse = append(d.UnmarkInUse, v)
-				}
-			}
-		}
-	}
-	if needsRelease && strategy == s3gwv1alpha1.ReleaseOutOfServiceTaint && !o.Node.OwnOutOfServiceTaint && !o.Node.ForeignOutOfServiceTaint {
-		if !o.OutOfServiceTaintRecorded {
-			// Persist the intent first; the taint is added on the next pass.
-			d.RecordOutOfServiceTaint = true
-		} else {
-			d.AddOutOfServiceTaint = true
-		}
+	plan := planRelease(o)
+	d.UnmarkInUse, d.DeleteAttachments = plan.unmark, plan.deleteAttachments
+	if plan.pending && !plan.podsPresent && o.Spec.Release.Strategy == s3gwv1alpha1.ReleaseOutOfServiceTaint &&
+		!o.Node.OwnOutOfServiceTaint && o.Node.ForeignOutOfServiceTaint == nil {
+		// Persist the intent first; the taint is added on the next pass.
+		d.RecordOutOfServiceTaint = !o.OutOfServiceTaintRecorded
+		d.AddOutOfServiceTaint = o.OutOfServiceTaintRecorded
 	}
 
 	switch {
-	case anyPodPresent(o.Targets):
+	case plan.podsPresent:
 		d.Phase = s3gwv1alpha1.PhaseEvicting
-	case needsRelease:
+	case plan.pending:
 		d.Phase = s3gwv1alpha1.PhaseReleasing
 	default:
 		d.Phase = s3gwv1alpha1.PhaseWaitingForReplacement
 	}
 	msg := fmt.Sprintf("Moving s3gw off node %s (%s)", o.Node.Name, d.Phase)
+	if plan.waitingForKubelet {
+		msg = fmt.Sprintf("Waiting for node %s's kubelet to release the volumes: it still reports Ready=False "+
+			"or renews its Lease, so it unmounts them itself now that the pods are gone; "+
+			"ControllerDetach only edits a dead kubelet's volumesInUse", o.Node.Name)
+		progress = replaceCondition(progress, condition(s3gwv1alpha1.ConditionAttachmentsReleased,
+			metav1.ConditionFalse, s3gwv1alpha1.ReasonKubeletAlive, msg))
+	}
 	d.Conditions = append(append(processing(s3gwv1alpha1.ReasonRemediationStarted, msg), fenced), progress...)
 	d.Wait = WaitForRelease
 	if d.Phase == s3gwv1alpha1.PhaseWaitingForReplacement {
 		d.Wait = WaitForReplacement
 	}
 	return d
+}
+
+// releasePlan is what releasing the targets' volumes takes this pass.
+type releasePlan struct {
+	// pending: a volume is still attached to the node.
+	pending bool
+	// podsPresent: a target pod is still in the API.
+	podsPresent bool
+	// waitingForKubelet: ControllerDetach waits for a live kubelet.
+	waitingForKubelet bool
+	// unmark and deleteAttachments are the writes of the strategy.
+	unmark, deleteAttachments []Volume
+}
+
+// planRelease releases, by the configured strategy, the volumes of the
+// targets whose pods are gone from the API.
+func planRelease(o Observation) releasePlan {
+	var p releasePlan
+	strategy := o.Spec.Release.Strategy
+	kubeletAlive := !o.Node.Heartbeat.Lost(o.Now)
+	for _, t := range o.Targets {
+		p.podsPresent = p.podsPresent || t.PodPresent
+		for _, v := range t.Volumes {
+			if !v.Releasable() || v.Released() {
+				continue
+			}
+			p.pending = true
+			switch {
+			case t.PodPresent:
+				// The attach-detach controller still wants it on the node.
+			case strategy == s3gwv1alpha1.ReleaseDeleteVolumeAttachment:
+				if v.KubeAttachment {
+					p.deleteAttachments = append(p.deleteAttachments, v)
+				}
+			case strategy == s3gwv1alpha1.ReleaseOutOfServiceTaint:
+				// One taint serves every volume on the node.
+			case !v.InUseOnNode:
+				// ControllerDetach: nothing left to unmark.
+			case kubeletAlive:
+				// ControllerDetach edits only a dead kubelet's list.
+				p.waitingForKubelet = true
+			default:
+				p.unmark = append(p.unmark, v)
+			}
+		}
+	}
+	return p
+}
+
+// replaceCondition returns conds with the condition of c's type replaced by c.
+func replaceCondition(conds []metav1.Condition, c metav1.Condition) []metav1.Condition {
+	out := make([]metav1.Condition, 0, len(conds))
+	for _, existing := range conds {
+		if existing.Type == c.Type {
+			existing = c
+		}
+		out = append(out, existing)
+	}
+	return out
 }
 
 // replacementOutcome ends the remediation once every attachment is released

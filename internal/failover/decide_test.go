@@ -23,6 +23,7 @@ import (
 	. "github.com/onsi/gomega"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/utils/ptr"
 
 	s3gwv1alpha1 "github.com/s3gw-tech/s3gw-remediation/api/v1alpha1"
 )
@@ -80,8 +81,24 @@ func writesOf(d Decision) writes {
 // the gate is open.
 func fenced() Observation {
 	o := notFenced()
-	o.Node.ForeignOutOfServiceTaint = true
+	o.Node.ForeignOutOfServiceTaint = freshTaint()
 	return o
+}
+
+// fencedByIsolation opens the gate through storage isolation, which needs
+// no timestamp: Longhorn reports the node down and no replica is on it.
+func fencedByIsolation() Observation {
+	o := notFenced()
+	o.Evidence.LonghornNodeDown = true
+	return o
+}
+
+// aliveKubelet makes the failed node's kubelet report Ready=False itself and
+// renew its Lease, recording that as the episode.
+func aliveKubelet(o *Observation) {
+	o.Node.Heartbeat.Ready = ReadyFalse
+	o.Node.Heartbeat.LeaseRenewed = testNow.Add(-5 * time.Second)
+	o.Episode = ptr.To(o.Node.Heartbeat.Episode())
 }
 
 // fencedByFAR opens the gate through a listed remediator, leaving the node
@@ -89,7 +106,7 @@ func fenced() Observation {
 func fencedByFAR() Observation {
 	o := notFenced()
 	withFAR(&o)
-	o.Evidence.Remediators = []RemediatorCR{{Kind: farKind, Name: testNode, Fenced: true}}
+	o.Evidence.Remediators = []RemediatorCR{{Kind: farKind, Name: testNode, Fenced: true, FencedAt: fencedAt()}}
 	return o
 }
 
@@ -170,7 +187,7 @@ func TestDecide(t *testing.T) {
 			mutate: []func(o *Observation){evicted, strategy(s3gwv1alpha1.ReleaseOutOfServiceTaint), func(o *Observation) {
 				o.TimedOut = true
 				o.Spec.Fencing.Mode = s3gwv1alpha1.FencingModeDisabled
-				o.Node.ForeignOutOfServiceTaint = false
+				o.Node.ForeignOutOfServiceTaint = nil
 				o.OutOfServiceTaintRecorded = true
 			}},
 			phase: s3gwv1alpha1.PhaseStopped,
@@ -333,7 +350,7 @@ func TestDecide(t *testing.T) {
 			name: "no healthy replica elsewhere fails",
 			obs:  fenced,
 			mutate: []func(o *Observation){func(o *Observation) {
-				o.Targets[0].Volumes[0].HealthyReplicaElsewhere = false
+				o.Targets[0].Volumes[0].Replicas[0].Healthy = false
 			}},
 			phase: s3gwv1alpha1.PhaseFailed,
 			wait:  WaitAfterFailure,
@@ -348,7 +365,7 @@ func TestDecide(t *testing.T) {
 			obs:  fenced,
 			mutate: []func(o *Observation){func(o *Observation) {
 				v := attachedVolume("b")
-				v.HealthyReplicaElsewhere = false
+				v.Replicas[0].Healthy = false
 				o.Targets = append(o.Targets, recordedTarget("s3gw-1", v))
 			}},
 			phase: s3gwv1alpha1.PhaseFailed,
@@ -360,7 +377,7 @@ func TestDecide(t *testing.T) {
 			obs:  fenced,
 			mutate: []func(o *Observation){func(o *Observation) {
 				v := releasedVolume("a")
-				v.HealthyReplicaElsewhere = false
+				v.Replicas[0].Healthy = false
 				o.Targets[0].Volumes = []Volume{v}
 			}},
 			phase:  s3gwv1alpha1.PhaseEvicting,
@@ -396,12 +413,55 @@ func TestDecide(t *testing.T) {
 
 		// 8. Evict.
 		{
-			name:   "pods present are evicted, and in-use volumes unmarked in the same pass",
+			name:   "pods present are evicted; their volumes wait until the pods are gone from the API",
 			obs:    fenced,
 			phase:  s3gwv1alpha1.PhaseEvicting,
 			wait:   WaitForRelease,
 			conds:  []cond{processingTrueStarted, succeededUnknownStart, fencedByEvidence},
-			writes: writes{Evict: []string{"s3gw-0"}, UnmarkInUse: []string{"pvc-a"}},
+			writes: writes{Evict: []string{"s3gw-0"}},
+		},
+		{
+			name: "a force-deleted pod held by a finalizer keeps its volume attached (ControllerDetach)",
+			obs:  fencedByFAR,
+			mutate: []func(o *Observation){strategy(s3gwv1alpha1.ReleaseControllerDetach), func(o *Observation) {
+				o.Targets[0].ForceDeleted = true
+				o.OutOfServiceTaintRecorded = true
+			}},
+			phase: s3gwv1alpha1.PhaseEvicting,
+			wait:  WaitForRelease,
+			conds: []cond{{s3gwv1alpha1.ConditionWorkloadEvicted, metav1.ConditionFalse, s3gwv1alpha1.ReasonEvicting}},
+		},
+		{
+			name: "a force-deleted pod held by a finalizer keeps its volume attached (DeleteVolumeAttachment)",
+			obs:  fencedByFAR,
+			mutate: []func(o *Observation){strategy(s3gwv1alpha1.ReleaseDeleteVolumeAttachment), func(o *Observation) {
+				o.Targets[0].ForceDeleted = true
+				o.OutOfServiceTaintRecorded = true
+			}},
+			phase: s3gwv1alpha1.PhaseEvicting,
+			wait:  WaitForRelease,
+			conds: []cond{{s3gwv1alpha1.ConditionWorkloadEvicted, metav1.ConditionFalse, s3gwv1alpha1.ReasonEvicting}},
+		},
+		{
+			name: "a force-deleted pod held by a finalizer keeps its volume attached (OutOfServiceTaint)",
+			obs:  fencedByFAR,
+			mutate: []func(o *Observation){strategy(s3gwv1alpha1.ReleaseOutOfServiceTaint), func(o *Observation) {
+				o.Targets[0].ForceDeleted = true
+				o.OutOfServiceTaintRecorded = true
+			}},
+			phase: s3gwv1alpha1.PhaseEvicting,
+			wait:  WaitForRelease,
+			conds: []cond{{s3gwv1alpha1.ConditionWorkloadEvicted, metav1.ConditionFalse, s3gwv1alpha1.ReasonEvicting}},
+		},
+		{
+			name: "the volumes of a pod gone are released while another target's pod is still present",
+			obs:  fenced,
+			mutate: []func(o *Observation){evicted, func(o *Observation) {
+				o.Targets = append(o.Targets, recordedTarget("s3gw-1", attachedVolume("b")))
+			}},
+			phase:  s3gwv1alpha1.PhaseEvicting,
+			wait:   WaitForRelease,
+			writes: writes{Evict: []string{"s3gw-1"}, UnmarkInUse: []string{"pvc-a"}},
 		},
 		{
 			name: "only the pods still present are evicted",
@@ -427,7 +487,7 @@ func TestDecide(t *testing.T) {
 				processingTrueStarted,
 				{s3gwv1alpha1.ConditionFenced, metav1.ConditionTrue, s3gwv1alpha1.ReasonFencingDisabled},
 			},
-			writes: writes{Evict: []string{"s3gw-0"}, UnmarkInUse: []string{"pvc-a"}},
+			writes: writes{Evict: []string{"s3gw-0"}},
 		},
 
 		// 9. Release per strategy.
@@ -498,14 +558,41 @@ func TestDecide(t *testing.T) {
 			writes: writes{AddOutOfServiceTaint: true},
 		},
 		{
-			name: "OutOfServiceTaint records and adds it while pods are still evicted",
+			name: "OutOfServiceTaint is neither recorded nor added while a pod is still in the API",
 			obs:  fencedByFAR,
 			mutate: []func(o *Observation){strategy(s3gwv1alpha1.ReleaseOutOfServiceTaint), func(o *Observation) {
-				o.OutOfServiceTaintRecorded = true
+				o.Targets = append(o.Targets, recordedTarget("s3gw-1", attachedVolume("b")))
+				o.Targets[0].PodPresent = false
 			}},
 			phase:  s3gwv1alpha1.PhaseEvicting,
 			wait:   WaitForRelease,
-			writes: writes{Evict: []string{"s3gw-0"}, AddOutOfServiceTaint: true},
+			writes: writes{Evict: []string{"s3gw-1"}},
+		},
+		{
+			name:   "ControllerDetach leaves a live kubelet's volumesInUse alone (Ready=False)",
+			obs:    fencedByIsolation,
+			mutate: []func(o *Observation){evicted, aliveKubelet},
+			phase:  s3gwv1alpha1.PhaseReleasing,
+			wait:   WaitForRelease,
+			conds:  []cond{{s3gwv1alpha1.ConditionAttachmentsReleased, metav1.ConditionFalse, s3gwv1alpha1.ReasonKubeletAlive}},
+		},
+		{
+			name: "ControllerDetach leaves volumesInUse alone while the node Lease is unexpired (Ready=Unknown)",
+			obs:  fencedByIsolation,
+			mutate: []func(o *Observation){evicted, func(o *Observation) {
+				o.Node.Heartbeat.LeaseRenewed = testNow.Add(-30 * time.Second)
+			}},
+			phase: s3gwv1alpha1.PhaseReleasing,
+			wait:  WaitForRelease,
+			conds: []cond{{s3gwv1alpha1.ConditionAttachmentsReleased, metav1.ConditionFalse, s3gwv1alpha1.ReasonKubeletAlive}},
+		},
+		{
+			name:   "the other strategies release behind a live kubelet: it unmounts, and the detach is the normal path",
+			obs:    fencedByIsolation,
+			mutate: []func(o *Observation){evicted, strategy(s3gwv1alpha1.ReleaseDeleteVolumeAttachment), aliveKubelet},
+			phase:  s3gwv1alpha1.PhaseReleasing,
+			wait:   WaitForRelease,
+			writes: writes{DeleteAttachments: []string{"pvc-a"}},
 		},
 		{
 			name:   "OutOfServiceTaint adds nothing when a foreign taint is there",
@@ -647,7 +734,7 @@ func TestDecide(t *testing.T) {
 			obs:  fenced,
 			mutate: []func(o *Observation){moved, func(o *Observation) {
 				o.Node.Ready = true
-				o.Node.ForeignOutOfServiceTaint = false
+				o.Node.ForeignOutOfServiceTaint = nil
 			}},
 			phase: s3gwv1alpha1.PhaseSucceeded,
 			wait:  WaitNone,
@@ -657,7 +744,7 @@ func TestDecide(t *testing.T) {
 			name: "success stays success when the evidence went away",
 			obs:  notFenced,
 			mutate: []func(o *Observation){moved, func(o *Observation) {
-				o.Node.ForeignOutOfServiceTaint = false
+				o.Node.ForeignOutOfServiceTaint = nil
 			}},
 			phase: s3gwv1alpha1.PhaseSucceeded,
 			wait:  WaitNone,

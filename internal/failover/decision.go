@@ -49,6 +49,12 @@ const (
 type Decision struct {
 	Phase s3gwv1alpha1.Phase
 	Gate  Gate
+	// RecordEpisode: persist the node failure the remediation works on, so
+	// a later failure of the same node is recognised as a new one.
+	RecordEpisode *Episode
+	// RestartEpisode: the node failed again after a recovery; start over
+	// for this episode (forget targets, evidence and outcome of the old one).
+	RestartEpisode *Episode
 	// RecordTargets: persist newly found targets before anything is deleted.
 	RecordTargets bool
 	// RecordOutOfServiceTaint: persist the intent to add the taint before
@@ -58,6 +64,9 @@ type Decision struct {
 	// fences (e.g. power-cycles) the node, so it too is only decided for a
 	// node that is not Ready and runs recorded targets.
 	CreateDelegate bool
+	// DeleteDelegate deletes the delegate CR whose success belongs to an
+	// earlier failure, so that a new one is created for this failure.
+	DeleteDelegate bool
 	// Evict lists the pods to force-delete.
 	Evict []Target
 	// UnmarkInUse lists volumes to drop from the node's status.volumesInUse

@@ -19,13 +19,14 @@ limitations under the License.
 // The controller observes the world (node, s3gw pods, volumes, attachments,
 // Longhorn state, fencing evidence) into an Observation, calls Decide, and
 // performs the Decision's writes. Decide does no I/O and reads no clock, so
-// every rule is table-tested and a randomized test checks the safety
-// invariant: nothing is evicted or released unless the fencing gate holds.
+// every rule is table-tested: nothing is evicted or released unless the
+// fencing gate holds for the node's current failure.
 //
 // Order matters and is a safety property:
 //
-//	node found → not timed out → node not Ready → targets recorded →
-//	fencing gate → healthy replica elsewhere → evict → release → replacement
+//	failed again? (start over) → node found → not timed out → node not Ready →
+//	targets recorded → fencing gate → healthy replica elsewhere → evict →
+//	release once the pod is gone → replacement
 //
 // Each step that does not hold stops the pass with a reason.
 package failover

@@ -19,6 +19,7 @@ package failover
 import (
 	"fmt"
 	"strings"
+	"time"
 
 	s3gwv1alpha1 "github.com/s3gw-tech/s3gw-remediation/api/v1alpha1"
 )
@@ -71,10 +72,10 @@ func EvaluateGate(o Observation) Gate {
 		v.check(EvidenceStorageIsolation, why, EvidenceStorageIsolation)
 	}
 	for _, listed := range fencing.Remediators {
-		v.remediators(o.Evidence.Remediators, listed)
+		v.remediators(o, listed)
 	}
 	if fencing.Delegate != nil {
-		v.delegate(o.Evidence, fencing.Delegate.ConditionType)
+		v.delegate(o, fencing.Delegate.ConditionType)
 	}
 
 	if len(v.evidence) > 0 {
@@ -98,27 +99,60 @@ func (v *verdict) check(evidence, why, source string) {
 	v.sources = append(v.sources, source)
 }
 
+// outOfServiceTaintMissing returns why a foreign out-of-service taint does
+// not count, or "" when it does. A taint without timeAdded counts: whoever
+// added it, kube-controller-manager itself acts on it for a NotReady node
+// (Pod GC force-deletes the node's terminating pods, the attach-detach
+// controller force-detaches its volumes), so a release we do adds nothing
+// to what the taint already does.
 func outOfServiceTaintMissing(o Observation) string {
-	if o.Node.ForeignOutOfServiceTaint {
+	taint := o.Node.ForeignOutOfServiceTaint
+	switch {
+	case taint == nil:
+		return "no node.kubernetes.io/out-of-service taint"
+	case taint.TimeAdded == nil:
 		return ""
 	}
-	return "no node.kubernetes.io/out-of-service taint"
+	if why := notCurrent(o, *taint.TimeAdded); why != "" {
+		return "the node.kubernetes.io/out-of-service taint " + why
+	}
+	return ""
 }
 
-// remediators accepts each CR of the listed kind whose condition is True.
-func (v *verdict) remediators(crs []RemediatorCR, listed s3gwv1alpha1.RemediatorEvidence) {
+// notCurrent returns why evidence that arose at t does not prove the
+// node's current failure, or "" when it does. It must be newer than the
+// node's last sign of life, so evidence from a failure the node recovered
+// from never counts, and the kubelet must have gone silent since: a Lease
+// still being renewed contradicts any claim that the node is fenced.
+func notCurrent(o Observation, t time.Time) string {
+	hb := o.Node.Heartbeat
+	if last := hb.LastSignOfLife(); !t.After(last) {
+		return fmt.Sprintf("is stale: it dates from %s, not after the node's last sign of life at %s",
+			stamp(t), stamp(last))
+	}
+	if !hb.Silent(o.Now) {
+		return fmt.Sprintf("is not trusted yet: the node's Lease, renewed at %s, has not expired", stamp(hb.LeaseRenewed))
+	}
+	return ""
+}
+
+func stamp(t time.Time) string { return t.UTC().Format(time.RFC3339) }
+
+// remediators accepts each CR of the listed kind whose condition became True
+// during the node's current failure.
+func (v *verdict) remediators(o Observation, listed s3gwv1alpha1.RemediatorEvidence) {
 	found, fenced := false, false
-	for _, cr := range crs {
+	for _, cr := range o.Evidence.Remediators {
 		if cr.Kind != listed.Kind {
 			continue
 		}
 		found = true
-		if cr.Fenced {
-			fenced = true
-			v.evidence = append(v.evidence, cr.Kind+"/"+cr.Name)
-		} else {
-			v.missing = append(v.missing, fmt.Sprintf("%s/%s has no %s=True", cr.Kind, cr.Name, listed.ConditionType))
+		if why := fencedMissing(o, cr, listed.ConditionType); why != "" {
+			v.missing = append(v.missing, cr.Kind+"/"+cr.Name+" "+why)
+			continue
 		}
+		fenced = true
+		v.evidence = append(v.evidence, cr.Kind+"/"+cr.Name)
 	}
 	if !found {
 		v.missing = append(v.missing, fmt.Sprintf("no %s for the node", listed.Kind))
@@ -128,27 +162,50 @@ func (v *verdict) remediators(crs []RemediatorCR, listed s3gwv1alpha1.Remediator
 	}
 }
 
-// delegate accepts the delegate fencing CR once its condition is True.
-func (v *verdict) delegate(e Evidence, conditionType string) {
+// fencedMissing returns why a fencer's CR does not prove the current
+// failure fenced, or "" when it does.
+func fencedMissing(o Observation, cr RemediatorCR, conditionType string) string {
+	switch {
+	case !cr.Fenced:
+		return fmt.Sprintf("has no %s=True", conditionType)
+	case cr.FencedAt == nil:
+		return fmt.Sprintf("has %s=True without a lastTransitionTime, so it cannot be tied to this failure", conditionType)
+	}
+	if why := notCurrent(o, *cr.FencedAt); why != "" {
+		return fmt.Sprintf("%s=True %s", conditionType, why)
+	}
+	return ""
+}
+
+// delegate accepts the delegate fencing CR once its condition became True
+// during the node's current failure.
+func (v *verdict) delegate(o Observation, conditionType string) {
+	e := o.Evidence
 	d := e.Delegate
 	switch {
 	case e.DelegateError != "":
 		v.missing = append(v.missing, "delegate: "+e.DelegateError)
 	case d == nil:
 		v.missing = append(v.missing, "delegate fencing CR not created yet")
-	case d.Fenced:
-		v.evidence = append(v.evidence, "delegate "+d.Kind+"/"+d.Name)
-		return
 	default:
-		v.missing = append(v.missing, fmt.Sprintf("delegate %s/%s has no %s=True", d.Kind, d.Name, conditionType))
+		why := fencedMissing(o, *d, conditionType)
+		if why == "" {
+			v.evidence = append(v.evidence, "delegate "+d.Kind+"/"+d.Name)
+			return
+		}
+		v.missing = append(v.missing, "delegate "+d.Kind+"/"+d.Name+" "+why)
 	}
 	v.sources = append(v.sources, "Delegate")
 }
 
 // storageIsolationMissing returns why storage isolation does not hold, or ""
-// when it does: Longhorn reports the node down and every target volume is a
-// Longhorn RWO volume with no replica on the node, so the old engine has
-// nothing left to write to. A target set without such volumes proves nothing.
+// when it does: Longhorn reports the node down, every target volume is a
+// Longhorn RWO volume with no replica on the node, and every other replica
+// lives where longhorn-manager can stop it. The old engine then writes to
+// nothing that survives the detach: its remote replicas are stopped before
+// a new engine starts, and it never re-adds them. A replica on another
+// unreachable node would keep taking its writes. A target set without such
+// volumes proves nothing.
 func storageIsolationMissing(o Observation) string {
 	if !o.LonghornAvailable {
 		return "Longhorn is not installed"
@@ -157,18 +214,28 @@ func storageIsolationMissing(o Observation) string {
 		return "Longhorn does not report the node down"
 	}
 	volumes := 0
+	var unreachable []string
 	for _, t := range o.Targets {
 		for _, v := range t.Volumes {
-			switch {
-			case !v.Releasable():
+			if !v.Releasable() {
 				return fmt.Sprintf("volume %s is not a Longhorn RWO volume", v.Claim)
-			case v.ReplicaOnFailedNode:
-				return fmt.Sprintf("a replica of %s is on the node", v.LonghornVolume)
+			}
+			for _, r := range v.Replicas {
+				switch {
+				case r.Node == o.Node.Name:
+					return fmt.Sprintf("replica %s of %s is on the node", r.Name, v.LonghornVolume)
+				case !r.NodeReachable:
+					unreachable = append(unreachable, fmt.Sprintf("replica %s of %s is on node %s, which longhorn-manager cannot reach (%s)",
+						r.Name, v.LonghornVolume, r.Node, r.NodeState))
+				}
 			}
 			volumes++
 		}
 	}
-	if volumes == 0 {
+	switch {
+	case len(unreachable) > 0:
+		return strings.Join(unreachable, ", ")
+	case volumes == 0:
 		return "no Longhorn volume to isolate"
 	}
 	return ""

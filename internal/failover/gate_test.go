@@ -38,17 +38,43 @@ const (
 
 var testNow = time.Date(2026, time.March, 4, 12, 0, 0, 0, time.UTC)
 
+// The failure's timeline: the node's kubelet last renewed its Lease and
+// posted status at testFailedAt, the node-lifecycle controller marked it
+// Unknown 50 s later, and fencers acted at testFencedAt.
+var (
+	testFailedAt = testNow.Add(-10 * time.Minute)
+	testFencedAt = testNow.Add(-time.Minute)
+)
+
+// deadKubelet is the heartbeat of a node whose kubelet went silent at
+// testFailedAt.
+func deadKubelet() Heartbeat {
+	return Heartbeat{Ready: ReadyUnknown, ReadySince: testFailedAt.Add(50 * time.Second),
+		KubeletPosted: testFailedAt, LeaseRenewed: testFailedAt, LeaseDuration: 40 * time.Second}
+}
+
+// fencedAt is the time fencers acted at, after the failure.
+func fencedAt() *time.Time { t := testFencedAt; return &t }
+
+// freshTaint is an out-of-service taint added after the failure.
+func freshTaint() *Taint { return &Taint{TimeAdded: fencedAt()} }
+
+// replicaOn is a healthy replica on a node longhorn-manager reaches.
+func replicaOn(volume, node string) Replica {
+	return Replica{Name: volume + "-r-" + node, Node: node, Healthy: true, NodeReachable: true, NodeState: "Longhorn Node Ready=True"}
+}
+
 // attachedVolume is a Longhorn RWO volume still attached to the failed node,
 // with no replica on it and a healthy replica elsewhere.
 func attachedVolume(name string) Volume {
 	return Volume{
-		Claim:                   "data-" + name,
-		PersistentVolume:        "pv-" + name,
-		LonghornVolume:          "pvc-" + name,
-		HealthyReplicaElsewhere: true,
-		KubeAttachment:          true,
-		InUseOnNode:             true,
-		LonghornTicket:          true,
+		Claim:            "data-" + name,
+		PersistentVolume: "pv-" + name,
+		LonghornVolume:   "pvc-" + name,
+		Replicas:         []Replica{replicaOn("pvc-"+name, "worker-2")},
+		KubeAttachment:   true,
+		InUseOnNode:      true,
+		LonghornTicket:   true,
 	}
 }
 
@@ -64,8 +90,7 @@ func releasedVolume(name string) Volume {
 func skippedVolume(name string) Volume {
 	v := attachedVolume(name)
 	v.SkipReason = "not a ReadWriteOnce volume of driver.longhorn.io"
-	v.HealthyReplicaElsewhere = false
-	v.ReplicaOnFailedNode = true
+	v.Replicas = []Replica{replicaOn(v.LonghornVolume, testNode)}
 	return v
 }
 
@@ -91,7 +116,8 @@ func notFenced() Observation {
 		Spec: s3gwv1alpha1.S3GWRemediationSpec{
 			Fencing: s3gwv1alpha1.FencingSpec{Mode: s3gwv1alpha1.FencingModeRequireEvidence},
 		},
-		Node:              &Node{Name: testNode},
+		Node:              &Node{Name: testNode, Heartbeat: deadKubelet()},
+		Episode:           ptr.To(deadKubelet().Episode()),
 		Targets:           []Target{recordedTarget("s3gw-0", attachedVolume("a"))},
 		LonghornAvailable: true,
 	}
@@ -152,10 +178,10 @@ func TestEvaluateGate(t *testing.T) {
 				withFAR(o)
 				withDelegate(o)
 				o.Node.Ready = true
-				o.Node.ForeignOutOfServiceTaint = true
+				o.Node.ForeignOutOfServiceTaint = freshTaint()
 				o.Evidence.LonghornNodeDown = true
-				o.Evidence.Remediators = []RemediatorCR{{Kind: farKind, Name: testNode, Fenced: true}}
-				o.Evidence.Delegate = &RemediatorCR{Kind: delegated, Name: testNode, Fenced: true}
+				o.Evidence.Remediators = []RemediatorCR{{Kind: farKind, Name: testNode, Fenced: true, FencedAt: fencedAt()}}
+				o.Evidence.Delegate = &RemediatorCR{Kind: delegated, Name: testNode, Fenced: true, FencedAt: fencedAt()}
 			},
 			missing: []string{"node worker-1 is Ready"},
 		},
@@ -204,17 +230,17 @@ func TestEvaluateGate(t *testing.T) {
 			name: "no source enabled never opens",
 			mutate: func(o *Observation) {
 				withoutDefaultSources(o)
-				o.Node.ForeignOutOfServiceTaint = true
+				o.Node.ForeignOutOfServiceTaint = freshTaint()
 				o.Evidence.LonghornNodeDown = true
-				o.Evidence.Remediators = []RemediatorCR{{Kind: farKind, Name: testNode, Fenced: true}}
-				o.Evidence.Delegate = &RemediatorCR{Kind: delegated, Name: testNode, Fenced: true}
+				o.Evidence.Remediators = []RemediatorCR{{Kind: farKind, Name: testNode, Fenced: true, FencedAt: fencedAt()}}
+				o.Evidence.Delegate = &RemediatorCR{Kind: delegated, Name: testNode, Fenced: true, FencedAt: fencedAt()}
 			},
 		},
 
 		// Out-of-service taint.
 		{
 			name:     "foreign out-of-service taint alone opens",
-			mutate:   func(o *Observation) { o.Node.ForeignOutOfServiceTaint = true },
+			mutate:   func(o *Observation) { o.Node.ForeignOutOfServiceTaint = freshTaint() },
 			open:     true,
 			evidence: []string{EvidenceOutOfServiceTaint},
 		},
@@ -222,7 +248,7 @@ func TestEvaluateGate(t *testing.T) {
 			name: "foreign out-of-service taint with the source explicitly enabled",
 			mutate: func(o *Observation) {
 				o.Spec.Fencing.OutOfServiceTaint = ptr.To(true)
-				o.Node.ForeignOutOfServiceTaint = true
+				o.Node.ForeignOutOfServiceTaint = freshTaint()
 			},
 			open:     true,
 			evidence: []string{EvidenceOutOfServiceTaint},
@@ -237,7 +263,7 @@ func TestEvaluateGate(t *testing.T) {
 			name: "foreign out-of-service taint ignored when the source is disabled",
 			mutate: func(o *Observation) {
 				o.Spec.Fencing.OutOfServiceTaint = ptr.To(false)
-				o.Node.ForeignOutOfServiceTaint = true
+				o.Node.ForeignOutOfServiceTaint = freshTaint()
 			},
 			missing:    []string{"storage isolation: Longhorn does not report the node down"},
 			notMissing: []string{"out-of-service"},
@@ -249,7 +275,7 @@ func TestEvaluateGate(t *testing.T) {
 			name: "listed remediator CR fenced alone opens",
 			mutate: func(o *Observation) {
 				withFAR(o)
-				o.Evidence.Remediators = []RemediatorCR{{Kind: farKind, Name: testNode, Fenced: true}}
+				o.Evidence.Remediators = []RemediatorCR{{Kind: farKind, Name: testNode, Fenced: true, FencedAt: fencedAt()}}
 			},
 			open:     true,
 			evidence: []string{farKind + "/" + testNode},
@@ -259,7 +285,7 @@ func TestEvaluateGate(t *testing.T) {
 			mutate: func(o *Observation) {
 				withoutDefaultSources(o)
 				withFAR(o)
-				o.Evidence.Remediators = []RemediatorCR{{Kind: farKind, Name: testNode, Fenced: true}}
+				o.Evidence.Remediators = []RemediatorCR{{Kind: farKind, Name: testNode, Fenced: true, FencedAt: fencedAt()}}
 			},
 			open:     true,
 			evidence: []string{farKind + "/" + testNode},
@@ -288,7 +314,7 @@ func TestEvaluateGate(t *testing.T) {
 			mutate: func(o *Observation) {
 				withoutDefaultSources(o)
 				withFAR(o)
-				o.Evidence.Remediators = []RemediatorCR{{Kind: snrKind, Name: testNode, Fenced: true}}
+				o.Evidence.Remediators = []RemediatorCR{{Kind: snrKind, Name: testNode, Fenced: true, FencedAt: fencedAt()}}
 			},
 			missing:    []string{"no " + farKind + " for the node"},
 			notMissing: []string{snrKind},
@@ -297,7 +323,7 @@ func TestEvaluateGate(t *testing.T) {
 		{
 			name: "fenced remediator with no remediator listed is ignored",
 			mutate: func(o *Observation) {
-				o.Evidence.Remediators = []RemediatorCR{{Kind: farKind, Name: testNode, Fenced: true}}
+				o.Evidence.Remediators = []RemediatorCR{{Kind: farKind, Name: testNode, Fenced: true, FencedAt: fencedAt()}}
 			},
 			missing: []string{"no node.kubernetes.io/out-of-service taint"},
 			sources: []string{EvidenceOutOfServiceTaint, EvidenceStorageIsolation},
@@ -309,7 +335,7 @@ func TestEvaluateGate(t *testing.T) {
 				withFAR(o)
 				o.Evidence.Remediators = []RemediatorCR{
 					{Kind: farKind, Name: testNode + "-old"},
-					{Kind: farKind, Name: testNode, Fenced: true},
+					{Kind: farKind, Name: testNode, Fenced: true, FencedAt: fencedAt()},
 				}
 			},
 			open:     true,
@@ -321,7 +347,7 @@ func TestEvaluateGate(t *testing.T) {
 			name: "delegate fenced alone opens",
 			mutate: func(o *Observation) {
 				withDelegate(o)
-				o.Evidence.Delegate = &RemediatorCR{Kind: delegated, Name: testNode, Fenced: true}
+				o.Evidence.Delegate = &RemediatorCR{Kind: delegated, Name: testNode, Fenced: true, FencedAt: fencedAt()}
 			},
 			open:     true,
 			evidence: []string{"delegate " + delegated + "/" + testNode},
@@ -350,7 +376,7 @@ func TestEvaluateGate(t *testing.T) {
 			mutate: func(o *Observation) {
 				withoutDefaultSources(o)
 				withDelegate(o)
-				o.Evidence.Delegate = &RemediatorCR{Kind: delegated, Name: testNode, Fenced: true}
+				o.Evidence.Delegate = &RemediatorCR{Kind: delegated, Name: testNode, Fenced: true, FencedAt: fencedAt()}
 				o.Evidence.DelegateError = "template ipmi not found"
 			},
 			missing: []string{"delegate: template ipmi not found"},
@@ -360,7 +386,7 @@ func TestEvaluateGate(t *testing.T) {
 			name: "fenced delegate CR ignored when no delegate is configured",
 			mutate: func(o *Observation) {
 				withoutDefaultSources(o)
-				o.Evidence.Delegate = &RemediatorCR{Kind: delegated, Name: testNode, Fenced: true}
+				o.Evidence.Delegate = &RemediatorCR{Kind: delegated, Name: testNode, Fenced: true, FencedAt: fencedAt()}
 			},
 		},
 
@@ -409,10 +435,10 @@ func TestEvaluateGate(t *testing.T) {
 			mutate: func(o *Observation) {
 				o.Evidence.LonghornNodeDown = true
 				v := attachedVolume("b")
-				v.ReplicaOnFailedNode = true
+				v.Replicas = append(v.Replicas, replicaOn(v.LonghornVolume, testNode))
 				o.Targets = append(o.Targets, recordedTarget("s3gw-1", v))
 			},
-			missing: []string{"storage isolation: a replica of pvc-b is on the node"},
+			missing: []string{"storage isolation: replica pvc-b-r-worker-1 of pvc-b is on the node"},
 			sources: []string{EvidenceOutOfServiceTaint, EvidenceStorageIsolation},
 		},
 		{
@@ -420,10 +446,10 @@ func TestEvaluateGate(t *testing.T) {
 			mutate: func(o *Observation) {
 				o.Evidence.LonghornNodeDown = true
 				v := releasedVolume("b")
-				v.ReplicaOnFailedNode = true
+				v.Replicas = append(v.Replicas, replicaOn(v.LonghornVolume, testNode))
 				o.Targets[0].Volumes = append(o.Targets[0].Volumes, v)
 			},
-			missing: []string{"storage isolation: a replica of pvc-b is on the node"},
+			missing: []string{"storage isolation: replica pvc-b-r-worker-1 of pvc-b is on the node"},
 			sources: []string{EvidenceOutOfServiceTaint, EvidenceStorageIsolation},
 		},
 		{
@@ -460,10 +486,10 @@ func TestEvaluateGate(t *testing.T) {
 			mutate: func(o *Observation) {
 				withFAR(o)
 				withDelegate(o)
-				o.Node.ForeignOutOfServiceTaint = true
+				o.Node.ForeignOutOfServiceTaint = freshTaint()
 				o.Evidence.LonghornNodeDown = true
-				o.Evidence.Remediators = []RemediatorCR{{Kind: farKind, Name: testNode, Fenced: true}}
-				o.Evidence.Delegate = &RemediatorCR{Kind: delegated, Name: testNode + "-fence", Fenced: true}
+				o.Evidence.Remediators = []RemediatorCR{{Kind: farKind, Name: testNode, Fenced: true, FencedAt: fencedAt()}}
+				o.Evidence.Delegate = &RemediatorCR{Kind: delegated, Name: testNode + "-fence", Fenced: true, FencedAt: fencedAt()}
 			},
 			open: true,
 			evidence: []string{EvidenceOutOfServiceTaint, EvidenceStorageIsolation,
@@ -474,7 +500,7 @@ func TestEvaluateGate(t *testing.T) {
 			mutate: func(o *Observation) {
 				withFAR(o)
 				withDelegate(o)
-				o.Evidence.Remediators = []RemediatorCR{{Kind: farKind, Name: testNode, Fenced: true}}
+				o.Evidence.Remediators = []RemediatorCR{{Kind: farKind, Name: testNode, Fenced: true, FencedAt: fencedAt()}}
 				o.Evidence.DelegateError = "template ipmi not found"
 			},
 			open:     true,
@@ -487,18 +513,18 @@ func TestEvaluateGate(t *testing.T) {
 				withDelegate(o)
 				o.Node.OwnOutOfServiceTaint = true
 				v := attachedVolume("b")
-				v.ReplicaOnFailedNode = true
+				v.Replicas = append(v.Replicas, replicaOn(v.LonghornVolume, testNode))
 				o.Targets = []Target{recordedTarget("s3gw-0", v)}
 				o.Evidence.LonghornNodeDown = true
 				o.Evidence.Remediators = []RemediatorCR{
 					{Kind: farKind, Name: testNode},
-					{Kind: snrKind, Name: testNode, Fenced: true},
+					{Kind: snrKind, Name: testNode, Fenced: true, FencedAt: fencedAt()},
 				}
 				o.Evidence.Delegate = &RemediatorCR{Kind: delegated, Name: testNode + "-fence"}
 			},
 			missing: []string{
 				"no node.kubernetes.io/out-of-service taint",
-				"storage isolation: a replica of pvc-b is on the node",
+				"storage isolation: replica pvc-b-r-worker-1 of pvc-b is on the node",
 				farKind + "/" + testNode + " has no " + farCond + "=True",
 				"delegate " + delegated + "/" + testNode + "-fence has no " + farCond + "=True",
 			},

@@ -48,8 +48,11 @@ type Observation struct {
 	// released, which starts the replacement timeout; nil before.
 	ReleasedSince *time.Time
 	// Succeeded is true once status reported Succeeded=True: a finished
-	// move stays finished.
+	// move stays finished within its episode.
 	Succeeded bool
+	// Episode is the not-Ready period status recorded this remediation
+	// working on; nil before the first one.
+	Episode *Episode
 }
 
 // Node is the failed node's state.
@@ -57,12 +60,22 @@ type Node struct {
 	Name string
 	// Ready is true when the Ready condition is True.
 	Ready bool
-	// ForeignOutOfServiceTaint is true when node.kubernetes.io/out-of-service
-	// is on the node and this remediation did not add it. Our own taint is
-	// never evidence: it would keep the gate open after evidence went away.
-	ForeignOutOfServiceTaint bool
-	// OwnOutOfServiceTaint is true when the taint this remediation recorded is on the node.
+	// Heartbeat is the node's Ready condition and Lease.
+	Heartbeat Heartbeat
+	// ForeignOutOfServiceTaint is node.kubernetes.io/out-of-service when it
+	// is on the node and neither this remediation nor a peer added it; nil
+	// otherwise. Our own taint is never evidence: it would keep the gate
+	// open after evidence went away.
+	ForeignOutOfServiceTaint *Taint
+	// OwnOutOfServiceTaint is true when the taint this remediation recorded
+	// (same key, effect and timeAdded) is on the node.
 	OwnOutOfServiceTaint bool
+}
+
+// Taint is a taint seen on the node.
+type Taint struct {
+	// TimeAdded is the taint's timeAdded; nil when it has none.
+	TimeAdded *time.Time
 }
 
 // Evidence is the fencing proof the gate may accept, as observed.
@@ -84,6 +97,9 @@ type RemediatorCR struct {
 	Kind, Name string
 	// Fenced is true when its proving condition is True.
 	Fenced bool
+	// FencedAt is the proving condition's lastTransitionTime; nil when the
+	// condition has none.
+	FencedAt *time.Time
 }
 
 // Target is one s3gw pod on the failed node.
@@ -123,12 +139,8 @@ type Volume struct {
 	// SkipReason is set when the volume is not a ReadWriteOnce Longhorn
 	// volume; such volumes are reported and left alone.
 	SkipReason string
-	// ReplicaOnFailedNode is true when a Longhorn replica of the volume
-	// lives on the failed node.
-	ReplicaOnFailedNode bool
-	// HealthyReplicaElsewhere is true when a replica on another node is
-	// not failed and has been healthy.
-	HealthyReplicaElsewhere bool
+	// Replicas are the volume's Longhorn replicas.
+	Replicas []Replica
 	// KubeAttachment is true while a storage.k8s.io VolumeAttachment for
 	// (this PV, the failed node) exists.
 	KubeAttachment bool
@@ -140,6 +152,31 @@ type Volume struct {
 	// LonghornVolumeMissing is true when no Longhorn Volume of this name
 	// exists in the configured Longhorn namespace.
 	LonghornVolumeMissing bool
+}
+
+// Replica is one Longhorn replica of a volume and what the API shows of the
+// node it lives on.
+type Replica struct {
+	Name, Node string
+	// Healthy is true when the replica is not failed and has been healthy
+	// (spec.failedAt empty, spec.healthyAt set).
+	Healthy bool
+	// NodeReachable is true when longhorn-manager can stop the replica's
+	// process: its Longhorn Node is Ready=True and the node's kubelet Lease
+	// has not expired. Otherwise NodeState says what the API shows.
+	NodeReachable bool
+	NodeState     string
+}
+
+// healthyReplicaElsewhere reports whether a healthy replica lives on another
+// node longhorn-manager can reach, so a new engine can start from it.
+func (v Volume) healthyReplicaElsewhere(failedNode string) bool {
+	for _, r := range v.Replicas {
+		if r.Node != failedNode && r.Node != "" && r.Healthy && r.NodeReachable {
+			return true
+		}
+	}
+	return false
 }
 
 // Releasable is true for the volumes this controller releases.

@@ -100,10 +100,8 @@ func (d Delegate) Observe(ctx context.Context, rem *s3gwv1alpha1.S3GWRemediation
 	if cr == nil {
 		return nil, nil, d.creatable(ctx, rem, node)
 	}
-	state := &failover.RemediatorCR{
-		Kind: cr.GetKind(), Name: cr.GetName(),
-		Fenced: ConditionTrue(cr, conditionType(spec.ConditionType)),
-	}
+	state := &failover.RemediatorCR{Kind: cr.GetKind(), Name: cr.GetName()}
+	state.Fenced, state.FencedAt = ConditionTrue(cr, conditionType(spec.ConditionType))
 	ref := &corev1.ObjectReference{APIVersion: cr.GetAPIVersion(), Kind: cr.GetKind(),
 		Namespace: cr.GetNamespace(), Name: cr.GetName(), UID: cr.GetUID()}
 	return state, ref, nil

@@ -19,6 +19,7 @@ package fencing
 import (
 	"context"
 	"fmt"
+	"time"
 
 	"github.com/medik8s/common/pkg/annotations"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -71,10 +72,9 @@ func Remediators(ctx context.Context, reader client.Reader, listed []s3gwv1alpha
 			if NodeName(item) != node || item.GetDeletionTimestamp() != nil {
 				continue
 			}
-			out = append(out, failover.RemediatorCR{
-				Kind: l.Kind, Name: item.GetNamespace() + "/" + item.GetName(),
-				Fenced: ConditionTrue(item, conditionType(l.ConditionType)),
-			})
+			cr := failover.RemediatorCR{Kind: l.Kind, Name: item.GetNamespace() + "/" + item.GetName()}
+			cr.Fenced, cr.FencedAt = ConditionTrue(item, conditionType(l.ConditionType))
+			out = append(out, cr)
 		}
 	}
 	return out, nil
@@ -87,14 +87,25 @@ func conditionType(t string) string {
 	return t
 }
 
-// ConditionTrue reports whether status.conditions holds condType=True.
-func ConditionTrue(obj *unstructured.Unstructured, condType string) bool {
+// ConditionTrue reports whether status.conditions holds condType=True, and
+// since when (its lastTransitionTime; nil when it has none or it does not
+// parse).
+func ConditionTrue(obj *unstructured.Unstructured, condType string) (bool, *time.Time) {
 	conds, _, _ := unstructured.NestedSlice(obj.Object, "status", "conditions")
 	for _, c := range conds {
 		m, ok := c.(map[string]any)
-		if ok && m["type"] == condType {
-			return m["status"] == string(metav1.ConditionTrue)
+		if !ok || m["type"] != condType {
+			continue
 		}
+		if m["status"] != string(metav1.ConditionTrue) {
+			return false, nil
+		}
+		raw, _ := m["lastTransitionTime"].(string)
+		at, err := time.Parse(time.RFC3339, raw)
+		if err != nil {
+			return true, nil
+		}
+		return true, &at
 	}
-	return false
+	return false, nil
 }

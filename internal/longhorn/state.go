@@ -74,98 +74,106 @@ func (s State) Available(ctx context.Context) (bool, error) {
 	return true, nil
 }
 
-// VolumeExists reports whether the Longhorn Volume exists.
-func (s State) VolumeExists(ctx context.Context, volume string) (bool, error) {
-	return s.get(ctx, volume, &Volume{})
+// NodeReadiness is a Longhorn Node's Ready condition.
+// +kubebuilder:object:generate=false
+type NodeReadiness struct {
+	// Found is false when Longhorn has no Node of that name.
+	Found          bool
+	Status, Reason string
 }
 
-// NodeDown reports whether Longhorn considers the node down: its Node is
+// Down reports whether Longhorn considers the node down: its Node is
 // Ready=False because Kubernetes reports it NotReady or gone. Only then does
 // Longhorn finish a detach without contacting the node.
-func (s State) NodeDown(ctx context.Context, node string) (bool, error) {
+func (n NodeReadiness) Down() bool {
+	return n.Status == "False" && (n.Reason == NodeReasonKubernetesNodeNotReady || n.Reason == NodeReasonKubernetesNodeGone)
+}
+
+// Ready reports whether longhorn-manager runs and reaches the node.
+func (n NodeReadiness) Ready() bool { return n.Status == "True" }
+
+// String says what Longhorn reports, for messages.
+func (n NodeReadiness) String() string {
+	switch {
+	case !n.Found:
+		return "no Longhorn Node"
+	case n.Reason == "":
+		return "Longhorn Node Ready=" + n.Status
+	default:
+		return "Longhorn Node Ready=" + n.Status + " (" + n.Reason + ")"
+	}
+}
+
+// NodeReadiness reads the Longhorn Node's Ready condition.
+func (s State) NodeReadiness(ctx context.Context, node string) (NodeReadiness, error) {
 	lhNode := &Node{}
 	found, err := s.get(ctx, node, lhNode)
 	if err != nil || !found {
-		return false, err
+		return NodeReadiness{}, err
 	}
+	r := NodeReadiness{Found: true, Status: "Unknown"}
 	for _, c := range lhNode.Status.Conditions {
 		if c.Type == NodeConditionReady {
-			return c.Status == "False" &&
-				(c.Reason == NodeReasonKubernetesNodeNotReady || c.Reason == NodeReasonKubernetesNodeGone), nil
+			r.Status, r.Reason = c.Status, c.Reason
 		}
 	}
-	return false, nil
+	return r, nil
 }
 
-// ReplicaPlacement says where a volume's replicas are.
+// VolumeView is what the controller needs of one Longhorn volume.
 // +kubebuilder:object:generate=false
-type ReplicaPlacement struct {
-	// OnNode is true when any replica, healthy or not, lives on the node.
-	OnNode bool
-	// HealthyElsewhere is true when a replica on another node is not
-	// failed and has been healthy.
-	HealthyElsewhere bool
+type VolumeView struct {
+	// Exists is false when no Longhorn Volume of that name exists.
+	Exists bool
+	// TicketOnNode is true while the volume's Longhorn VolumeAttachment
+	// holds a ticket, of any type, for the node.
+	TicketOnNode bool
+	// Replicas are the volume's replicas.
+	Replicas []ReplicaView
 }
 
-// Replicas reports the replica placement of a volume relative to node.
-func (s State) Replicas(ctx context.Context, volume, node string) (ReplicaPlacement, error) {
+// ReplicaView is one replica of a volume.
+// +kubebuilder:object:generate=false
+type ReplicaView struct {
+	Name, Node string
+	// Healthy is true when the replica is not failed and has been healthy.
+	Healthy bool
+}
+
+// Volume reads a volume's existence, its tickets for node and its replicas.
+// Tickets are only read, never edited: the CSI driver removes its ticket
+// when the Kubernetes VolumeAttachment goes.
+func (s State) Volume(ctx context.Context, volume, node string) (VolumeView, error) {
+	var v VolumeView
+	exists, err := s.get(ctx, volume, &Volume{})
+	if err != nil || !exists {
+		return v, err
+	}
+	v.Exists = true
+	va := &VolumeAttachment{}
+	found, err := s.get(ctx, volume, va)
+	if err != nil {
+		return v, err
+	}
+	for _, t := range va.Spec.AttachmentTickets {
+		if found && t != nil && t.NodeID == node {
+			v.TicketOnNode = true
+		}
+	}
 	list := &ReplicaList{}
-	err := s.Reader.List(ctx, list, client.InNamespace(s.Namespace), client.MatchingLabels{VolumeLabel: volume})
+	err = s.Reader.List(ctx, list, client.InNamespace(s.Namespace), client.MatchingLabels{VolumeLabel: volume})
 	if meta.IsNoMatchError(err) {
-		return ReplicaPlacement{}, ErrNotInstalled
+		return v, ErrNotInstalled
 	}
 	if err != nil {
-		return ReplicaPlacement{}, fmt.Errorf("listing Longhorn replicas of %s: %w", volume, err)
+		return v, fmt.Errorf("listing Longhorn replicas of %s: %w", volume, err)
 	}
-	var p ReplicaPlacement
 	for _, r := range list.Items {
 		if r.Spec.VolumeName != "" && r.Spec.VolumeName != volume {
 			continue
 		}
-		switch {
-		case r.Spec.NodeID == node:
-			p.OnNode = true
-		case p.HealthyElsewhere || r.Spec.FailedAt != "" || r.Spec.HealthyAt == "":
-		default:
-			// A healthy replica only helps on a node Longhorn can use.
-			ready, err := s.NodeReady(ctx, r.Spec.NodeID)
-			if err != nil {
-				return p, err
-			}
-			p.HealthyElsewhere = ready
-		}
+		v.Replicas = append(v.Replicas, ReplicaView{Name: r.Name, Node: r.Spec.NodeID,
+			Healthy: r.Spec.FailedAt == "" && r.Spec.HealthyAt != ""})
 	}
-	return p, nil
-}
-
-// NodeReady reports whether Longhorn's Node is Ready=True.
-func (s State) NodeReady(ctx context.Context, node string) (bool, error) {
-	lhNode := &Node{}
-	found, err := s.get(ctx, node, lhNode)
-	if err != nil || !found {
-		return false, err
-	}
-	for _, c := range lhNode.Status.Conditions {
-		if c.Type == NodeConditionReady {
-			return c.Status == "True", nil
-		}
-	}
-	return false, nil
-}
-
-// TicketOnNode reports whether the volume's Longhorn VolumeAttachment holds
-// any ticket for node. Tickets are only read, never edited: the CSI driver
-// removes its ticket when the Kubernetes VolumeAttachment goes.
-func (s State) TicketOnNode(ctx context.Context, volume, node string) (bool, error) {
-	va := &VolumeAttachment{}
-	found, err := s.get(ctx, volume, va)
-	if err != nil || !found {
-		return false, err
-	}
-	for _, t := range va.Spec.AttachmentTickets {
-		if t != nil && t.NodeID == node {
-			return true, nil
-		}
-	}
-	return false, nil
+	return v, nil
 }

@@ -1,0 +1,258 @@
+/*
+Copyright 2026 The s3gw-remediation Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package controllers
+
+import (
+	"time"
+
+	. "github.com/onsi/ginkgo/v2"
+	. "github.com/onsi/gomega"
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/utils/ptr"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	s3gwv1alpha1 "github.com/s3gw-tech/s3gw-remediation/api/v1alpha1"
+	"github.com/s3gw-tech/s3gw-remediation/internal/fencing"
+	"github.com/s3gw-tech/s3gw-remediation/internal/longhorn"
+)
+
+// closedGate runs passes and checks that the gate held: the remediation
+// waits for fencing, the Fenced message says why, and only the CR was
+// written. It returns the stepper for further checks.
+func closedGate(s *failedNodeScenario, why ...string) *stepper {
+	recorder := newWriteRecorder()
+	st := s.w.stepper(recorder)
+	for range 5 {
+		Expect(st.pass(s.key)).To(Succeed())
+	}
+	rem := s.w.remediation(s.key)
+	Expect(rem.Status.Phase).To(Equal(s3gwv1alpha1.PhaseWaitingForFencing))
+	fenced := conditionOf(rem, s3gwv1alpha1.ConditionFenced)
+	Expect(fenced.Status).To(Equal(metav1.ConditionFalse))
+	for _, w := range why {
+		Expect(fenced.Message).To(ContainSubstring(w))
+	}
+	Expect(s.w.podExists(s.g.pod)).To(BeTrue())
+	Expect(s.w.attachments(s.g, s.w.nodeName("failed"))).To(HaveLen(1))
+	Expect(conditionOf(rem, s3gwv1alpha1.ConditionSucceeded).Status).To(Equal(metav1.ConditionUnknown))
+	Expect(rem.Status.Targets).To(HaveLen(1), "targets are recorded before the gate")
+	Expect(recorder.Writes()).To(HaveEach(HaveField("Kind", "S3GWRemediation")),
+		"behind a closed gate only the CR's finalizer and status are written")
+	return st
+}
+
+var _ = Describe("Evidence of the current failure", func() {
+	It("holds when a second node with a replica is lost together with s3gw's node", func() {
+		w := newWorld(suiteCtx)
+		w.addNode("healthy", true)
+		w.addNode("failed", true)
+		w.addNode("rackmate", true)
+		g := w.addGateway("s3gw", "failed", "healthy", withReplicasOn("healthy", "rackmate"))
+		w.setReady("failed", false)
+		w.setReady("rackmate", false)
+		e := w.nhc(w.template("s3gw", s3gwv1alpha1.S3GWRemediationSpec{}, false))
+		s := &failedNodeScenario{w: w, g: g, e: e, key: w.remediate(e, "failed")}
+
+		closedGate(s, "storage isolation: replica "+g.pv+"-r-1 of "+g.pv+" is on node "+w.nodeName("rackmate")+
+			", which longhorn-manager cannot reach (Longhorn Node Ready=False (KubernetesNodeNotReady))")
+
+		// The rack mate comes back: longhorn-manager can stop its replica again.
+		w.setReady("rackmate", true)
+		st := w.stepper(managerClient)
+		st.until(s.key, 20, succeeded)
+		Expect(s.expectMoved().Status.FencingEvidence).To(ConsistOf("StorageIsolation"))
+	})
+
+	It("ignores a fence agent's success from an earlier failure, and counts a new one", func() {
+		s := newFailedNodeScenario(s3gwv1alpha1.S3GWRemediationSpec{
+			Fencing: s3gwv1alpha1.FencingSpec{Remediators: farEvidence()}}, noStorageIsolation)
+		far := s.w.addFAR("failed", "FenceAgentActionSucceeded", metav1.ConditionFalse)
+		s.w.setConditionAt(far, "FenceAgentActionSucceeded", metav1.ConditionTrue, s.w.clock.Now().Add(-time.Hour))
+
+		closedGate(s, "FenceAgentActionSucceeded=True is stale")
+
+		s.w.setCondition(far, "FenceAgentActionSucceeded", metav1.ConditionTrue)
+		st := s.w.stepper(managerClient)
+		st.until(s.key, 20, succeeded)
+		s.expectMoved()
+	})
+
+	It("ignores an out-of-service taint from an earlier failure", func() {
+		s := newFailedNodeScenario(s3gwv1alpha1.S3GWRemediationSpec{}, noStorageIsolation)
+		old := fencing.OutOfServiceTaint()
+		old.TimeAdded = ptr.To(metav1.NewTime(s.w.clock.Now().Add(-time.Hour)))
+		s.w.taint("failed", old)
+
+		closedGate(s, "the node.kubernetes.io/out-of-service taint is stale")
+	})
+
+	It("leaves a live kubelet's volumesInUse alone with ControllerDetach", func() {
+		s := newFailedNodeScenario(s3gwv1alpha1.S3GWRemediationSpec{})
+		// The kubelet is alive: it reports Ready=False itself and renews its
+		// Lease; Longhorn reports the node down all the same.
+		node := s.w.node("failed")
+		node.Status.Conditions[0].Status = corev1.ConditionFalse
+		Expect(s.w.c.Status().Update(s.w.ctx, node)).To(Succeed())
+		s.w.renewLease("failed", s.w.clock.Now())
+		st := s.w.stepper(managerClient)
+		st.until(s.key, 10, func(rem *s3gwv1alpha1.S3GWRemediation) bool {
+			return !s.w.podExists(s.g.pod) && rem.Status.Phase == s3gwv1alpha1.PhaseReleasing
+		})
+		for range 3 {
+			s.w.renewLease("failed", s.w.clock.Now())
+			Expect(st.pass(s.key)).To(Succeed())
+		}
+		rem := s.w.remediation(s.key)
+		Expect(rem.Status.Conditions).To(haveCondition(s3gwv1alpha1.ConditionAttachmentsReleased, metav1.ConditionFalse, s3gwv1alpha1.ReasonKubeletAlive))
+		Expect(s.w.node("failed").Status.VolumesInUse).To(ContainElement(longhorn.UniqueVolumeName(s.g.pv)),
+			"a live kubelet's list is its own")
+
+		// The live kubelet unmounts once the pod is gone; the attach-detach
+		// controller then detaches through its normal path.
+		node = s.w.node("failed")
+		node.Status.VolumesInUse = nil
+		Expect(s.w.c.Status().Update(s.w.ctx, node)).To(Succeed())
+		st.until(s.key, 20, succeeded)
+		s.expectMoved()
+	})
+
+	It("releases nothing while the force-deleted pod is still held by a finalizer", func() {
+		s := newFailedNodeScenario(s3gwv1alpha1.S3GWRemediationSpec{})
+		pod := &corev1.Pod{}
+		Expect(s.w.c.Get(s.w.ctx, client.ObjectKeyFromObject(s.g.pod), pod)).To(Succeed())
+		pod.Finalizers = append(pod.Finalizers, "example.com/hold")
+		Expect(s.w.c.Update(s.w.ctx, pod)).To(Succeed())
+		st := s.w.stepper(managerClient)
+		st.until(s.key, 10, func(*s3gwv1alpha1.S3GWRemediation) bool {
+			p := &corev1.Pod{}
+			return s.w.c.Get(s.w.ctx, client.ObjectKeyFromObject(s.g.pod), p) == nil && p.DeletionTimestamp != nil
+		})
+		for range 3 {
+			Expect(st.pass(s.key)).To(Succeed())
+		}
+		Expect(s.w.remediation(s.key).Status.Phase).To(Equal(s3gwv1alpha1.PhaseEvicting))
+		Expect(s.w.node("failed").Status.VolumesInUse).To(ContainElement(longhorn.UniqueVolumeName(s.g.pv)))
+		Expect(s.w.attachments(s.g, s.w.nodeName("failed"))).To(HaveLen(1))
+
+		Expect(s.w.c.Get(s.w.ctx, client.ObjectKeyFromObject(s.g.pod), pod)).To(Succeed())
+		pod.Finalizers = nil
+		Expect(s.w.c.Update(s.w.ctx, pod)).To(Succeed())
+		st.until(s.key, 20, succeeded)
+		s.expectMoved()
+	})
+
+	It("never removes an out-of-service taint a fencer added while ours was only recorded", func() {
+		s := newFailedNodeScenario(s3gwv1alpha1.S3GWRemediationSpec{Release: s3gwv1alpha1.ReleaseSpec{
+			Strategy: s3gwv1alpha1.ReleaseOutOfServiceTaint}})
+		st := s.w.stepper(managerClient)
+		st.until(s.key, 10, func(rem *s3gwv1alpha1.S3GWRemediation) bool { return len(rem.Status.AddedTaints) == 1 })
+		Expect(fencing.HasTaint(s.w.node("failed"), fencing.OutOfServiceTaint())).To(BeFalse(), "recorded, not added yet")
+
+		// A fencer adds its own taint before our next pass.
+		s.w.clock.Step(5 * time.Second)
+		theirs := fencing.OutOfServiceTaint()
+		theirs.TimeAdded = ptr.To(metav1.NewTime(s.w.clock.Now()))
+		s.w.taint("failed", theirs)
+		st.until(s.key, 20, succeeded)
+		s.expectMoved()
+
+		s.recover(st)
+		kept := fencing.Find(s.w.node("failed"), fencing.OutOfServiceTaint())
+		Expect(kept).NotTo(BeNil(), "the fencer's taint stays")
+		Expect(kept.TimeAdded.Unix()).To(Equal(theirs.TimeAdded.Unix()))
+	})
+
+	It("starts over when the node fails again while NHC keeps the CR, with a new delegate", func() {
+		w := newWorld(suiteCtx)
+		w.addNode("healthy", true)
+		w.addNode("failed", true)
+		g := w.addGateway("s3gw", "failed", "healthy", noStorageIsolation)
+		w.setReady("failed", false)
+		e := w.nhc(w.template("s3gw", w.delegateSpec(true), false))
+		s := &failedNodeScenario{w: w, g: g, e: e, key: w.remediate(e, "failed")}
+		st := w.stepper(managerClient)
+		first := s.fenceByDelegate(st)
+		st.until(s.key, 20, succeeded)
+		s.expectMoved()
+		episode := w.remediation(s.key).Status.FailureEpisode
+		Expect(episode).NotTo(BeNil())
+
+		// The node comes back; NHC keeps the CR (healthyDelay). s3gw is
+		// scheduled back onto it, and it fails again.
+		w.setReady("failed", true)
+		Expect(st.pass(s.key)).To(Succeed())
+		Expect(w.remediation(s.key).Status.Phase).To(Equal(s3gwv1alpha1.PhaseSucceeded), "kept while the node is Ready")
+		w.clock.Step(5 * time.Minute)
+		back := w.addGateway("back", "failed", "healthy", noStorageIsolation)
+		w.setReady("failed", false)
+
+		Expect(st.pass(s.key)).To(Succeed())
+		rem := w.remediation(s.key)
+		Expect(rem.Status.Phase).To(Equal(s3gwv1alpha1.PhasePending))
+		Expect(rem.Status.Conditions).To(haveCondition(s3gwv1alpha1.ConditionSucceeded, metav1.ConditionUnknown, s3gwv1alpha1.ReasonNodeFailedAgain))
+		Expect(rem.Status.Targets).To(BeEmpty())
+		Expect(rem.Status.FailureEpisode).NotTo(Equal(episode))
+
+		// The old delegate's success is stale: it is replaced by a new one
+		// that fences this failure.
+		second := s.fenceByDelegate(st)
+		Expect(second.GetUID()).NotTo(Equal(first.GetUID()))
+		Expect(w.c.Get(w.ctx, client.ObjectKeyFromObject(first), first)).NotTo(Succeed(), "the stale delegate was deleted")
+		st.until(s.key, 20, succeeded)
+		rem = w.remediation(s.key)
+		Expect(rem.Status.Targets).To(ConsistOf(HaveField("Name", back.pod.Name)))
+		Expect(w.podExists(back.pod)).To(BeFalse())
+		Expect(st.eventsWithReason("RemediationStarted")).To(HaveLen(1), "the finalizer is added once")
+	})
+})
+
+// fenceByDelegate waits for the delegate CR of the current failure to be
+// created, then reports it fenced now.
+func (s *failedNodeScenario) fenceByDelegate(st *stepper) *unstructured.Unstructured {
+	var far *unstructured.Unstructured
+	st.until(s.key, 10, func(*s3gwv1alpha1.S3GWRemediation) bool {
+		far = s.w.delegateOf(s.key)
+		return far != nil && far.GetDeletionTimestamp() == nil && !fenced(far)
+	})
+	s.w.clock.Step(time.Second)
+	s.w.setCondition(far, "FenceAgentActionSucceeded", metav1.ConditionTrue)
+	return far
+}
+
+func fenced(far *unstructured.Unstructured) bool {
+	ok, _ := fencing.ConditionTrue(far, "FenceAgentActionSucceeded")
+	return ok
+}
+
+// delegateOf returns the FenceAgentsRemediation the remediation owns, or nil.
+func (w *world) delegateOf(key client.ObjectKey) *unstructured.Unstructured {
+	rem := w.remediation(key)
+	fars := &unstructured.UnstructuredList{}
+	fars.SetAPIVersion("fence-agents-remediation.medik8s.io/v1alpha1")
+	fars.SetKind("FenceAgentsRemediationList")
+	Expect(w.c.List(w.ctx, fars, client.InNamespace(w.ns))).To(Succeed())
+	for i := range fars.Items {
+		for _, ref := range fars.Items[i].GetOwnerReferences() {
+			if ref.UID == rem.UID {
+				return &fars.Items[i]
+			}
+		}
+	}
+	return nil
+}

@@ -1,0 +1,187 @@
+/*
+Copyright 2026 The s3gw-remediation Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package failover
+
+import (
+	"testing"
+	"time"
+
+	. "github.com/onsi/gomega"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/utils/ptr"
+
+	s3gwv1alpha1 "github.com/s3gw-tech/s3gw-remediation/api/v1alpha1"
+)
+
+// failedAgain makes the node fail anew after the recorded episode: it was
+// Ready in between, so its Ready condition has a newer transition.
+func failedAgain(o *Observation) {
+	o.Node.Heartbeat.ReadySince = testNow.Add(-20 * time.Second)
+	o.Node.Heartbeat.KubeletPosted = testNow.Add(-70 * time.Second)
+	o.Node.Heartbeat.LeaseRenewed = testNow.Add(-70 * time.Second)
+}
+
+func TestDecideFailureEpisodes(t *testing.T) {
+	tests := []struct {
+		name    string
+		obs     func() Observation
+		mutate  func(o *Observation)
+		phase   s3gwv1alpha1.Phase
+		record  bool // RecordEpisode with the current heartbeat
+		restart bool // RestartEpisode with the current heartbeat
+		reason  string
+	}{
+		{
+			name:   "the first pass of a failure records it together with the targets",
+			obs:    fenced,
+			mutate: func(o *Observation) { o.Episode, o.Targets[0].Recorded = nil, false },
+			phase:  s3gwv1alpha1.PhasePending, record: true,
+			reason: s3gwv1alpha1.ReasonRemediationStarted,
+		},
+		{
+			name:   "a failure with no s3gw pod is recorded too, so a later failure is new",
+			obs:    fenced,
+			mutate: func(o *Observation) { o.Episode, o.Targets = nil, nil },
+			phase:  s3gwv1alpha1.PhaseSucceeded, record: true,
+			reason: s3gwv1alpha1.ReasonNoWorkloadOnNode,
+		},
+		{
+			name:   "nothing is recorded for a Ready node",
+			obs:    fenced,
+			mutate: func(o *Observation) { o.Episode, o.Node.Ready = nil, true },
+			phase:  s3gwv1alpha1.PhaseWaitingForNodeFailure,
+			reason: s3gwv1alpha1.ReasonNodeReady,
+		},
+		{
+			name:    "a Succeeded remediation starts over when the node fails again",
+			obs:     fenced,
+			mutate:  func(o *Observation) { o.Succeeded = true; failedAgain(o) },
+			phase:   s3gwv1alpha1.PhasePending,
+			restart: true,
+			reason:  s3gwv1alpha1.ReasonNodeFailedAgain,
+		},
+		{
+			name:    "a remediation in any phase starts over when the node fails again",
+			obs:     fenced,
+			mutate:  failedAgain,
+			phase:   s3gwv1alpha1.PhasePending,
+			restart: true,
+			reason:  s3gwv1alpha1.ReasonNodeFailedAgain,
+		},
+		{
+			name:   "Succeeded is kept while the node is Ready between failures",
+			obs:    fenced,
+			mutate: func(o *Observation) { o.Succeeded = true; failedAgain(o); o.Node.Ready = true },
+			phase:  s3gwv1alpha1.PhaseSucceeded,
+		},
+		{
+			name:   "Succeeded is kept within the same failure",
+			obs:    fenced,
+			mutate: func(o *Observation) { o.Succeeded = true },
+			phase:  s3gwv1alpha1.PhaseSucceeded,
+		},
+		{
+			name:   "a timed-out remediation does not start over",
+			obs:    fenced,
+			mutate: func(o *Observation) { o.TimedOut = true; failedAgain(o) },
+			phase:  s3gwv1alpha1.PhaseStopped,
+			reason: s3gwv1alpha1.ReasonRemediationStoppedByNHC,
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			g := NewWithT(t)
+			o := tt.obs()
+			tt.mutate(&o)
+
+			d := Decide(o)
+
+			g.Expect(d.Phase).To(Equal(tt.phase))
+			current := o.Node.Heartbeat.Episode()
+			if tt.record {
+				g.Expect(d.RecordEpisode).To(Equal(&current))
+			} else {
+				g.Expect(d.RecordEpisode).To(BeNil())
+			}
+			if tt.restart {
+				g.Expect(d.RestartEpisode).To(Equal(&current))
+				g.Expect(d.Destructive()).To(BeFalse(), "a restart only writes status")
+				g.Expect(d.Wait).To(Equal(WaitForStatus))
+			} else {
+				g.Expect(d.RestartEpisode).To(BeNil())
+			}
+			if tt.reason != "" {
+				expectConditions(g, d.Conditions, cond{s3gwv1alpha1.ConditionSucceeded, succeededStatus(tt.phase), tt.reason})
+			}
+		})
+	}
+}
+
+func succeededStatus(p s3gwv1alpha1.Phase) metav1.ConditionStatus {
+	switch p {
+	case s3gwv1alpha1.PhaseSucceeded:
+		return metav1.ConditionTrue
+	case s3gwv1alpha1.PhaseStopped, s3gwv1alpha1.PhaseFailed:
+		return metav1.ConditionFalse
+	default:
+		return metav1.ConditionUnknown
+	}
+}
+
+func TestDecideStaleDelegate(t *testing.T) {
+	before := testFailedAt.Add(-time.Hour)
+	tests := []struct {
+		name           string
+		delegate       *RemediatorCR
+		create, delete bool
+	}{
+		{name: "not created yet: create it", create: true},
+		{name: "still fencing: wait", delegate: &RemediatorCR{Kind: delegated, Name: testNode}},
+		{name: "succeeded before the failure: delete it so a new one fences this failure",
+			delegate: &RemediatorCR{Kind: delegated, Name: testNode, Fenced: true, FencedAt: &before}, delete: true},
+		{name: "succeeded without a timestamp: kept (it cannot be proven stale) and not counted",
+			delegate: &RemediatorCR{Kind: delegated, Name: testNode, Fenced: true}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			g := NewWithT(t)
+			o := notFenced()
+			withoutDefaultSources(&o)
+			withDelegate(&o)
+			o.Evidence.Delegate = tt.delegate
+
+			d := Decide(o)
+
+			g.Expect(d.Phase).To(Equal(s3gwv1alpha1.PhaseWaitingForFencing))
+			g.Expect(d.CreateDelegate).To(Equal(tt.create))
+			g.Expect(d.DeleteDelegate).To(Equal(tt.delete))
+			g.Expect(d.Destructive()).To(BeFalse())
+		})
+	}
+	t.Run("a fresh success opens the gate and is not deleted", func(t *testing.T) {
+		g := NewWithT(t)
+		o := notFenced()
+		withoutDefaultSources(&o)
+		withDelegate(&o)
+		o.Evidence.Delegate = &RemediatorCR{Kind: delegated, Name: testNode, Fenced: true, FencedAt: ptr.To(testFencedAt)}
+
+		d := Decide(o)
+
+		g.Expect(d.DeleteDelegate).To(BeFalse())
+		g.Expect(d.Evict).NotTo(BeEmpty())
+	})
+}

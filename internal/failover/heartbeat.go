@@ -1,0 +1,110 @@
+/*
+Copyright 2026 The s3gw-remediation Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package failover
+
+import "time"
+
+// Ready condition statuses as the API reports them.
+const (
+	ReadyTrue    = "True"
+	ReadyFalse   = "False"
+	ReadyUnknown = "Unknown"
+)
+
+// Heartbeat is what the API shows of a node's kubelet: its Ready condition
+// and its Lease. It answers two questions the gate asks: when did the node
+// last show a sign of life, and has its kubelet gone silent?
+type Heartbeat struct {
+	// Ready is the Ready condition's status: ReadyTrue, ReadyFalse,
+	// ReadyUnknown, or "" when the node has none.
+	Ready string
+	// ReadySince is the Ready condition's lastTransitionTime.
+	ReadySince time.Time
+	// KubeletPosted is the Ready condition's lastHeartbeatTime: the
+	// kubelet's last status post. The node-lifecycle controller keeps it
+	// when it marks the node Unknown.
+	KubeletPosted time.Time
+	// LeaseRenewed is the node Lease's renewTime; zero when the node has no
+	// Lease (no kubelet heartbeats at all).
+	LeaseRenewed time.Time
+	// LeaseDuration is the Lease's leaseDurationSeconds.
+	LeaseDuration time.Duration
+}
+
+// LastSignOfLife is the latest moment the API shows the node's kubelet
+// alive: its last Lease renewal or status post, and, while it reports
+// Ready=False itself, that transition. An Unknown transition is the
+// node-lifecycle controller noticing silence, not a sign of life. Evidence
+// of fencing counts only if it is newer: anything older may belong to an
+// earlier failure the node recovered from. With no heartbeat time at all it
+// falls back to the Ready transition, the conservative choice.
+func (h Heartbeat) LastSignOfLife() time.Time {
+	last := latest(h.LeaseRenewed, h.KubeletPosted)
+	if h.Ready != ReadyUnknown || last.IsZero() {
+		last = latest(last, h.ReadySince)
+	}
+	return last
+}
+
+// Silent reports whether the kubelet stopped renewing its Lease: the Lease
+// expired, or there is none. A kubelet that still renews is alive, whatever
+// a fencer claims.
+func (h Heartbeat) Silent(now time.Time) bool {
+	return h.LeaseRenewed.IsZero() || now.Sub(h.LeaseRenewed) > h.LeaseDuration
+}
+
+// Lost reports whether the kubelet is dead as far as the API can tell: the
+// node-lifecycle controller marked it Unknown and its Lease expired. A
+// kubelet that reports Ready=False itself is alive and will rewrite its own
+// volumesInUse.
+func (h Heartbeat) Lost(now time.Time) bool {
+	return h.Ready == ReadyUnknown && h.Silent(now)
+}
+
+// Episode identifies one not-Ready period of a node: the Ready condition as
+// the first pass of that period saw it.
+type Episode struct {
+	Ready         string
+	ReadySince    time.Time
+	KubeletPosted time.Time
+}
+
+// Episode returns the current not-Ready period's identity.
+func (h Heartbeat) Episode() Episode {
+	return Episode{Ready: h.Ready, ReadySince: h.ReadySince, KubeletPosted: h.KubeletPosted}
+}
+
+// Continues reports whether the current Ready condition still belongs to
+// the recorded episode e. Any Ready=True period in between changes the
+// condition's lastTransitionTime, so an unchanged transition is the same
+// episode. The one transition that is not a recovery is the node-lifecycle
+// controller turning a kubelet's False into Unknown; it is recognised only
+// when the kubelet posted nothing since (a post could have been Ready=True).
+// Anything else starts a new episode.
+func (e Episode) Continues(h Heartbeat) bool {
+	if h.ReadySince.Equal(e.ReadySince) && h.Ready == e.Ready {
+		return true
+	}
+	return e.Ready == ReadyFalse && h.Ready == ReadyUnknown && h.KubeletPosted.Equal(e.KubeletPosted)
+}
+
+func latest(a, b time.Time) time.Time {
+	if b.After(a) {
+		return b
+	}
+	return a
+}
