@@ -22,6 +22,7 @@ import (
 	"strings"
 
 	"github.com/medik8s/common/pkg/events"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/klog/v2"
 	logf "sigs.k8s.io/controller-runtime/pkg/log"
 
@@ -34,21 +35,25 @@ import (
 
 // Event reasons for the destructive steps, on the CR and on the Node.
 const (
-	eventFencingDisabled    = "FencingDisabled"
-	eventDelegateCreated    = "FencingDelegateCreated"
-	eventPodEvicted         = "PodForceDeleted"
-	eventVolumeUnmarked     = "VolumeInUseCleared"
-	eventAttachmentDeleted  = "VolumeAttachmentDeleted"
-	eventOutOfServiceTaint  = "OutOfServiceTaintAdded"
-	eventTaintRemoved       = "TaintRemoved"
-	eventVolumeSkipped      = "VolumeSkipped"
-	eventWaitingForFencing  = "WaitingForFencing"
-	eventNoHealthyReplica   = "NoHealthyReplica"
-	eventLonghornMissing    = "LonghornUnavailable"
-	eventReplacementMissing = "ReplacementNotReady"
-	eventS3GWMoved          = "S3GWMoved"
-	eventNoWorkload         = "NoWorkloadOnNode"
-	eventNodeReady          = "NodeReady"
+	eventFencingDisabled      = "FencingDisabled"
+	eventDelegateCreated      = "FencingDelegateCreated"
+	eventPodEvicted           = "PodForceDeleted"
+	eventVolumeUnmarked       = "VolumeInUseCleared"
+	eventAttachmentDeleted    = "VolumeAttachmentDeleted"
+	eventOutOfServiceTaint    = "OutOfServiceTaintAdded"
+	eventTaintRemoved         = "TaintRemoved"
+	eventVolumeSkipped        = "VolumeSkipped"
+	eventWaitingForFencing    = "WaitingForFencing"
+	eventNoHealthyReplica     = "NoHealthyReplica"
+	eventLonghornMissing      = "LonghornUnavailable"
+	eventReplacementMissing   = "ReplacementNotReady"
+	eventS3GWMoved            = "S3GWMoved"
+	eventNoWorkload           = "NoWorkloadOnNode"
+	eventNodeReady            = "NodeReady"
+	eventProtectedPodsRefused = "ProtectedPodsRefused"
+	eventInvalidSelector      = "InvalidWorkloadSelector"
+	eventEvictionTimedOut     = "EvictionTimedOut"
+	eventReleaseTimedOut      = "ReleaseTimedOut"
 )
 
 // act performs the decision's writes in order — delegate, evict, release —
@@ -206,18 +211,27 @@ func (r *RemediationReconciler) phaseEvent(s *scope, phase s3gwv1alpha1.Phase) {
 		}
 		events.RemediationFinished(r.Recorder, s.rem)
 		r.eventBoth(s, eventS3GWMoved, succeeded)
-	case s3gwv1alpha1.PhaseFailed:
-		switch conditionReason(s.decision, s3gwv1alpha1.ConditionSucceeded) {
-		case s3gwv1alpha1.ReasonNodeNotFound:
+	case s3gwv1alpha1.PhaseFailed, s3gwv1alpha1.PhaseWaitingForStorage:
+		reason := conditionReason(s.decision, s3gwv1alpha1.ConditionSucceeded)
+		if reason == s3gwv1alpha1.ReasonNodeNotFound {
 			events.GetTargetNodeFailed(r.Recorder, s.rem)
-		case s3gwv1alpha1.ReasonNoHealthyReplica:
-			events.WarningEvent(r.Recorder, s.rem, eventNoHealthyReplica, succeeded)
-		case s3gwv1alpha1.ReasonLonghornUnavailable:
-			events.WarningEvent(r.Recorder, s.rem, eventLonghornMissing, succeeded)
-		case s3gwv1alpha1.ReasonReplacementNotReady:
-			events.WarningEvent(r.Recorder, s.rem, eventReplacementMissing, succeeded)
+			return
+		}
+		if event, ok := failureEvents[reason]; ok {
+			events.WarningEvent(r.Recorder, s.rem, event, succeeded)
 		}
 	}
+}
+
+// failureEvents are the Warning events of the reasons a remediation fails
+// or waits on storage with.
+var failureEvents = map[string]string{
+	s3gwv1alpha1.ReasonNoHealthyReplica:        eventNoHealthyReplica,
+	s3gwv1alpha1.ReasonLonghornUnavailable:     eventLonghornMissing,
+	s3gwv1alpha1.ReasonReplacementNotReady:     eventReplacementMissing,
+	s3gwv1alpha1.ReasonInvalidWorkloadSelector: eventInvalidSelector,
+	s3gwv1alpha1.ReasonEvictionTimedOut:        eventEvictionTimedOut,
+	s3gwv1alpha1.ReasonReleaseTimedOut:         eventReleaseTimedOut,
 }
 
 // skippedVolumeEvents warns once, when targets are recorded, about volumes
@@ -236,19 +250,24 @@ func (r *RemediationReconciler) skippedVolumeEvents(ctx context.Context, s *scop
 }
 
 func conditionReason(d failover.Decision, condType string) string {
-	for _, c := range d.Conditions {
-		if c.Type == condType {
-			return c.Reason
-		}
+	if c := findCondition(d.Conditions, condType); c != nil {
+		return c.Reason
 	}
 	return ""
 }
 
 func conditionMessage(d failover.Decision, condType string) string {
-	for _, c := range d.Conditions {
-		if c.Type == condType {
-			return c.Message
-		}
+	if c := findCondition(d.Conditions, condType); c != nil {
+		return c.Message
 	}
 	return ""
+}
+
+func findCondition(conds []metav1.Condition, condType string) *metav1.Condition {
+	for i := range conds {
+		if conds[i].Type == condType {
+			return &conds[i]
+		}
+	}
+	return nil
 }

@@ -57,6 +57,7 @@ type Intervals struct {
 	Release      time.Duration
 	Replacement  time.Duration
 	AfterFailure time.Duration
+	Storage      time.Duration
 	Status       time.Duration
 }
 
@@ -68,6 +69,7 @@ func DefaultIntervals() Intervals {
 		Release:      500 * time.Millisecond,
 		Replacement:  500 * time.Millisecond,
 		AfterFailure: 15 * time.Second,
+		Storage:      10 * time.Second,
 		Status:       time.Second,
 	}
 }
@@ -87,6 +89,8 @@ func (i Intervals) For(w failover.Wait) time.Duration {
 		return i.Replacement
 	case failover.WaitAfterFailure:
 		return i.AfterFailure
+	case failover.WaitForStorage:
+		return i.Storage
 	default:
 		return 0
 	}

@@ -17,6 +17,8 @@ limitations under the License.
 package controllers
 
 import (
+	"time"
+
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
 	corev1 "k8s.io/api/core/v1"
@@ -255,19 +257,26 @@ var _ = Describe("S3GWRemediation", func() {
 		Expect(w.node("failed").Status.VolumesInUse).To(ContainElement(longhorn.UniqueVolumeName(rwx.pv)))
 	})
 
-	It("fails so NHC can escalate when no healthy replica exists elsewhere", func() {
+	It("waits for a healthy replica elsewhere, then fails so NHC can escalate", func() {
 		s := newFailedNodeScenario(s3gwv1alpha1.S3GWRemediationSpec{}, withReplicasOn("failed"))
 		s.w.taint("failed", fencing.OutOfServiceTaint())
 		st := s.w.stepper(managerClient)
-		st.until(s.key, 5, func(rem *s3gwv1alpha1.S3GWRemediation) bool {
+		st.until(s.key, 5, isPhase(s3gwv1alpha1.PhaseWaitingForStorage))
+		rem := s.w.remediation(s.key)
+		Expect(rem.Status.Conditions).To(haveCondition(s3gwv1alpha1.ConditionSucceeded, metav1.ConditionUnknown, s3gwv1alpha1.ReasonNoHealthyReplica),
+			"a replica may still rebuild: not final yet")
+
+		s.w.clock.Step(s3gwv1alpha1.DefaultReleaseTimeout + time.Second)
+		st.until(s.key, 2, func(rem *s3gwv1alpha1.S3GWRemediation) bool {
 			return meta.IsStatusConditionFalse(rem.Status.Conditions, s3gwv1alpha1.ConditionSucceeded)
 		})
-		rem := s.w.remediation(s.key)
+		rem = s.w.remediation(s.key)
 		Expect(rem.Status.Conditions).To(haveCondition(s3gwv1alpha1.ConditionSucceeded, metav1.ConditionFalse, s3gwv1alpha1.ReasonNoHealthyReplica))
 		Expect(rem.Status.Phase).To(Equal(s3gwv1alpha1.PhaseFailed))
 		Expect(s.w.podExists(s.g.pod)).To(BeTrue(), "nothing is evicted when releasing cannot help")
 		Expect(s.w.attachments(s.g, s.w.nodeName("failed"))).To(HaveLen(1))
-		Expect(st.eventsWithReason(eventNoHealthyReplica)).To(ConsistOf(ContainSubstring(s.g.pv)))
+		Expect(st.eventsWithReason(eventNoHealthyReplica)).To(And(HaveLen(2), HaveEach(ContainSubstring(s.g.pv))),
+			"one Warning when it starts waiting, one when it fails")
 	})
 })
 

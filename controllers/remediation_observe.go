@@ -85,6 +85,10 @@ func (r *RemediationReconciler) observe(ctx context.Context, rem *s3gwv1alpha1.S
 		return s, nil // no new step starts; nothing else to read
 	}
 	s.obs.ReleasedSince = releasedSince(rem.Status.Conditions)
+	if fenced := meta.FindStatusCondition(rem.Status.Conditions, s3gwv1alpha1.ConditionFenced); fenced != nil &&
+		fenced.Status == metav1.ConditionTrue {
+		s.obs.FencedSince = &fenced.LastTransitionTime.Time
+	}
 
 	lh := longhorn.State{Reader: r.APIReader, Namespace: rem.Spec.Release.LonghornNamespace}
 	if lh.Namespace == "" {
@@ -139,10 +143,19 @@ func (r *RemediationReconciler) observeTargets(ctx context.Context, s *scope, lh
 // attached to it whose pod is already gone, to the targets.
 func (r *RemediationReconciler) findTargets(ctx context.Context, s *scope, recorded map[string]bool) error {
 	pods, err := workloads.List(ctx, r.APIReader, s.rem.Spec, s.nodeName)
+	var invalid *workloads.InvalidSelectorError
+	if errors.As(err, &invalid) {
+		s.obs.SelectorError = invalid.Error()
+		return nil
+	}
 	if err != nil {
 		return err
 	}
 	for i := range pods {
+		if why := workloads.Protected(&pods[i], s.rem.Spec.Release.LonghornNamespace); why != "" {
+			s.obs.RefusedPods = append(s.obs.RefusedPods, pods[i].Namespace+"/"+pods[i].Name+" ("+why+")")
+			continue
+		}
 		if recorded[string(pods[i].UID)] {
 			continue
 		}
@@ -188,7 +201,7 @@ func (r *RemediationReconciler) observeTarget(ctx context.Context, s *scope, lh 
 		return ft, err
 	}
 	present := presence.Present
-	ft.PodPresent, ft.ForceDeleted = present, presence.ForceDeleted
+	ft.PodPresent, ft.ForceDeleted, ft.Finalizers = present, presence.ForceDeleted, presence.Finalizers
 
 	t.Volumes = append([]s3gwv1alpha1.TargetVolume(nil), t.Volumes...)
 	allReleased := true
@@ -232,14 +245,20 @@ func (r *RemediationReconciler) observeVolume(ctx context.Context, s *scope, lh 
 		v.SkipReason = tv.Reason
 		return v, nil
 	}
-	v.KubeAttachment = len(longhorn.OfVolume(s.attachments, tv.PersistentVolume)) > 0
+	for _, va := range longhorn.OfVolume(s.attachments, tv.PersistentVolume) {
+		v.Attachments = append(v.Attachments, failover.Attachment{Name: va.Name,
+			Deleting: va.DeletionTimestamp != nil, Finalizers: va.Finalizers})
+	}
 	v.InUseOnNode = longhorn.InUse(s.node, tv.LonghornVolume)
 	if s.obs.LonghornAvailable {
 		view, err := lh.Volume(ctx, tv.LonghornVolume, s.nodeName)
 		if err != nil {
 			return v, err
 		}
-		v.LonghornVolumeMissing, v.LonghornTicket = !view.Exists, view.TicketOnNode
+		v.LonghornVolumeMissing = !view.Exists
+		for _, t := range view.TicketsOnNode {
+			v.Tickets = append(v.Tickets, failover.Ticket{ID: t.ID, Type: t.Type})
+		}
 		for _, replica := range view.Replicas {
 			reach, err := r.replicaNode(ctx, s, lh, replica.Node)
 			if err != nil {
@@ -270,11 +289,11 @@ func (r *RemediationReconciler) observeEvidence(ctx context.Context, s *scope, l
 		s.obs.Evidence.LonghornNodeDown = readiness.Down()
 	}
 	if len(fencingSpec.Remediators) > 0 {
-		crs, err := fencing.Remediators(ctx, r.APIReader, fencingSpec.Remediators, s.nodeName)
+		crs, invalid, err := fencing.Remediators(ctx, r.APIReader, fencingSpec.Remediators, s.nodeName)
 		if err != nil {
 			return err
 		}
-		s.obs.Evidence.Remediators = crs
+		s.obs.Evidence.Remediators, s.obs.Evidence.InvalidRemediators = crs, invalid
 	}
 	if fencingSpec.Delegate != nil {
 		d := fencing.Delegate{Client: r.Client, Reader: r.APIReader}

@@ -22,6 +22,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"time"
 
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
@@ -222,13 +223,17 @@ var _ = Describe("Remediation resilience", func() {
 			},
 		})
 		st := s.w.stepper(c)
-		st.until(s.key, 5, func(rem *s3gwv1alpha1.S3GWRemediation) bool {
+		st.until(s.key, 5, isPhase(s3gwv1alpha1.PhaseWaitingForStorage))
+		Expect(s.w.remediation(s.key).Status.Conditions).To(haveCondition(s3gwv1alpha1.ConditionSucceeded,
+			metav1.ConditionUnknown, s3gwv1alpha1.ReasonLonghornUnavailable), "Longhorn may come back")
+		s.w.clock.Step(s3gwv1alpha1.DefaultReleaseTimeout + time.Second)
+		st.until(s.key, 2, func(rem *s3gwv1alpha1.S3GWRemediation) bool {
 			return meta.IsStatusConditionFalse(rem.Status.Conditions, s3gwv1alpha1.ConditionSucceeded)
 		})
 		rem := s.w.remediation(s.key)
 		Expect(rem.Status.Conditions).To(haveCondition(s3gwv1alpha1.ConditionSucceeded, metav1.ConditionFalse, s3gwv1alpha1.ReasonLonghornUnavailable))
 		Expect(s.w.podExists(s.g.pod)).To(BeTrue())
-		Expect(st.eventsWithReason(eventLonghornMissing)).To(HaveLen(1))
+		Expect(st.eventsWithReason(eventLonghornMissing)).To(HaveLen(2))
 	})
 
 	It("never strips NHC's annotations, labels or owner reference", func() {

@@ -21,6 +21,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/medik8s/common/pkg/events"
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/equality"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -73,8 +74,10 @@ func (r *RemediationReconciler) updateStatus(ctx context.Context, s *scope) {
 	if d.Gate.Open && d.Phase != s3gwv1alpha1.PhaseWaitingForFencing {
 		st.FencingEvidence = d.Gate.Evidence
 	}
+	r.refusedPodsEvent(s)
 	for _, c := range d.Conditions {
-		c.ObservedGeneration = s.rem.Generation
+		// The pass's clock, not the wall clock, stamps transitions.
+		c.ObservedGeneration, c.LastTransitionTime = s.rem.Generation, s.now
 		meta.SetStatusCondition(&st.Conditions, c)
 	}
 
@@ -136,6 +139,20 @@ func withoutTaint(taints []corev1.Taint, taint corev1.Taint) []corev1.Taint {
 		}
 	}
 	return out
+}
+
+// refusedPodsEvent warns, when it changes, that the selector matches pods
+// the controller never touches.
+func (r *RemediationReconciler) refusedPodsEvent(s *scope) {
+	next := findCondition(s.decision.Conditions, s3gwv1alpha1.ConditionWorkloadSelectorValid)
+	if next == nil || next.Reason != s3gwv1alpha1.ReasonSelectsProtectedPods {
+		return
+	}
+	prev := meta.FindStatusCondition(s.rem.Status.Conditions, s3gwv1alpha1.ConditionWorkloadSelectorValid)
+	if prev != nil && prev.Reason == next.Reason && prev.Message == next.Message {
+		return
+	}
+	events.WarningEvent(r.Recorder, s.rem, eventProtectedPodsRefused, next.Message)
 }
 
 // final is true for phases a remediation ends in (it may still move between

@@ -434,7 +434,10 @@ func (w *world) externalAttacher() {
 			continue // not a Longhorn volume
 		}
 		changed := false
-		for id := range lhva.Spec.AttachmentTickets {
+		for id, ticket := range lhva.Spec.AttachmentTickets {
+			if ticket.Type != longhorn.TicketTypeCSIAttacher {
+				continue // other requesters (Longhorn's UI, backups) own theirs
+			}
 			va := &storagev1.VolumeAttachment{}
 			if err := w.c.Get(w.ctx, client.ObjectKey{Name: id}, va); client.IgnoreNotFound(err) == nil && err != nil {
 				delete(lhva.Spec.AttachmentTickets, id)

@@ -38,6 +38,10 @@ const (
 	// ConditionReplacementReady is True once every target has a Ready
 	// replacement on another node.
 	ConditionReplacementReady = "ReplacementReady"
+	// ConditionWorkloadSelectorValid is False when the workload selector
+	// does not parse, or matches pods on the node the controller never
+	// touches (DaemonSet, mirror and Longhorn pods), named in the message.
+	ConditionWorkloadSelectorValid = "WorkloadSelectorValid"
 )
 
 // Condition reasons. docs/troubleshooting.md explains each one.
@@ -63,4 +67,9 @@ const (
 	ReasonWaitingForReplacement   = "WaitingForReplacement"
 	ReasonReplacementReady        = "ReplacementReady"
 	ReasonReplacementNotReady     = "ReplacementNotReady"
+	ReasonEvictionTimedOut        = "EvictionTimedOut"
+	ReasonReleaseTimedOut         = "ReleaseTimedOut"
+	ReasonInvalidWorkloadSelector = "InvalidWorkloadSelector"
+	ReasonSelectsProtectedPods    = "SelectsProtectedPods"
+	ReasonWorkloadSelectorValid   = "WorkloadSelectorValid"
 )

@@ -17,6 +17,7 @@ limitations under the License.
 package v1alpha1_test
 
 import (
+	"strings"
 	"time"
 
 	. "github.com/onsi/ginkgo/v2"
@@ -57,6 +58,7 @@ var _ = Describe("S3GWRemediation schema", func() {
 		Expect(spec.Release.Strategy).To(Equal(s3gwv1alpha1.ReleaseControllerDetach))
 		Expect(spec.Release.LonghornNamespace).To(Equal("longhorn-system"))
 		Expect(spec.ReplacementTimeout).To(HaveValue(Equal(metav1.Duration{Duration: 5 * time.Minute})))
+		Expect(spec.ReleaseTimeout).To(HaveValue(Equal(metav1.Duration{Duration: 2 * time.Minute})))
 	})
 
 	It("keeps an evidence source switched off", func() {
@@ -98,7 +100,39 @@ var _ = Describe("S3GWRemediation schema", func() {
 			"spec.fencing.remediators[0].kind: Required value"),
 		Entry("replacement timeout that is not a duration", map[string]any{"replacementTimeout": "soon"},
 			"spec.replacementTimeout"),
+		Entry("release timeout that is not a duration", map[string]any{"releaseTimeout": "later"},
+			"spec.releaseTimeout"),
+		Entry("empty workload selector", map[string]any{"workloadSelector": map[string]any{}},
+			"workloadSelector must not be empty: an empty selector matches every pod on the node"),
+		Entry("workload selector with empty labels and expressions", map[string]any{"workloadSelector": map[string]any{
+			"matchLabels": map[string]any{}, "matchExpressions": []any{}}},
+			"workloadSelector must not be empty"),
+		Entry("unknown selector operator", map[string]any{"workloadSelector": map[string]any{"matchExpressions": []any{
+			map[string]any{"key": "app", "operator": "Equals", "values": []any{"s3gw"}}}}},
+			"workloadSelector.matchExpressions: operator must be In, NotIn, Exists or DoesNotExist"),
+		Entry("In without values", map[string]any{"workloadSelector": map[string]any{"matchExpressions": []any{
+			map[string]any{"key": "app", "operator": "In"}}}},
+			"workloadSelector.matchExpressions: operators In and NotIn need at least one value"),
+		Entry("NotIn with an empty value list", map[string]any{"workloadSelector": map[string]any{"matchExpressions": []any{
+			map[string]any{"key": "app", "operator": "NotIn", "values": []any{}}}}},
+			"operators In and NotIn need at least one value"),
+		Entry("Exists with values", map[string]any{"workloadSelector": map[string]any{"matchExpressions": []any{
+			map[string]any{"key": "app", "operator": "Exists", "values": []any{"s3gw"}}}}},
+			"workloadSelector.matchExpressions: operators Exists and DoesNotExist take no values"),
+		Entry("namespace that is not a DNS label", map[string]any{"namespaces": []any{"S3GW_prod"}},
+			"spec.namespaces[0]"),
+		Entry("namespace longer than a DNS label", map[string]any{"namespaces": []any{strings.Repeat("a", 64)}},
+			"spec.namespaces[0]"),
 	)
+
+	It("accepts a selector of expressions only", func() {
+		obj := newUnstructured("S3GWRemediation", "expressions", map[string]any{"workloadSelector": map[string]any{
+			"matchExpressions": []any{
+				map[string]any{"key": "app.kubernetes.io/name", "operator": "In", "values": []any{"s3gw"}},
+				map[string]any{"key": "app.kubernetes.io/component", "operator": "Exists"},
+			}}, "namespaces": []any{"s3gw", "s3gw-2"}})
+		Expect(k8sClient.Create(ctx, obj)).To(Succeed())
+	})
 
 	It("accepts remediators with only the RequireEvidence sources they name", func() {
 		obj := newUnstructured("S3GWRemediation", "far-evidence", map[string]any{"fencing": map[string]any{

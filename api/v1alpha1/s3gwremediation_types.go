@@ -63,11 +63,17 @@ const (
 // S3GWRemediationSpec says which pods to move off a failed node, when the node
 // counts as safe, and how their Longhorn attachments are released.
 // Rules treat an absent field as its default: defaults are checked against them unfilled.
+// +kubebuilder:validation:XValidation:rule="!has(self.workloadSelector) || (has(self.workloadSelector.matchLabels) && size(self.workloadSelector.matchLabels) > 0) || (has(self.workloadSelector.matchExpressions) && size(self.workloadSelector.matchExpressions) > 0)",message="workloadSelector must not be empty: an empty selector matches every pod on the node"
+// +kubebuilder:validation:XValidation:rule="!has(self.workloadSelector) || !has(self.workloadSelector.matchExpressions) || self.workloadSelector.matchExpressions.all(e, e.operator in ['In', 'NotIn', 'Exists', 'DoesNotExist'])",message="workloadSelector.matchExpressions: operator must be In, NotIn, Exists or DoesNotExist"
+// +kubebuilder:validation:XValidation:rule="!has(self.workloadSelector) || !has(self.workloadSelector.matchExpressions) || self.workloadSelector.matchExpressions.all(e, !(e.operator in ['In', 'NotIn']) || (has(e.values) && size(e.values) > 0))",message="workloadSelector.matchExpressions: operators In and NotIn need at least one value"
+// +kubebuilder:validation:XValidation:rule="!has(self.workloadSelector) || !has(self.workloadSelector.matchExpressions) || self.workloadSelector.matchExpressions.all(e, !(e.operator in ['Exists', 'DoesNotExist']) || !has(e.values) || size(e.values) == 0)",message="workloadSelector.matchExpressions: operators Exists and DoesNotExist take no values"
 // +kubebuilder:validation:XValidation:rule="!has(self.release) || !has(self.release.strategy) || self.release.strategy != 'OutOfServiceTaint' || !has(self.fencing) || !has(self.fencing.mode) || self.fencing.mode == 'RequireEvidence'",message="release.strategy OutOfServiceTaint requires fencing.mode RequireEvidence: the taint is only for nodes proven down"
 type S3GWRemediationSpec struct {
 	// WorkloadSelector selects the pods to move off the failed node. The
 	// default matches the s3gw Helm chart's gateway pods, not its UI or COSI
-	// pods.
+	// pods. It must not be empty. Whatever it matches, DaemonSet pods,
+	// static (mirror) pods and pods in the Longhorn namespace are never
+	// touched.
 	// +kubebuilder:default={matchLabels:{"app.kubernetes.io/name":"s3gw","app.kubernetes.io/component":"gateway"}}
 	// +optional
 	WorkloadSelector *metav1.LabelSelector `json:"workloadSelector,omitempty"`
@@ -75,6 +81,8 @@ type S3GWRemediationSpec struct {
 	// Namespaces limits the pod search. Empty means all namespaces.
 	// +listType=set
 	// +kubebuilder:validation:items:MinLength=1
+	// +kubebuilder:validation:items:MaxLength=63
+	// +kubebuilder:validation:items:Pattern=`^[a-z0-9]([-a-z0-9]*[a-z0-9])?$`
 	// +optional
 	Namespaces []string `json:"namespaces,omitempty"`
 
@@ -87,6 +95,17 @@ type S3GWRemediationSpec struct {
 	// +kubebuilder:default={}
 	// +optional
 	Release ReleaseSpec `json:"release,omitzero"`
+
+	// ReleaseTimeout is how long eviction and release may take once the
+	// fencing gate opened: past it, a pod still held (by a finalizer), a
+	// volume still attached (by a Longhorn ticket, a VolumeAttachment stuck
+	// in deletion, a kubelet's volumesInUse), Longhorn still unavailable or
+	// a volume still without a healthy replica elsewhere is reported as
+	// Succeeded=False naming what holds. Before it, they are waited for.
+	// +kubebuilder:default="2m"
+	// +kubebuilder:validation:Format=duration
+	// +optional
+	ReleaseTimeout *metav1.Duration `json:"releaseTimeout,omitempty"`
 
 	// ReplacementTimeout is how long to wait, after the attachments are
 	// released, for the replacement pod to be Ready on another node before
@@ -201,7 +220,7 @@ type ReleaseSpec struct {
 }
 
 // Phase is a summary of where a remediation is; decisions never read it.
-// +kubebuilder:validation:Enum=Pending;WaitingForNodeFailure;WaitingForFencing;Evicting;Releasing;WaitingForReplacement;Succeeded;Failed;Stopped
+// +kubebuilder:validation:Enum=Pending;WaitingForNodeFailure;WaitingForFencing;WaitingForStorage;Evicting;Releasing;WaitingForReplacement;Succeeded;Failed;Stopped
 type Phase string
 
 // Phases, in the order a remediation usually goes through them.
@@ -209,6 +228,7 @@ const (
 	PhasePending               Phase = "Pending"
 	PhaseWaitingForNodeFailure Phase = "WaitingForNodeFailure"
 	PhaseWaitingForFencing     Phase = "WaitingForFencing"
+	PhaseWaitingForStorage     Phase = "WaitingForStorage"
 	PhaseEvicting              Phase = "Evicting"
 	PhaseReleasing             Phase = "Releasing"
 	PhaseWaitingForReplacement Phase = "WaitingForReplacement"
@@ -421,6 +441,25 @@ type S3GWRemediationList struct {
 	Items           []S3GWRemediation `json:"items"`
 }
 
-// DefaultReplacementTimeout applies when spec.replacementTimeout is unset
-// (the API server defaults it; Go callers may not).
-const DefaultReplacementTimeout = 5 * time.Minute
+// Timeouts that apply when the spec leaves them unset (the API server
+// defaults them; Go callers may not).
+const (
+	DefaultReplacementTimeout = 5 * time.Minute
+	DefaultReleaseTimeout     = 2 * time.Minute
+)
+
+// ReleaseTimeoutOrDefault is spec.releaseTimeout, or its default.
+func (s S3GWRemediationSpec) ReleaseTimeoutOrDefault() time.Duration {
+	if s.ReleaseTimeout != nil {
+		return s.ReleaseTimeout.Duration
+	}
+	return DefaultReleaseTimeout
+}
+
+// ReplacementTimeoutOrDefault is spec.replacementTimeout, or its default.
+func (s S3GWRemediationSpec) ReplacementTimeoutOrDefault() time.Duration {
+	if s.ReplacementTimeout != nil {
+		return s.ReplacementTimeout.Duration
+	}
+	return DefaultReplacementTimeout
+}

@@ -218,6 +218,11 @@ func (in *S3GWRemediationSpec) DeepCopyInto(out *S3GWRemediationSpec) {
 	}
 	in.Fencing.DeepCopyInto(&out.Fencing)
 	out.Release = in.Release
+	if in.ReleaseTimeout != nil {
+		in, out := &in.ReleaseTimeout, &out.ReleaseTimeout
+		*out = new(v1.Duration)
+		**out = **in
+	}
 	if in.ReplacementTimeout != nil {
 		in, out := &in.ReplacementTimeout, &out.ReplacementTimeout
 		*out = new(v1.Duration)

@@ -36,31 +36,34 @@ func Decide(o Observation) Decision {
 		episode := o.Node.Heartbeat.Episode()
 		d.RecordEpisode = &episode
 	}
+	if o.Node != nil && !o.Node.Ready && !o.TimedOut && d.RestartEpisode == nil && len(d.Conditions) > 0 {
+		// The pass looked for targets with the selector: say what it found.
+		d.Conditions = append(d.Conditions, selectorCondition(o))
+	}
 	return d
 }
 
-func decide(o Observation) Decision {
-	if o.Node != nil && !o.Node.Ready && !o.TimedOut && o.Episode != nil && !o.Episode.Continues(o.Node.Heartbeat) {
-		return newEpisode(o)
+// selectorCondition reports whether the workload selector parses, and the
+// pods on the node it matches that the controller refuses to touch.
+func selectorCondition(o Observation) metav1.Condition {
+	switch {
+	case o.SelectorError != "":
+		return condition(s3gwv1alpha1.ConditionWorkloadSelectorValid, metav1.ConditionFalse,
+			s3gwv1alpha1.ReasonInvalidWorkloadSelector, o.SelectorError)
+	case len(o.RefusedPods) > 0:
+		return condition(s3gwv1alpha1.ConditionWorkloadSelectorValid, metav1.ConditionFalse,
+			s3gwv1alpha1.ReasonSelectsProtectedPods, "The workload selector matches pods that are never touched, left alone: "+
+				strings.Join(o.RefusedPods, ", "))
+	default:
+		return condition(s3gwv1alpha1.ConditionWorkloadSelectorValid, metav1.ConditionTrue,
+			s3gwv1alpha1.ReasonWorkloadSelectorValid, "The workload selector matches only pods that may be moved")
 	}
-	if o.Succeeded {
-		// Reported once, kept for the episode: NHC may have acted on it.
-		return Decision{Phase: s3gwv1alpha1.PhaseSucceeded}
-	}
-	if o.Node == nil {
-		return Decision{
-			Phase:      s3gwv1alpha1.PhaseFailed,
-			Conditions: finished(false, s3gwv1alpha1.ReasonNodeNotFound, "The node to remediate does not exist"),
-		}
-	}
-	if o.TimedOut {
-		return Decision{
-			Phase: s3gwv1alpha1.PhaseStopped,
-			Conditions: finished(false, s3gwv1alpha1.ReasonRemediationStoppedByNHC,
-				"NodeHealthCheck timed the remediation out; no further step is taken"),
-		}
-	}
+}
 
+func decide(o Observation) Decision {
+	if d, settled := settled(o); settled {
+		return d
+	}
 	progress := progressConditions(o)
 	// A finished move stays finished, even if the node came back meanwhile.
 	if allRecorded(o.Targets) {
@@ -75,6 +78,14 @@ func decide(o Observation) Decision {
 			Conditions: append(append(processing(s3gwv1alpha1.ReasonNodeReady, msg),
 				condition(s3gwv1alpha1.ConditionFenced, metav1.ConditionFalse, s3gwv1alpha1.ReasonNodeReady, msg)), progress...),
 			Wait: WaitForNodeFailure,
+		}
+	}
+	if o.SelectorError != "" {
+		// Nothing can be found with it; a fixed spec is picked up later.
+		return Decision{
+			Phase:      s3gwv1alpha1.PhaseFailed,
+			Conditions: finished(false, s3gwv1alpha1.ReasonInvalidWorkloadSelector, o.SelectorError),
+			Wait:       WaitAfterFailure,
 		}
 	}
 	if len(o.Targets) == 0 {
@@ -103,10 +114,39 @@ func decide(o Observation) Decision {
 	}
 	fenced := fencedCondition(gate)
 
-	if failed, d := replicaCheck(o, gate, fenced, progress); failed {
+	if held, d := replicaCheck(o, gate, fenced, progress); held {
 		return d
 	}
-	return actions(o, gate, fenced, progress)
+	d := actions(o, gate, fenced, progress)
+	if d.Phase != s3gwv1alpha1.PhaseWaitingForReplacement && releaseDeadlinePassed(o) {
+		return releaseTimedOut(o, d, progress)
+	}
+	return d
+}
+
+// settled decides the passes that do no work on the node: a new failure
+// starts over, a reported success is kept, a missing node or NHC's timeout
+// end the remediation.
+func settled(o Observation) (Decision, bool) {
+	switch {
+	case o.Node != nil && !o.Node.Ready && !o.TimedOut && o.Episode != nil && !o.Episode.Continues(o.Node.Heartbeat):
+		return newEpisode(o), true
+	case o.Succeeded:
+		// Reported once, kept for the episode: NHC may have acted on it.
+		return Decision{Phase: s3gwv1alpha1.PhaseSucceeded}, true
+	case o.Node == nil:
+		return Decision{
+			Phase:      s3gwv1alpha1.PhaseFailed,
+			Conditions: finished(false, s3gwv1alpha1.ReasonNodeNotFound, "The node to remediate does not exist"),
+		}, true
+	case o.TimedOut:
+		return Decision{
+			Phase: s3gwv1alpha1.PhaseStopped,
+			Conditions: finished(false, s3gwv1alpha1.ReasonRemediationStoppedByNHC,
+				"NodeHealthCheck timed the remediation out; no further step is taken"),
+		}, true
+	}
+	return Decision{}, false
 }
 
 // newEpisode starts the remediation over: the node was Ready again since
@@ -175,9 +215,11 @@ func fencedCondition(gate Gate) metav1.Condition {
 		"Fenced by "+strings.Join(gate.Evidence, ", "))
 }
 
-// replicaCheck fails the remediation when a volume still to release has no
-// healthy replica on another node: releasing it would only yield a faulted
-// volume, so NHC should escalate instead.
+// replicaCheck holds the remediation while a volume still to release has
+// no healthy replica on another node (releasing it would only yield a
+// faulted volume) or Longhorn cannot be read: both may pass (a replica
+// rebuilds, Longhorn restarts), so they are waited for until the release
+// deadline, and only then reported as failed so NHC escalates.
 func replicaCheck(o Observation, gate Gate, fenced metav1.Condition, progress []metav1.Condition) (bool, Decision) {
 	var unhealthy []string
 	for _, t := range o.Targets {
@@ -187,12 +229,12 @@ func replicaCheck(o Observation, gate Gate, fenced metav1.Condition, progress []
 			}
 			if !o.LonghornAvailable {
 				msg := fmt.Sprintf("Volume %s uses driver.longhorn.io but Longhorn's CRDs are not served; cannot verify replicas or attachments", v.PersistentVolume)
-				return true, failedDecision(gate, fenced, progress, s3gwv1alpha1.ReasonLonghornUnavailable, msg)
+				return true, blocked(o, gate, fenced, progress, s3gwv1alpha1.ReasonLonghornUnavailable, msg)
 			}
 			if v.LonghornVolumeMissing {
 				msg := fmt.Sprintf("Longhorn volume %s not found in %s; check release.longhornNamespace", v.LonghornVolume,
 					o.Spec.Release.LonghornNamespace)
-				return true, failedDecision(gate, fenced, progress, s3gwv1alpha1.ReasonLonghornUnavailable, msg)
+				return true, blocked(o, gate, fenced, progress, s3gwv1alpha1.ReasonLonghornUnavailable, msg)
 			}
 			if !v.healthyReplicaElsewhere(o.Node.Name) {
 				unhealthy = append(unhealthy, v.LonghornVolume)
@@ -203,7 +245,21 @@ func replicaCheck(o Observation, gate Gate, fenced metav1.Condition, progress []
 		return false, Decision{}
 	}
 	msg := fmt.Sprintf("No healthy replica on another node for %s: releasing would only fault the volume", strings.Join(unhealthy, ", "))
-	return true, failedDecision(gate, fenced, progress, s3gwv1alpha1.ReasonNoHealthyReplica, msg)
+	return true, blocked(o, gate, fenced, progress, s3gwv1alpha1.ReasonNoHealthyReplica, msg)
+}
+
+// blocked reports a storage problem that may pass: Processing while the
+// release deadline has not passed, then Succeeded=False.
+func blocked(o Observation, gate Gate, fenced metav1.Condition, progress []metav1.Condition, reason, msg string) Decision {
+	if releaseDeadlinePassed(o) {
+		return failedDecision(gate, fenced, progress, reason, msg)
+	}
+	return Decision{
+		Phase:      s3gwv1alpha1.PhaseWaitingForStorage,
+		Gate:       gate,
+		Conditions: append(append(processing(reason, msg), fenced), progress...),
+		Wait:       WaitForStorage,
+	}
 }
 
 func failedDecision(gate Gate, fenced metav1.Condition, progress []metav1.Condition, reason, msg string) Decision {
@@ -289,7 +345,7 @@ func planRelease(o Observation) releasePlan {
 			case t.PodPresent:
 				// The attach-detach controller still wants it on the node.
 			case strategy == s3gwv1alpha1.ReleaseDeleteVolumeAttachment:
-				if v.KubeAttachment {
+				if len(v.Attachments) > 0 {
 					p.deleteAttachments = append(p.deleteAttachments, v)
 				}
 			case strategy == s3gwv1alpha1.ReleaseOutOfServiceTaint:
@@ -333,10 +389,7 @@ func replacementOutcome(o Observation, progress []metav1.Condition) (bool, Decis
 				fmt.Sprintf("s3gw runs again on another node; node %s holds no s3gw attachment", o.Node.Name)), progress...),
 		}
 	}
-	timeout := s3gwv1alpha1.DefaultReplacementTimeout
-	if o.Spec.ReplacementTimeout != nil {
-		timeout = o.Spec.ReplacementTimeout.Duration
-	}
+	timeout := o.Spec.ReplacementTimeoutOrDefault()
 	if o.ReleasedSince != nil && o.Now.Sub(*o.ReleasedSince) > timeout {
 		return true, Decision{
 			Phase: s3gwv1alpha1.PhaseFailed,

@@ -87,7 +87,7 @@ func TestDecideGuards(t *testing.T) {
 		o.Targets[0].Volumes[0].LonghornVolumeMissing = true
 		d := Decide(o)
 		g.Expect(d.Destructive()).To(BeFalse())
-		g.Expect(d.Phase).To(Equal(s3gwv1alpha1.PhaseFailed))
+		g.Expect(d.Phase).To(Equal(s3gwv1alpha1.PhaseWaitingForStorage))
 		g.Expect(d.Conditions).To(ContainElement(And(
 			HaveField("Type", s3gwv1alpha1.ConditionSucceeded), HaveField("Reason", s3gwv1alpha1.ReasonLonghornUnavailable),
 			HaveField("Message", ContainSubstring("check release.longhornNamespace")))))

@@ -110,6 +110,12 @@ func fencedByFAR() Observation {
 	return o
 }
 
+// pastReleaseDeadline opened the gate longer than the default release
+// timeout ago.
+func pastReleaseDeadline(o *Observation) {
+	o.FencedSince = ptrTime(testNow.Add(-s3gwv1alpha1.DefaultReleaseTimeout - time.Second))
+}
+
 // evicted turns the first target into a pod gone from the API.
 func evicted(o *Observation) { o.Targets[0].PodPresent = false }
 
@@ -347,9 +353,23 @@ func TestDecide(t *testing.T) {
 
 		// 7. Replica check.
 		{
-			name: "no healthy replica elsewhere fails",
+			name: "no healthy replica elsewhere waits: a replica may rebuild",
 			obs:  fenced,
 			mutate: []func(o *Observation){func(o *Observation) {
+				o.Targets[0].Volumes[0].Replicas[0].Healthy = false
+			}},
+			phase: s3gwv1alpha1.PhaseWaitingForStorage,
+			wait:  WaitForStorage,
+			conds: []cond{
+				{s3gwv1alpha1.ConditionProcessing, metav1.ConditionTrue, s3gwv1alpha1.ReasonNoHealthyReplica},
+				{s3gwv1alpha1.ConditionSucceeded, metav1.ConditionUnknown, s3gwv1alpha1.ReasonNoHealthyReplica},
+				fencedByEvidence,
+			},
+		},
+		{
+			name: "no healthy replica elsewhere fails once the release deadline passed",
+			obs:  fenced,
+			mutate: []func(o *Observation){pastReleaseDeadline, func(o *Observation) {
 				o.Targets[0].Volumes[0].Replicas[0].Healthy = false
 			}},
 			phase: s3gwv1alpha1.PhaseFailed,
@@ -368,9 +388,9 @@ func TestDecide(t *testing.T) {
 				v.Replicas[0].Healthy = false
 				o.Targets = append(o.Targets, recordedTarget("s3gw-1", v))
 			}},
-			phase: s3gwv1alpha1.PhaseFailed,
-			wait:  WaitAfterFailure,
-			conds: []cond{{s3gwv1alpha1.ConditionSucceeded, metav1.ConditionFalse, s3gwv1alpha1.ReasonNoHealthyReplica}},
+			phase: s3gwv1alpha1.PhaseWaitingForStorage,
+			wait:  WaitForStorage,
+			conds: []cond{{s3gwv1alpha1.ConditionSucceeded, metav1.ConditionUnknown, s3gwv1alpha1.ReasonNoHealthyReplica}},
 		},
 		{
 			name: "no healthy replica of an already released volume does not matter",
@@ -386,18 +406,26 @@ func TestDecide(t *testing.T) {
 			writes: writes{Evict: []string{"s3gw-0"}},
 		},
 		{
-			name: "Longhorn unavailable with an unreleased volume",
+			name: "Longhorn unavailable with an unreleased volume waits: it may come back",
 			obs:  fenced,
 			mutate: []func(o *Observation){func(o *Observation) {
 				o.LonghornAvailable = false
 			}},
-			phase: s3gwv1alpha1.PhaseFailed,
-			wait:  WaitAfterFailure,
+			phase: s3gwv1alpha1.PhaseWaitingForStorage,
+			wait:  WaitForStorage,
 			conds: []cond{
-				{s3gwv1alpha1.ConditionProcessing, metav1.ConditionFalse, s3gwv1alpha1.ReasonLonghornUnavailable},
-				{s3gwv1alpha1.ConditionSucceeded, metav1.ConditionFalse, s3gwv1alpha1.ReasonLonghornUnavailable},
+				{s3gwv1alpha1.ConditionProcessing, metav1.ConditionTrue, s3gwv1alpha1.ReasonLonghornUnavailable},
+				{s3gwv1alpha1.ConditionSucceeded, metav1.ConditionUnknown, s3gwv1alpha1.ReasonLonghornUnavailable},
 				fencedByEvidence,
 			},
+		},
+		{
+			name:   "Longhorn unavailable past the release deadline fails",
+			obs:    fenced,
+			mutate: []func(o *Observation){pastReleaseDeadline, func(o *Observation) { o.LonghornAvailable = false }},
+			phase:  s3gwv1alpha1.PhaseFailed,
+			wait:   WaitAfterFailure,
+			conds:  []cond{{s3gwv1alpha1.ConditionSucceeded, metav1.ConditionFalse, s3gwv1alpha1.ReasonLonghornUnavailable}},
 		},
 		{
 			name: "Longhorn unavailable with only skipped volumes",
@@ -530,7 +558,7 @@ func TestDecide(t *testing.T) {
 			obs:  fenced,
 			mutate: []func(o *Observation){evicted, strategy(s3gwv1alpha1.ReleaseDeleteVolumeAttachment), func(o *Observation) {
 				ticketOnly := attachedVolume("b")
-				ticketOnly.KubeAttachment = false
+				ticketOnly.Attachments = nil
 				o.Targets[0].Volumes = append(o.Targets[0].Volumes, ticketOnly, releasedVolume("c"))
 			}},
 			phase:  s3gwv1alpha1.PhaseReleasing,
@@ -697,7 +725,7 @@ func TestDecide(t *testing.T) {
 			name: "replacement Ready but a volume still attached: keep releasing",
 			obs:  fenced,
 			mutate: []func(o *Observation){moved, func(o *Observation) {
-				o.Targets[0].Volumes[0].LonghornTicket = true
+				o.Targets[0].Volumes[0].Tickets = []Ticket{{ID: "longhorn-ui", Type: "longhorn-api"}}
 			}},
 			phase: s3gwv1alpha1.PhaseReleasing,
 			wait:  WaitForRelease,

@@ -42,6 +42,9 @@ const (
 	WaitForReplacement
 	// WaitAfterFailure: reported Succeeded=False; re-check slowly.
 	WaitAfterFailure
+	// WaitForStorage: Longhorn or a healthy replica is missing, which may
+	// pass; re-check slowly until the release deadline.
+	WaitForStorage
 )
 
 // Decision is what one pass does: writes (in order: evict, then release) and

@@ -141,6 +141,11 @@ func stamp(t time.Time) string { return t.UTC().Format(time.RFC3339) }
 // remediators accepts each CR of the listed kind whose condition became True
 // during the node's current failure.
 func (v *verdict) remediators(o Observation, listed s3gwv1alpha1.RemediatorEvidence) {
+	if why, invalid := o.Evidence.InvalidRemediators[listed.Kind]; invalid {
+		v.missing = append(v.missing, listed.Kind+": "+why)
+		v.sources = append(v.sources, listed.Kind)
+		return
+	}
 	found, fenced := false, false
 	for _, cr := range o.Evidence.Remediators {
 		if cr.Kind != listed.Kind {

@@ -129,6 +129,24 @@ func TestEvaluateGateEvidenceOfThisFailure(t *testing.T) {
 			missing: []string{"delegate FenceAgentsRemediation/worker-1 FenceAgentActionSucceeded=True is stale"},
 		},
 		{
+			name: "a listed kind whose apiVersion does not parse is reported; the other sources still count",
+			mutate: func(o *Observation) {
+				withFAR(o)
+				o.Evidence.InvalidRemediators = map[string]string{farKind: `invalid apiVersion "a/b/c"`}
+				o.Evidence.LonghornNodeDown = true
+			},
+			open:     true,
+			evidence: []string{EvidenceStorageIsolation},
+		},
+		{
+			name: "a listed kind whose apiVersion does not parse is named in what is missing",
+			mutate: func(o *Observation) {
+				withFAR(o)
+				o.Evidence.InvalidRemediators = map[string]string{farKind: `invalid apiVersion "a/b/c"`}
+			},
+			missing: []string{`FenceAgentsRemediation: invalid apiVersion "a/b/c"`},
+		},
+		{
 			name: "evidence from while the kubelet still reported Ready=False is stale",
 			mutate: func(o *Observation) {
 				o.Node.Heartbeat.Ready = ReadyFalse

@@ -72,16 +72,16 @@ func attachedVolume(name string) Volume {
 		PersistentVolume: "pv-" + name,
 		LonghornVolume:   "pvc-" + name,
 		Replicas:         []Replica{replicaOn("pvc-"+name, "worker-2")},
-		KubeAttachment:   true,
+		Attachments:      []Attachment{{Name: "csi-" + name}},
 		InUseOnNode:      true,
-		LonghornTicket:   true,
+		Tickets:          []Ticket{{ID: "csi-" + name, Type: "csi-attacher"}},
 	}
 }
 
 // releasedVolume is a Longhorn RWO volume nothing attaches to the node any more.
 func releasedVolume(name string) Volume {
 	v := attachedVolume(name)
-	v.KubeAttachment, v.InUseOnNode, v.LonghornTicket = false, false, false
+	v.Attachments, v.InUseOnNode, v.Tickets = nil, false, nil
 	return v
 }
 

@@ -37,6 +37,12 @@ type Observation struct {
 	Node *Node
 	// Targets are the s3gw pods recorded in status plus those found now.
 	Targets []Target
+	// RefusedPods are pods on the node the selector matches that the
+	// controller never touches (DaemonSet, mirror or Longhorn pods), named
+	// with why.
+	RefusedPods []string
+	// SelectorError says why the workload selector does not parse.
+	SelectorError string
 	// Evidence is what the fencing gate may accept.
 	Evidence Evidence
 	// LonghornAvailable is false when Longhorn's CRDs are not served.
@@ -44,6 +50,9 @@ type Observation struct {
 	// OutOfServiceTaintRecorded is true once status records that this
 	// remediation adds the out-of-service taint (recorded before added).
 	OutOfServiceTaintRecorded bool
+	// FencedSince is when status last reported the gate open (Fenced=True),
+	// which starts the release deadline; nil while it is closed.
+	FencedSince *time.Time
 	// ReleasedSince is when the targets were last seen both evicted and
 	// released, which starts the replacement timeout; nil before.
 	ReleasedSince *time.Time
@@ -83,6 +92,9 @@ type Evidence struct {
 	// Remediators are CRs of the kinds listed in spec.fencing.remediators
 	// found for the node.
 	Remediators []RemediatorCR
+	// InvalidRemediators says, by kind, why a listed remediator kind cannot
+	// be read (its apiVersion does not parse).
+	InvalidRemediators map[string]string
 	// Delegate is the fencing CR this remediation created, nil if none.
 	Delegate *RemediatorCR
 	// DelegateError explains why the delegate cannot be used, if it cannot.
@@ -114,7 +126,9 @@ type Target struct {
 	// ForceDeleted is true when the present pod was already deleted with
 	// grace period 0 (held only by finalizers); it is not deleted again.
 	ForceDeleted bool
-	Volumes      []Volume
+	// Finalizers are the present pod's finalizers.
+	Finalizers []string
+	Volumes    []Volume
 	// Replacement is a Ready pod of the same workload on another node.
 	Replacement *Replacement
 }
@@ -141,14 +155,14 @@ type Volume struct {
 	SkipReason string
 	// Replicas are the volume's Longhorn replicas.
 	Replicas []Replica
-	// KubeAttachment is true while a storage.k8s.io VolumeAttachment for
-	// (this PV, the failed node) exists.
-	KubeAttachment bool
+	// Attachments are the storage.k8s.io VolumeAttachments of (this PV,
+	// the failed node).
+	Attachments []Attachment
 	// InUseOnNode is true while the node's status.volumesInUse lists it.
 	InUseOnNode bool
-	// LonghornTicket is true while Longhorn's VolumeAttachment holds a
-	// ticket for the failed node.
-	LonghornTicket bool
+	// Tickets are the tickets Longhorn's VolumeAttachment holds for the
+	// failed node.
+	Tickets []Ticket
 	// LonghornVolumeMissing is true when no Longhorn Volume of this name
 	// exists in the configured Longhorn namespace.
 	LonghornVolumeMissing bool
@@ -183,4 +197,17 @@ func (v Volume) healthyReplicaElsewhere(failedNode string) bool {
 func (v Volume) Releasable() bool { return v.SkipReason == "" }
 
 // Released is true once nothing attaches the volume to the failed node.
-func (v Volume) Released() bool { return !v.KubeAttachment && !v.LonghornTicket }
+func (v Volume) Released() bool { return len(v.Attachments) == 0 && len(v.Tickets) == 0 }
+
+// Attachment is a storage.k8s.io VolumeAttachment on the failed node.
+type Attachment struct {
+	Name string
+	// Deleting is true once it has a deletionTimestamp; Finalizers hold it.
+	Deleting   bool
+	Finalizers []string
+}
+
+// Ticket is a Longhorn attachment ticket for the failed node.
+type Ticket struct {
+	ID, Type string
+}

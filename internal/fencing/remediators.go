@@ -46,13 +46,18 @@ func NodeName(obj metav1.Object) string {
 
 // Remediators finds, in every namespace, the CRs of the listed kinds that
 // remediate node, and whether each one's proving condition is True. A kind
-// whose CRD is not installed contributes nothing.
-func Remediators(ctx context.Context, reader client.Reader, listed []s3gwv1alpha1.RemediatorEvidence, node string) ([]failover.RemediatorCR, error) {
-	var out []failover.RemediatorCR
+// whose CRD is not installed contributes nothing; one whose apiVersion does
+// not parse is reported in invalid (by kind) and the others still count.
+func Remediators(ctx context.Context, reader client.Reader, listed []s3gwv1alpha1.RemediatorEvidence, node string) (
+	out []failover.RemediatorCR, invalid map[string]string, err error) {
 	for _, l := range listed {
 		gv, err := schema.ParseGroupVersion(l.APIVersion)
 		if err != nil {
-			return nil, fmt.Errorf("parsing remediator apiVersion %q: %w", l.APIVersion, err)
+			if invalid == nil {
+				invalid = map[string]string{}
+			}
+			invalid[l.Kind] = fmt.Sprintf("invalid apiVersion %q: %v", l.APIVersion, err)
+			continue
 		}
 		list := &unstructured.UnstructuredList{}
 		list.SetGroupVersionKind(gv.WithKind(l.Kind + "List"))
@@ -65,7 +70,7 @@ func Remediators(ctx context.Context, reader client.Reader, listed []s3gwv1alpha
 				logf.FromContext(ctx).Error(err, "Cannot list remediator CRs; grant the manager list on them", "kind", l.Kind)
 				continue
 			}
-			return nil, fmt.Errorf("listing %s: %w", l.Kind, err)
+			return nil, nil, fmt.Errorf("listing %s: %w", l.Kind, err)
 		}
 		for i := range list.Items {
 			item := &list.Items[i]
@@ -77,7 +82,7 @@ func Remediators(ctx context.Context, reader client.Reader, listed []s3gwv1alpha
 			out = append(out, cr)
 		}
 	}
-	return out, nil
+	return out, invalid, nil
 }
 
 func conditionType(t string) string {

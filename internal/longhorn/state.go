@@ -20,6 +20,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
+	"strings"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
@@ -125,9 +127,9 @@ func (s State) NodeReadiness(ctx context.Context, node string) (NodeReadiness, e
 type VolumeView struct {
 	// Exists is false when no Longhorn Volume of that name exists.
 	Exists bool
-	// TicketOnNode is true while the volume's Longhorn VolumeAttachment
-	// holds a ticket, of any type, for the node.
-	TicketOnNode bool
+	// TicketsOnNode are the tickets, of any type, the volume's Longhorn
+	// VolumeAttachment holds for the node.
+	TicketsOnNode []AttachmentTicket
 	// Replicas are the volume's replicas.
 	Replicas []ReplicaView
 }
@@ -157,9 +159,10 @@ func (s State) Volume(ctx context.Context, volume, node string) (VolumeView, err
 	}
 	for _, t := range va.Spec.AttachmentTickets {
 		if found && t != nil && t.NodeID == node {
-			v.TicketOnNode = true
+			v.TicketsOnNode = append(v.TicketsOnNode, *t)
 		}
 	}
+	slices.SortFunc(v.TicketsOnNode, func(a, b AttachmentTicket) int { return strings.Compare(a.ID, b.ID) })
 	list := &ReplicaList{}
 	err = s.Reader.List(ctx, list, client.InNamespace(s.Namespace), client.MatchingLabels{VolumeLabel: volume})
 	if meta.IsNoMatchError(err) {

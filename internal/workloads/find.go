@@ -42,12 +42,20 @@ func Selector(spec s3gwv1alpha1.S3GWRemediationSpec) *metav1.LabelSelector {
 	return DefaultSelector
 }
 
+// InvalidSelectorError is a workloadSelector the API server accepted but
+// that does not parse (e.g. an invalid label key); retrying cannot fix it.
+type InvalidSelectorError struct{ Err error }
+
+func (e *InvalidSelectorError) Error() string { return "invalid workloadSelector: " + e.Err.Error() }
+
+func (e *InvalidSelectorError) Unwrap() error { return e.Err }
+
 // List lists the pods matching the spec's selector in its namespaces, on
 // node when node is not empty. The API server filters by label and node.
 func List(ctx context.Context, reader client.Reader, spec s3gwv1alpha1.S3GWRemediationSpec, node string) ([]corev1.Pod, error) {
 	selector, err := metav1.LabelSelectorAsSelector(Selector(spec))
 	if err != nil {
-		return nil, fmt.Errorf("parsing workloadSelector: %w", err)
+		return nil, &InvalidSelectorError{Err: err}
 	}
 	opts := []client.ListOption{client.MatchingLabelsSelector{Selector: selector}}
 	if node != "" {
@@ -68,6 +76,23 @@ func List(ctx context.Context, reader client.Reader, spec s3gwv1alpha1.S3GWRemed
 	return pods, nil
 }
 
+// Protected says why the controller never touches a pod, whatever the
+// selector matches: a DaemonSet's pod, a static pod's mirror, or a pod in
+// the Longhorn namespace (force-deleting those, or releasing their
+// volumes, harms the node or the storage itself). "" when it may.
+func Protected(pod *corev1.Pod, longhornNamespace string) string {
+	if _, mirror := pod.Annotations[corev1.MirrorPodAnnotationKey]; mirror {
+		return "a static pod's mirror"
+	}
+	if ref := metav1.GetControllerOf(pod); ref != nil && ref.Kind == "DaemonSet" {
+		return "owned by DaemonSet " + ref.Name
+	}
+	if pod.Namespace == longhornNamespace {
+		return "in the Longhorn namespace " + longhornNamespace
+	}
+	return ""
+}
+
 // Presence is whether a target pod is still in the API.
 type Presence struct {
 	// Present is true while a pod with the target's UID exists.
@@ -75,6 +100,8 @@ type Presence struct {
 	// ForceDeleted is true when that pod was already deleted with grace
 	// period 0 and only finalizers hold it.
 	ForceDeleted bool
+	// Finalizers are the pod's finalizers.
+	Finalizers []string
 }
 
 // Present reports whether the pod with this UID still exists in the API.
@@ -88,5 +115,5 @@ func Present(ctx context.Context, reader client.Reader, t s3gwv1alpha1.TargetPod
 		return Presence{}, client.IgnoreNotFound(err)
 	}
 	forceDeleted := pod.DeletionTimestamp != nil && pod.DeletionGracePeriodSeconds != nil && *pod.DeletionGracePeriodSeconds == 0
-	return Presence{Present: true, ForceDeleted: forceDeleted}, nil
+	return Presence{Present: true, ForceDeleted: forceDeleted, Finalizers: pod.Finalizers}, nil
 }

@@ -26,6 +26,7 @@ import (
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
 	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -169,6 +170,46 @@ var _ = Describe("Fencing gate", func() {
 		Expect(r.Wait(ctx, harness.ReplacementReady, recoveryDeadline)).To(Succeed())
 		_, newNode := r.Replacement()
 		expectAttachedOnlyTo(ctx, g, newNode)
+	}, SpecTimeout(specTimeout))
+
+	It("releases nothing while a second node holding a replica is lost with s3gw's node", func(ctx SpecContext) {
+		s := newScenario(ctx, "rack", 2)
+		em := s.remediate(ctx, s3gwv1alpha1.S3GWRemediationSpec{})
+		// No replica on s3gw's node, one on its rack mate and one on the
+		// spare: storage isolation would hold but for the rack mate.
+		node, rackmate := s.victims[0], s.victims[1]
+		g := s.gateway(ctx, "demo", node, rackmate, s.spare)
+
+		By("Cutting " + node + " and " + rackmate + " off together, as a failed rack uplink would")
+		Expect(env.Cluster.FailNode(ctx, rackmate)).To(Succeed())
+		r := fail(ctx, g)[0]
+		Expect(r.Wait(ctx, harness.RemediationCreated, crDeadline)).To(Succeed())
+		Eventually(ctx, func() s3gwv1alpha1.Phase { return remediationFor(ctx, r.Node).Status.Phase }).
+			WithTimeout(crDeadline).Should(Equal(s3gwv1alpha1.PhaseWaitingForFencing))
+
+		By("Watching for " + fencingGateWindow.String() + " that nothing is released")
+		Consistently(ctx, func(gm Gomega) {
+			rem := remediationFor(ctx, r.Node)
+			gm.Expect(rem.Status.Phase).To(Equal(s3gwv1alpha1.PhaseWaitingForFencing))
+			fenced := meta.FindStatusCondition(rem.Status.Conditions, s3gwv1alpha1.ConditionFenced)
+			gm.Expect(fenced).NotTo(BeNil())
+			gm.Expect(fenced.Status).To(Equal(metav1.ConditionFalse))
+			gm.Expect(fenced.Message).To(MatchRegexp(`replica \S+ of %s is on node %s, which longhorn-manager cannot reach`,
+				g.Volume.Name, rackmate))
+			expectStillAttachedTo(gm, ctx, g, r.Node)
+			var old corev1.Pod
+			gm.Expect(env.Client.Get(ctx, r.OldPod, &old)).To(Succeed(), "the old pod is not force-deleted")
+			gm.Expect(old.UID).To(Equal(r.OldUID))
+		}).WithTimeout(fencingGateWindow).WithPolling(250 * time.Millisecond).Should(Succeed())
+		report(r)
+
+		By("Bringing the rack mate back: Longhorn can stop its replica again")
+		Expect(env.Cluster.RecoverNode(ctx, rackmate)).To(Succeed())
+		Expect(r.Wait(ctx, harness.ReplacementReady, recoveryDeadline)).To(Succeed())
+		Expect(r.Wait(ctx, harness.RemediationSucceeded, crDeadline)).To(Succeed())
+		rem := expectMoved(ctx, r, s.spare)
+		Expect(rem.Status.FencingEvidence).To(ConsistOf("StorageIsolation"))
+		recoverAndExpectCleanup(ctx, r, em)
 	}, SpecTimeout(specTimeout))
 
 	It("accepts an out-of-service taint an admin put on the node as fencing evidence", func(ctx SpecContext) {
