@@ -67,6 +67,11 @@ func (r *RemediationReconciler) act(ctx context.Context, s *scope) error {
 		events.WarningEvent(r.Recorder, s.rem, eventFencingDisabled,
 			"fencing.mode is Disabled: evicting and releasing without fencing evidence")
 	}
+	if d.TimeOutDelegate {
+		if err := (fencing.Delegate{Client: r.Client, Reader: r.APIReader}).MarkTimedOut(ctx, s.rem); err != nil {
+			return err
+		}
+	}
 	if d.DeleteDelegate {
 		log.Info("Deleting delegate fencing CR: its success belongs to an earlier failure", "delegate", s.delegate)
 		if err := (fencing.Delegate{Client: r.Client, Reader: r.APIReader}).Delete(ctx, s.rem); err != nil {

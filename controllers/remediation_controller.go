@@ -139,11 +139,12 @@ var _ reconcile.Reconciler = &RemediationReconciler{}
 // +kubebuilder:rbac:groups=storage.k8s.io,resources=volumeattachments,verbs=list;watch;delete
 // Longhorn: node state, replicas and tickets are read, never written.
 // +kubebuilder:rbac:groups=longhorn.io,resources=nodes;replicas;volumeattachments;volumes,verbs=get;list
-// Fencing evidence from medik8s remediators; FAR CRs may also be created as delegate.
+// Fencing evidence from medik8s remediators; their CRs may also be created as
+// delegate, patched with NHC's timed-out annotation, and deleted with ours.
 // Other kinds listed in spec.fencing need a ClusterRole of their own (docs/configuration.md).
-// +kubebuilder:rbac:groups=fence-agents-remediation.medik8s.io,resources=fenceagentsremediations,verbs=get;list;create;delete
+// +kubebuilder:rbac:groups=fence-agents-remediation.medik8s.io,resources=fenceagentsremediations,verbs=get;list;create;patch;delete
 // +kubebuilder:rbac:groups=fence-agents-remediation.medik8s.io,resources=fenceagentsremediationtemplates,verbs=get
-// +kubebuilder:rbac:groups=self-node-remediation.medik8s.io,resources=selfnoderemediations,verbs=get;list;create;delete
+// +kubebuilder:rbac:groups=self-node-remediation.medik8s.io,resources=selfnoderemediations,verbs=get;list;create;patch;delete
 // +kubebuilder:rbac:groups=self-node-remediation.medik8s.io,resources=selfnoderemediationtemplates,verbs=get
 // Events on our CRs and on nodes for every destructive step.
 // +kubebuilder:rbac:groups=events.k8s.io,resources=events,verbs=create;patch

@@ -222,6 +222,53 @@ var _ = Describe("Evidence of the current failure", func() {
 	})
 })
 
+var _ = Describe("The delegate, as NHC sees it", func() {
+	It("reuses a fencing CR NHC already created for this failure instead of fencing twice", func() {
+		w := newWorld(suiteCtx)
+		w.addNode("healthy", true)
+		w.addNode("failed", true)
+		g := w.addGateway("s3gw", "failed", "healthy", noStorageIsolation)
+		w.setReady("failed", false)
+		spec := w.delegateSpec(false)
+		// NHC's own FAR step for the node, as NHC names and annotates it.
+		theirs := w.addFAR("failed", "FenceAgentActionSucceeded", metav1.ConditionFalse)
+		e := w.nhc(w.template("s3gw", spec, false))
+		s := &failedNodeScenario{w: w, g: g, e: e, key: w.remediate(e, "failed")}
+		st := w.stepper(managerClient)
+		st.until(s.key, 5, isPhase(s3gwv1alpha1.PhaseWaitingForFencing))
+		Expect(conditionOf(w.remediation(s.key), s3gwv1alpha1.ConditionFenced).Message).To(ContainSubstring(
+			"reused FenceAgentsRemediation/" + w.ns + "/" + w.nodeName("failed") + " has no FenceAgentActionSucceeded=True"))
+
+		w.clock.Step(time.Second)
+		w.setCondition(theirs, "FenceAgentActionSucceeded", metav1.ConditionTrue)
+		st.until(s.key, 20, succeeded)
+		Expect(s.expectMoved().Status.FencingEvidence).To(ConsistOf(
+			"reused FenceAgentsRemediation/" + w.ns + "/" + w.nodeName("failed")))
+		Expect(w.delegateOf(s.key)).To(BeNil(), "no second fencing CR")
+		Expect(st.eventsWithReason(eventDelegateCreated)).To(BeEmpty())
+	})
+
+	It("passes NHC's time-out on to its delegate", func() {
+		w := newWorld(suiteCtx)
+		w.addNode("healthy", true)
+		w.addNode("failed", true)
+		g := w.addGateway("s3gw", "failed", "healthy", noStorageIsolation)
+		w.setReady("failed", false)
+		e := w.nhc(w.template("s3gw", w.delegateSpec(true), false))
+		s := &failedNodeScenario{w: w, g: g, e: e, key: w.remediate(e, "failed")}
+		st := w.stepper(managerClient)
+		st.until(s.key, 10, func(*s3gwv1alpha1.S3GWRemediation) bool { return w.delegateOf(s.key) != nil })
+
+		Expect(e.TimeOut(w.ctx, w.asUnstructured(s.key))).To(Succeed())
+		Expect(st.pass(s.key)).To(Succeed())
+		timedOut := w.asUnstructured(s.key).GetAnnotations()["remediation.medik8s.io/nhc-timed-out"]
+		Expect(timedOut).NotTo(BeEmpty())
+		Expect(w.delegateOf(s.key).GetAnnotations()).To(HaveKeyWithValue("remediation.medik8s.io/nhc-timed-out", timedOut))
+		Expect(w.remediation(s.key).Status.Phase).To(Equal(s3gwv1alpha1.PhaseStopped))
+		s.recover(st)
+	})
+})
+
 // fenceByDelegate waits for the delegate CR of the current failure to be
 // created, then reports it fenced now.
 func (s *failedNodeScenario) fenceByDelegate(st *stepper) *unstructured.Unstructured {

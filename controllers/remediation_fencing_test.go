@@ -114,7 +114,8 @@ var _ = Describe("The fencing gate", func() {
 		far.SetKind("FenceAgentsRemediation")
 		Expect(w.c.Get(w.ctx, client.ObjectKey{Namespace: w.ns, Name: w.nodeName("failed")}, far)).To(Succeed())
 		Expect(far.GetAnnotations()).To(HaveKeyWithValue("remediation.medik8s.io/node-name", w.nodeName("failed")))
-		Expect(far.GetAnnotations()).To(HaveKeyWithValue("remediation.medik8s.io/template-name", "far"))
+		Expect(far.GetAnnotations()).NotTo(HaveKey("remediation.medik8s.io/template-name"),
+			"NHC would take a CR with its template-name annotation for its own")
 		Expect(far.Object["spec"]).To(HaveKeyWithValue("agent", "fence_ipmilan"))
 		rem := w.remediation(s.key)
 		Expect(far.GetOwnerReferences()).To(ConsistOf(HaveField("UID", rem.UID)))

@@ -297,16 +297,15 @@ func (r *RemediationReconciler) observeEvidence(ctx context.Context, s *scope, l
 	}
 	if fencingSpec.Delegate != nil {
 		d := fencing.Delegate{Client: r.Client, Reader: r.APIReader}
-		cr, ref, err := d.Observe(ctx, s.rem, s.nodeName)
+		state, err := d.Observe(ctx, s.rem, s.nodeName)
 		var invalid *fencing.DelegateError
 		switch {
 		case errors.As(err, &invalid):
 			s.obs.Evidence.DelegateError = invalid.Reason
 		case err != nil:
 			return err
-		default:
-			s.obs.Evidence.Delegate, s.delegate = cr, ref
 		}
+		s.obs.Evidence.Delegate, s.obs.Evidence.OtherFencers, s.delegate = state.Own, state.Others, state.Ref
 	}
 	return nil
 }

@@ -144,6 +144,8 @@ func settled(o Observation) (Decision, bool) {
 			Phase: s3gwv1alpha1.PhaseStopped,
 			Conditions: finished(false, s3gwv1alpha1.ReasonRemediationStoppedByNHC,
 				"NodeHealthCheck timed the remediation out; no further step is taken"),
+			// The fencer we started stops too.
+			TimeOutDelegate: o.Spec.Fencing.Delegate != nil,
 		}, true
 	}
 	return Decision{}, false
@@ -168,15 +170,16 @@ func newEpisode(o Observation) Decision {
 // fencing CR, which is what produces the evidence, or delete one whose
 // success belongs to an earlier failure so that a new one fences anew.
 func waitForFencing(o Observation, gate Gate, msg string, progress []metav1.Condition) Decision {
+	reused := o.Spec.Fencing.Delegate != nil && reusableFencer(o) != nil
 	reason := s3gwv1alpha1.ReasonWaitingForFencing
-	if o.Evidence.DelegateError != "" {
+	if o.Evidence.DelegateError != "" && !reused {
 		reason = s3gwv1alpha1.ReasonInvalidDelegate
 	}
 	stale := delegateStale(o)
 	return Decision{
 		Phase:          s3gwv1alpha1.PhaseWaitingForFencing,
 		Gate:           gate,
-		CreateDelegate: o.Spec.Fencing.Delegate != nil && o.Evidence.Delegate == nil && o.Evidence.DelegateError == "",
+		CreateDelegate: o.Spec.Fencing.Delegate != nil && o.Evidence.Delegate == nil && o.Evidence.DelegateError == "" && !reused,
 		DeleteDelegate: stale,
 		Conditions: append(append(processing(s3gwv1alpha1.ReasonWaitingForFencing, msg),
 			condition(s3gwv1alpha1.ConditionFenced, metav1.ConditionFalse, reason, msg)), progress...),

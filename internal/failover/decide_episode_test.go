@@ -172,6 +172,46 @@ func TestDecideStaleDelegate(t *testing.T) {
 			g.Expect(d.Destructive()).To(BeFalse())
 		})
 	}
+	t.Run("a CR of the delegate's kind someone else created for this failure is reused, not duplicated", func(t *testing.T) {
+		g := NewWithT(t)
+		o := notFenced()
+		withoutDefaultSources(&o)
+		withDelegate(&o)
+		o.Evidence.DelegateError = "a FenceAgentsRemediation named worker-1 exists and is not owned by this remediation"
+		o.Evidence.OtherFencers = []RemediatorCR{{Kind: delegated, Name: "far/worker-1", CreatedAt: testFencedAt.Add(-time.Second)}}
+
+		d := Decide(o)
+		g.Expect(d.CreateDelegate).To(BeFalse(), "it fences this failure already")
+		g.Expect(d.Gate.Missing).To(ContainSubstring("reused FenceAgentsRemediation/far/worker-1 has no FenceAgentActionSucceeded=True"))
+		expectConditions(g, d.Conditions, cond{s3gwv1alpha1.ConditionFenced, metav1.ConditionFalse, s3gwv1alpha1.ReasonWaitingForFencing})
+
+		o.Evidence.OtherFencers[0].Fenced, o.Evidence.OtherFencers[0].FencedAt = true, ptr.To(testFencedAt)
+		d = Decide(o)
+		g.Expect(d.Gate.Evidence).To(ConsistOf("reused FenceAgentsRemediation/far/worker-1"))
+		g.Expect(d.Evict).NotTo(BeEmpty())
+	})
+	t.Run("a CR of the delegate's kind from an earlier failure is not reused", func(t *testing.T) {
+		g := NewWithT(t)
+		o := notFenced()
+		withoutDefaultSources(&o)
+		withDelegate(&o)
+		o.Evidence.OtherFencers = []RemediatorCR{{Kind: delegated, Name: "far/worker-1", Fenced: true,
+			FencedAt: ptr.To(before), CreatedAt: before}}
+
+		d := Decide(o)
+		g.Expect(d.CreateDelegate).To(BeTrue())
+		g.Expect(d.Destructive()).To(BeFalse())
+	})
+	t.Run("NHC's time-out is passed on to the delegate", func(t *testing.T) {
+		g := NewWithT(t)
+		o := notFenced()
+		withDelegate(&o)
+		o.TimedOut = true
+		g.Expect(Decide(o).TimeOutDelegate).To(BeTrue())
+		withoutDelegate := notFenced()
+		withoutDelegate.TimedOut = true
+		g.Expect(Decide(withoutDelegate).TimeOutDelegate).To(BeFalse())
+	})
 	t.Run("a fresh success opens the gate and is not deleted", func(t *testing.T) {
 		g := NewWithT(t)
 		o := notFenced()

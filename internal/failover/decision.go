@@ -70,6 +70,8 @@ type Decision struct {
 	// DeleteDelegate deletes the delegate CR whose success belongs to an
 	// earlier failure, so that a new one is created for this failure.
 	DeleteDelegate bool
+	// TimeOutDelegate copies NHC's timed-out annotation onto the delegate CR.
+	TimeOutDelegate bool
 	// Evict lists the pods to force-delete.
 	Evict []Target
 	// UnmarkInUse lists volumes to drop from the node's status.volumesInUse

@@ -183,24 +183,46 @@ func fencedMissing(o Observation, cr RemediatorCR, conditionType string) string 
 }
 
 // delegate accepts the delegate fencing CR once its condition became True
-// during the node's current failure.
+// during the node's current failure. Until it exists, a CR of its kind for
+// the node that someone else created during this failure (NHC's own step,
+// another remediator) is judged instead: it fences the same failure.
 func (v *verdict) delegate(o Observation, conditionType string) {
 	e := o.Evidence
-	d := e.Delegate
+	d, label := e.Delegate, "delegate "
+	reused := reusableFencer(o)
+	if d == nil && reused != nil {
+		d, label = reused, "reused "
+	}
 	switch {
-	case e.DelegateError != "":
+	case e.DelegateError != "" && reused == nil:
 		v.missing = append(v.missing, "delegate: "+e.DelegateError)
 	case d == nil:
 		v.missing = append(v.missing, "delegate fencing CR not created yet")
 	default:
 		why := fencedMissing(o, *d, conditionType)
 		if why == "" {
-			v.evidence = append(v.evidence, "delegate "+d.Kind+"/"+d.Name)
+			v.evidence = append(v.evidence, label+d.Kind+"/"+d.Name)
 			return
 		}
-		v.missing = append(v.missing, "delegate "+d.Kind+"/"+d.Name+" "+why)
+		v.missing = append(v.missing, label+d.Kind+"/"+d.Name+" "+why)
 	}
 	v.sources = append(v.sources, "Delegate")
+}
+
+// reusableFencer returns a CR of the delegate's kind for the node that this
+// remediation did not create, created after the node's last sign of life:
+// it belongs to this failure, so creating another would fence twice.
+func reusableFencer(o Observation) *RemediatorCR {
+	if o.Evidence.Delegate != nil {
+		return nil
+	}
+	last := o.Node.Heartbeat.LastSignOfLife()
+	for i := range o.Evidence.OtherFencers {
+		if cr := &o.Evidence.OtherFencers[i]; cr.CreatedAt.After(last) {
+			return cr
+		}
+	}
+	return nil
 }
 
 // storageIsolationMissing returns why storage isolation does not hold, or ""

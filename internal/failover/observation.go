@@ -99,6 +99,9 @@ type Evidence struct {
 	Delegate *RemediatorCR
 	// DelegateError explains why the delegate cannot be used, if it cannot.
 	DelegateError string
+	// OtherFencers are, while the delegate does not exist, the CRs of its
+	// kind for the node that this remediation did not create.
+	OtherFencers []RemediatorCR
 	// LonghornNodeDown is true when Longhorn's Node is Ready=False with
 	// reason KubernetesNodeNotReady or KubernetesNodeGone.
 	LonghornNodeDown bool
@@ -112,6 +115,8 @@ type RemediatorCR struct {
 	// FencedAt is the proving condition's lastTransitionTime; nil when the
 	// condition has none.
 	FencedAt *time.Time
+	// CreatedAt is the CR's creationTimestamp.
+	CreatedAt time.Time
 }
 
 // Target is one s3gw pod on the failed node.

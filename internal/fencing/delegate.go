@@ -36,9 +36,6 @@ import (
 	"github.com/s3gw-tech/s3gw-remediation/internal/failover"
 )
 
-// TemplateNameAnnotation is the annotation NHC puts on the CRs it creates.
-const TemplateNameAnnotation = "remediation.medik8s.io/template-name"
-
 // DelegateError is a delegate configuration problem that retrying cannot fix.
 type DelegateError struct{ Reason string }
 
@@ -73,44 +70,125 @@ func (d Delegate) Find(ctx context.Context, rem *s3gwv1alpha1.S3GWRemediation) (
 		return nil, fmt.Errorf("listing %s: %w", gvk.Kind, err)
 	}
 	for i := range list.Items {
-		for _, ref := range list.Items[i].GetOwnerReferences() {
-			if ref.UID == rem.UID {
-				return &list.Items[i], nil
-			}
+		if ownedBy(&list.Items[i], rem) {
+			return &list.Items[i], nil
 		}
 	}
 	return nil, nil
 }
 
-// Observe returns the remediation's delegate CR and whether its proving
-// condition is True; nil when it has not been created yet. The CR is found
-// by its owner reference, so it is found again after a restart. Before it
-// exists, Observe checks that it can be created: a DelegateError says why
-// not (a missing template, a name taken by a CR that is not ours).
-func (d Delegate) Observe(ctx context.Context, rem *s3gwv1alpha1.S3GWRemediation, node string) (*failover.RemediatorCR, *corev1.ObjectReference, error) {
+// DelegateState is what a pass sees of the delegate.
+type DelegateState struct {
+	// Own is the CR this remediation created, nil before it is created.
+	Own *failover.RemediatorCR
+	// Ref references Own.
+	Ref *corev1.ObjectReference
+	// Others are, while Own does not exist, the other CRs of the delegate
+	// kind for the node, in any namespace: one NHC or another remediator
+	// created for the same failure is reused instead of fencing twice.
+	Others []failover.RemediatorCR
+}
+
+// Observe returns the remediation's delegate state. Its own CR is found by
+// its owner reference, so it is found again after a restart. Before it
+// exists, Observe lists the kind's other CRs for the node and checks that
+// it can be created: a DelegateError says why not (a missing template, a
+// name taken by a CR that is not ours).
+func (d Delegate) Observe(ctx context.Context, rem *s3gwv1alpha1.S3GWRemediation, node string) (DelegateState, error) {
 	spec := rem.Spec.Fencing.Delegate
 	if spec.Namespace != "" && spec.Namespace != rem.Namespace {
-		return nil, nil, &DelegateError{fmt.Sprintf("delegate.namespace %q must be the remediation's namespace %q: the created CR is owned by it",
+		return DelegateState{}, &DelegateError{fmt.Sprintf("delegate.namespace %q must be the remediation's namespace %q: the created CR is owned by it",
 			spec.Namespace, rem.Namespace)}
 	}
-	cr, err := d.Find(ctx, rem)
+	gvk, err := delegateGVK(spec)
 	if err != nil {
-		return nil, nil, err
+		return DelegateState{}, err
 	}
-	if cr == nil {
-		return nil, nil, d.creatable(ctx, rem, node)
+	crs, err := d.list(ctx, gvk)
+	if err != nil {
+		return DelegateState{}, err
 	}
-	state := &failover.RemediatorCR{Kind: cr.GetKind(), Name: cr.GetName()}
-	state.Fenced, state.FencedAt = ConditionTrue(cr, conditionType(spec.ConditionType))
-	ref := &corev1.ObjectReference{APIVersion: cr.GetAPIVersion(), Kind: cr.GetKind(),
-		Namespace: cr.GetNamespace(), Name: cr.GetName(), UID: cr.GetUID()}
-	return state, ref, nil
+	var state DelegateState
+	for i := range crs {
+		cr := &crs[i]
+		switch {
+		case ownedBy(cr, rem):
+			state.Own = evidenceOf(cr, conditionType(spec.ConditionType))
+			state.Own.Name = cr.GetName()
+			state.Ref = &corev1.ObjectReference{APIVersion: cr.GetAPIVersion(), Kind: cr.GetKind(),
+				Namespace: cr.GetNamespace(), Name: cr.GetName(), UID: cr.GetUID()}
+		case NodeName(cr) == node && cr.GetDeletionTimestamp() == nil:
+			state.Others = append(state.Others, *evidenceOf(cr, conditionType(spec.ConditionType)))
+		}
+	}
+	if state.Own != nil {
+		state.Others = nil
+		return state, nil
+	}
+	return state, d.creatable(ctx, rem, node)
+}
+
+// evidenceOf reads a fencing CR's proving condition.
+func evidenceOf(cr *unstructured.Unstructured, condType string) *failover.RemediatorCR {
+	e := &failover.RemediatorCR{Kind: cr.GetKind(), Name: cr.GetNamespace() + "/" + cr.GetName(),
+		CreatedAt: cr.GetCreationTimestamp().Time}
+	e.Fenced, e.FencedAt = ConditionTrue(cr, condType)
+	return e
+}
+
+func ownedBy(obj metav1.Object, rem *s3gwv1alpha1.S3GWRemediation) bool {
+	for _, ref := range obj.GetOwnerReferences() {
+		if ref.UID == rem.UID {
+			return true
+		}
+	}
+	return false
+}
+
+// list lists the delegate kind cluster-wide.
+func (d Delegate) list(ctx context.Context, gvk schema.GroupVersionKind) ([]unstructured.Unstructured, error) {
+	list := &unstructured.UnstructuredList{}
+	list.SetGroupVersionKind(gvk.GroupVersion().WithKind(gvk.Kind + "List"))
+	if err := d.Reader.List(ctx, list); err != nil {
+		if meta.IsNoMatchError(err) {
+			return nil, &DelegateError{fmt.Sprintf("%s is not installed", gvk.Kind)}
+		}
+		return nil, fmt.Errorf("listing %s: %w", gvk.Kind, err)
+	}
+	return list.Items, nil
+}
+
+// MarkTimedOut copies NHC's timed-out annotation onto the delegate CR, so
+// the fencer stops too (FAR honours it). It is a no-op once it is there.
+func (d Delegate) MarkTimedOut(ctx context.Context, rem *s3gwv1alpha1.S3GWRemediation) error {
+	cr, err := d.Find(ctx, rem)
+	var invalid *DelegateError
+	if errors.As(err, &invalid) || cr == nil {
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	if _, done := cr.GetAnnotations()[annotations.NhcTimedOut]; done {
+		return nil
+	}
+	patch := client.MergeFrom(cr.DeepCopy())
+	anns := cr.GetAnnotations()
+	if anns == nil {
+		anns = map[string]string{}
+	}
+	anns[annotations.NhcTimedOut] = rem.Annotations[annotations.NhcTimedOut]
+	cr.SetAnnotations(anns)
+	if err := d.Client.Patch(ctx, cr, patch); client.IgnoreNotFound(err) != nil {
+		return fmt.Errorf("marking delegate %s %s timed out: %w", cr.GetKind(), cr.GetName(), err)
+	}
+	return nil
 }
 
 // Create creates the fencing CR from the template the way NHC would: name
 // (or generateName, if the template supports multiple templates) after the
-// node, node-name and template-name annotations, spec copied from
-// spec.template.spec; owned by the remediation. It returns the CR's name.
+// node, the node-name annotation, spec copied from spec.template.spec;
+// owned by the remediation. It returns the CR's name.
 func (d Delegate) Create(ctx context.Context, rem *s3gwv1alpha1.S3GWRemediation, node string) (string, error) {
 	spec := rem.Spec.Fencing.Delegate
 	gvk, err := delegateGVK(spec)
@@ -130,10 +208,10 @@ func (d Delegate) Create(ctx context.Context, rem *s3gwv1alpha1.S3GWRemediation,
 	} else {
 		cr.SetName(node)
 	}
-	cr.SetAnnotations(map[string]string{
-		annotations.NodeNameAnnotation: node,
-		TemplateNameAnnotation:         spec.Name,
-	})
+	// No template-name annotation: NHC matches "its" CRs by node-name and
+	// template-name, whoever owns them, so with it an NHC that also
+	// references this template would create nothing, or fence twice.
+	cr.SetAnnotations(map[string]string{annotations.NodeNameAnnotation: node})
 	cr.SetLabels(map[string]string{"app.kubernetes.io/managed-by": "s3gw-remediation"})
 	cr.SetOwnerReferences([]metav1.OwnerReference{{
 		APIVersion: s3gwv1alpha1.GroupVersion.String(), Kind: "S3GWRemediation",
