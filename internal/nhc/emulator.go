@@ -235,15 +235,10 @@ func (e *Emulator) spec() map[string]any {
 		selector["matchLabels"] = labels
 	}
 	if len(e.Selector.MatchExpressions) > 0 {
-		var exprs []any
-		for _, x := range e.Selector.MatchExpressions {
-			values := make([]any, len(x.Values))
-			for i, v := range x.Values {
-				values[i] = v
-			}
-			exprs = append(exprs, map[string]any{"key": x.Key, "operator": string(x.Operator), "values": values})
-		}
-		selector["matchExpressions"] = exprs
+		selector["matchExpressions"] = anySlice(e.Selector.MatchExpressions, func(x metav1.LabelSelectorRequirement) any {
+			return map[string]any{"key": x.Key, "operator": string(x.Operator),
+				"values": anySlice(x.Values, func(v string) any { return v })}
+		})
 	}
 	minHealthy := defaultMinHealthy
 	if e.MinHealthy != nil {
@@ -261,24 +256,26 @@ func (e *Emulator) spec() map[string]any {
 	if len(e.Escalation) == 0 {
 		spec["remediationTemplate"] = e.Template.object()
 	} else {
-		var steps []any
-		for _, s := range e.Escalation {
-			steps = append(steps, map[string]any{"remediationTemplate": s.Template.object(),
-				"order": int64(s.Order), "timeout": s.Timeout.String()})
-		}
-		spec["escalatingRemediations"] = steps
+		spec["escalatingRemediations"] = anySlice(e.Escalation, func(s Step) any {
+			return map[string]any{"remediationTemplate": s.Template.object(), "order": int64(s.Order), "timeout": s.Timeout.String()}
+		})
 	}
 	if e.HealthyDelay != nil {
 		spec["healthyDelay"] = e.HealthyDelay.String()
 	}
 	if len(e.PauseRequests) > 0 {
-		var reqs []any
-		for _, r := range e.PauseRequests {
-			reqs = append(reqs, r)
-		}
-		spec["pauseRequests"] = reqs
+		spec["pauseRequests"] = anySlice(e.PauseRequests, func(r string) any { return r })
 	}
 	return spec
+}
+
+// anySlice converts a slice for an unstructured object.
+func anySlice[T any](in []T, f func(T) any) []any {
+	out := make([]any, len(in))
+	for i, v := range in {
+		out[i] = f(v)
+	}
+	return out
 }
 
 // UnhealthyNodes returns a copy of status.unhealthyNodes.

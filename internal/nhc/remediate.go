@@ -127,27 +127,33 @@ func (e *Emulator) remediate(ctx context.Context, node *corev1.Node) (*unstructu
 	if timeout == nil {
 		return cr, leaseRequeue, nil
 	}
+	requeue, err := e.endStepIfDue(ctx, node.Name, cr, step, *timeout)
+	return cr, minRequeue(leaseRequeue, requeue), err
+}
 
-	started := e.startedRemediation(node.Name, cr.GroupVersionKind(), step.Name)
+// endStepIfDue ends the escalation step of an existing CR once its timeout
+// has passed or the CR reports Succeeded=False; the next step then starts
+// about a second later. Otherwise it says when the step times out.
+func (e *Emulator) endStepIfDue(ctx context.Context, node string, cr *unstructured.Unstructured, step TemplateRef, timeout time.Duration) (time.Duration, error) {
+	started := e.startedRemediation(node, cr.GroupVersionKind(), step.Name)
 	if started == nil {
-		return cr, 0, errors.New("failed to find started remediation in status for handling timeout")
+		return 0, errors.New("failed to find started remediation in status for handling timeout")
 	}
 	if started.TimedOut != nil {
-		return cr, 0, errors.New("unexpected timeout found on started remediation in status")
+		return 0, errors.New("unexpected timeout found on started remediation in status")
 	}
 	now := e.Clock.Now()
-	timeoutAt := started.Started.Add(*timeout)
+	timeoutAt := started.Started.Add(timeout)
 	if !now.After(timeoutAt) && Succeeded(cr) != metav1.ConditionFalse {
-		return cr, minRequeue(leaseRequeue, timeoutAt.Sub(now)), nil
+		return timeoutAt.Sub(now), nil
 	}
-	// Timed out, or failed: the step ends, the next one starts about 1 s later.
 	if Succeeded(cr) != metav1.ConditionTrue {
 		if err := e.annotateTimedOut(ctx, cr, now); err != nil {
-			return cr, 0, err
+			return 0, err
 		}
 	}
 	started.TimedOut = &now
-	return cr, time.Second, nil
+	return time.Second, nil
 }
 
 // timeOutStep handles an overdue lease: the CR is annotated unless it

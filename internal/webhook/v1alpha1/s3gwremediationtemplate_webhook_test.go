@@ -154,7 +154,7 @@ func TestEscalationIsAdmittedRightAfterTheTemplates(t *testing.T) {
 	g := NewWithT(t)
 	ctx := context.Background()
 	ns := newNamespace(g, "apply")
-	var steps []nhc.Step
+	steps := make([]nhc.Step, 0, 2)
 	for i, name := range []string{"strict", "lenient"} {
 		g.Expect(k8sClient.Create(ctx, newTemplate(ns, name, s3gwv1alpha1.S3GWRemediationSpec{}))).To(Succeed())
 		steps = append(steps, nhc.Step{Order: i, Timeout: 5 * time.Minute, Template: nhc.TemplateRef{

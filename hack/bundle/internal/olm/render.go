@@ -56,8 +56,8 @@ type inputs struct {
 	others []*unstructured.Unstructured
 	// mutatingWebhooks become the CSV's webhookdefinitions.
 	mutatingWebhooks []*unstructured.Unstructured
-	examples  []*unstructured.Unstructured
-	scorecard *unstructured.Unstructured
+	examples         []*unstructured.Unstructured
+	scorecard        *unstructured.Unstructured
 }
 
 // render builds the kustomization in dir (config/manifests) and sorts the
@@ -140,7 +140,7 @@ func (in *inputs) add(u *unstructured.Unstructured, crdGroups map[string]bool) e
 		in.roleBindings = append(in.roleBindings, u)
 	case schema.GroupKind{Group: rbacv1.GroupName, Kind: "ClusterRoleBinding"}:
 		in.clusterRoleBindings = append(in.clusterRoleBindings, u)
-	case schema.GroupKind{Group: corev1.GroupName, Kind: "Service"}:
+	case schema.GroupKind{Group: corev1.GroupName, Kind: serviceKind}:
 		in.others = append(in.others, u)
 	case schema.GroupKind{Group: admissionregistrationv1.GroupName, Kind: "MutatingWebhookConfiguration"}:
 		in.mutatingWebhooks = append(in.mutatingWebhooks, u)

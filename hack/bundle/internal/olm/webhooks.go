@@ -70,10 +70,13 @@ func webhookDefinitions(in *inputs, deployment string) ([]operatorsv1alpha1.Webh
 	return out, nil
 }
 
+// serviceKind is the kind of the webhook's Service.
+const serviceKind = "Service"
+
 // webhookService is the Service a webhook configuration names.
 func webhookService(in *inputs, name string) (*corev1.Service, error) {
 	for _, u := range in.others {
-		if u.GetKind() != "Service" || u.GetName() != name {
+		if u.GetKind() != serviceKind || u.GetName() != name {
 			continue
 		}
 		svc := &corev1.Service{}
@@ -91,7 +94,7 @@ func webhookService(in *inputs, name string) (*corev1.Service, error) {
 // isWebhookService reports whether a webhook configuration names the
 // Service: OLM creates its own, so the bundle does not ship it.
 func isWebhookService(in *inputs, u *unstructured.Unstructured) bool {
-	if u.GetKind() != "Service" {
+	if u.GetKind() != serviceKind {
 		return false
 	}
 	for _, cfg := range in.mutatingWebhooks {

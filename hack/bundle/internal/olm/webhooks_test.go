@@ -144,7 +144,7 @@ func kustomize(t *testing.T, dir string) []*unstructured.Unstructured {
 	if err != nil {
 		t.Fatalf("building %s: %v", dir, err)
 	}
-	var out []*unstructured.Unstructured
+	out := make([]*unstructured.Unstructured, 0, resMap.Size())
 	for _, res := range resMap.Resources() {
 		raw, err := res.MarshalJSON()
 		if err != nil {
