@@ -46,8 +46,9 @@ help: ## Display this help.
 ##@ Development
 
 .PHONY: manifests
-manifests: $(CONTROLLER_GEN) ## Generate CRDs and the manager ClusterRole from kubebuilder markers.
-	$(CONTROLLER_GEN) rbac:roleName=manager-role crd paths="./api/..." paths="./controllers/..." output:crd:artifacts:config=config/crd/bases
+manifests: $(CONTROLLER_GEN) ## Generate CRDs, the manager ClusterRole and the webhook configuration from kubebuilder markers.
+	$(CONTROLLER_GEN) rbac:roleName=manager-role crd webhook paths="./api/..." paths="./controllers/..." paths="./internal/webhook/..." \
+		output:crd:artifacts:config=config/crd/bases output:webhook:artifacts:config=config/webhook
 
 .PHONY: generate
 generate: $(CONTROLLER_GEN) ## Generate deepcopy code.
@@ -160,16 +161,20 @@ install: manifests $(KUBECTL) ## Install the CRDs into the cluster in the curren
 uninstall: manifests $(KUBECTL) ## Remove the CRDs from the cluster.
 	$(KUBECTL) delete --ignore-not-found -k config/crd
 
+# config/default serves no admission webhook; with-cert-manager adds it, with
+# a certificate from cert-manager (which must be installed).
+DEPLOY_CONFIG ?= default
+
 .PHONY: deploy
-deploy: manifests $(KUBECTL) ## Deploy the operator with image $(IMG) into the cluster.
+deploy: manifests $(KUBECTL) ## Deploy the operator with image $(IMG) from config/$(DEPLOY_CONFIG) into the cluster.
 	mkdir -p $(LOCALBIN)/deploy
-	printf 'resources:\n- ../../config/default\nimages:\n- name: controller\n  newName: %s\n  newTag: %s\n' \
-		"$(IMG_NAME)" "$(IMG_TAG)" >$(LOCALBIN)/deploy/kustomization.yaml
+	printf 'resources:\n- ../../config/%s\nimages:\n- name: controller\n  newName: %s\n  newTag: %s\n' \
+		"$(DEPLOY_CONFIG)" "$(IMG_NAME)" "$(IMG_TAG)" >$(LOCALBIN)/deploy/kustomization.yaml
 	$(KUBECTL) apply --server-side -k $(LOCALBIN)/deploy
 
 .PHONY: undeploy
 undeploy: $(KUBECTL) ## Remove the operator from the cluster.
-	$(KUBECTL) delete --ignore-not-found -k config/default
+	$(KUBECTL) delete --ignore-not-found -k config/$(DEPLOY_CONFIG)
 
 ##@ Tools (built from pinned modules under hack/tools, cached in bin/)
 

@@ -107,8 +107,17 @@ func impersonateNHC() client.Client {
 		{APIGroups: []string{""}, Resources: []string{"nodes"}, Verbs: []string{"get", "list", "watch"}},
 	}}
 	Expect(k8sClient.Create(suiteCtx, own)).To(Succeed())
+	// fence-agents-remediation ships its own ext-remediation ClusterRole;
+	// escalation stories use FAR steps.
+	far := &rbacv1.ClusterRole{ObjectMeta: metav1.ObjectMeta{Name: "far-ext-remediation"}, Rules: []rbacv1.PolicyRule{
+		{APIGroups: []string{"fence-agents-remediation.medik8s.io"}, Resources: []string{"fenceagentsremediationtemplates"},
+			Verbs: []string{"get", "list", "watch"}},
+		{APIGroups: []string{"fence-agents-remediation.medik8s.io"}, Resources: []string{"fenceagentsremediations"},
+			Verbs: []string{"get", "list", "watch", "create", "update", "patch", "delete"}},
+	}}
+	Expect(k8sClient.Create(suiteCtx, far)).To(Succeed())
 	const user = "system:serviceaccount:nhc-system:node-healthcheck-controller-manager"
-	for _, name := range []string{role.Name, own.Name} {
+	for _, name := range []string{role.Name, own.Name, far.Name} {
 		Expect(k8sClient.Create(suiteCtx, &rbacv1.ClusterRoleBinding{
 			ObjectMeta: metav1.ObjectMeta{Name: "nhc-" + name},
 			RoleRef:    rbacv1.RoleRef{APIGroup: rbacv1.GroupName, Kind: "ClusterRole", Name: name},

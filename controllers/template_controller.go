@@ -20,7 +20,6 @@ import (
 	"context"
 	"fmt"
 
-	"github.com/medik8s/common/pkg/annotations"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/builder"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -28,43 +27,39 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/predicate"
 
 	s3gwv1alpha1 "github.com/s3gw-tech/s3gw-remediation/api/v1alpha1"
+	"github.com/s3gw-tech/s3gw-remediation/internal/template"
 )
 
 // TemplateReconciler adds remediation.medik8s.io/multiple-templates-support to
-// every S3GWRemediationTemplate. With it NHC names CRs "<node>-<random>", so
-// one node can have CRs from several of our templates (escalation, or two
-// NodeHealthChecks), as medik8s remediators do with a mutating webhook.
+// every S3GWRemediationTemplate that lacks it. The mutating webhook
+// (internal/webhook/v1alpha1) adds it at admission, which NHC's webhook needs
+// when templates and NodeHealthCheck are applied together; this controller
+// is the fallback for templates admitted without it: while the manager (and
+// so the webhook, whose failure policy is Ignore) was down, or with an
+// install that serves no webhook (config/default without cert-manager).
 type TemplateReconciler struct {
 	client.Client
 }
 
-// NHC watches templates and lists them for its webhook; we only annotate them.
-// +kubebuilder:rbac:groups=s3gw-remediation.medik8s.io,resources=s3gwremediationtemplates,verbs=get;list;watch;patch
+// NHC watches templates and lists them for its webhook; we annotate them, and
+// create the default template at start-up (internal/template.Creator).
+// +kubebuilder:rbac:groups=s3gw-remediation.medik8s.io,resources=s3gwremediationtemplates,verbs=get;list;watch;create;patch
 
 // Reconcile adds the annotation if it is missing.
 func (r *TemplateReconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Result, error) {
-	template := &s3gwv1alpha1.S3GWRemediationTemplate{}
-	if err := r.Get(ctx, req.NamespacedName, template); err != nil {
+	t := &s3gwv1alpha1.S3GWRemediationTemplate{}
+	if err := r.Get(ctx, req.NamespacedName, t); err != nil {
 		return ctrl.Result{}, client.IgnoreNotFound(err)
 	}
-	if hasMultipleTemplatesSupport(template) {
+	patch := client.MergeFrom(t.DeepCopy())
+	if !template.AddMultipleTemplatesSupport(t) {
 		return ctrl.Result{}, nil
 	}
 	logf.FromContext(ctx).Info("Annotating template for multiple-templates support")
-	patch := client.MergeFrom(template.DeepCopy())
-	if template.Annotations == nil {
-		template.Annotations = map[string]string{}
-	}
-	template.Annotations[annotations.MultipleTemplatesSupportedAnnotation] = "true"
-	if err := r.Patch(ctx, template, patch); err != nil {
+	if err := r.Patch(ctx, t, patch); err != nil {
 		return ctrl.Result{}, fmt.Errorf("annotating S3GWRemediationTemplate %s: %w", req.NamespacedName, err)
 	}
 	return ctrl.Result{}, nil
-}
-
-func hasMultipleTemplatesSupport(obj client.Object) bool {
-	_, ok := obj.GetAnnotations()[annotations.MultipleTemplatesSupportedAnnotation]
-	return ok
 }
 
 // SetupWithManager registers the reconciler; it only wakes for templates
@@ -72,7 +67,7 @@ func hasMultipleTemplatesSupport(obj client.Object) bool {
 func (r *TemplateReconciler) SetupWithManager(mgr ctrl.Manager) error {
 	return ctrl.NewControllerManagedBy(mgr).
 		For(&s3gwv1alpha1.S3GWRemediationTemplate{}, builder.WithPredicates(predicate.NewPredicateFuncs(
-			func(obj client.Object) bool { return !hasMultipleTemplatesSupport(obj) }))).
+			func(obj client.Object) bool { return !template.HasMultipleTemplatesSupport(obj) }))).
 		Named("s3gwremediationtemplate").
 		Complete(r)
 }

@@ -85,13 +85,18 @@ func newWorld(ctx context.Context) *world {
 	return w
 }
 
+// worldLabel marks the scenario's nodes, which its NodeHealthChecks select.
+const worldLabel = "test.s3gw-remediation.io/world"
+
+func (w *world) nodeLabels() map[string]string { return map[string]string{worldLabel: w.id} }
+
 // nodeName scopes node names (cluster-scoped) to the scenario.
 func (w *world) nodeName(short string) string { return w.id + "-" + short }
 
 // addNode creates a Kubernetes node, its kubelet Lease and its Longhorn
 // Node, Ready or not.
 func (w *world) addNode(short string, ready bool) *corev1.Node {
-	node := &corev1.Node{ObjectMeta: metav1.ObjectMeta{Name: w.nodeName(short)}}
+	node := &corev1.Node{ObjectMeta: metav1.ObjectMeta{Name: w.nodeName(short), Labels: w.nodeLabels()}}
 	Expect(w.c.Create(w.ctx, node)).To(Succeed())
 	lease := &coordinationv1.Lease{ObjectMeta: metav1.ObjectMeta{Namespace: corev1.NamespaceNodeLease, Name: node.Name},
 		Spec: coordinationv1.LeaseSpec{HolderIdentity: ptr.To(node.Name), LeaseDurationSeconds: ptr.To[int32](40)}}
@@ -518,9 +523,22 @@ func (w *world) template(name string, spec s3gwv1alpha1.S3GWRemediationSpec, mul
 
 // nhc returns an NHC emulator for the template, with its NodeHealthCheck.
 func (w *world) nhc(t *s3gwv1alpha1.S3GWRemediationTemplate) *nhc.Emulator {
-	e := &nhc.Emulator{Client: nhcClient, Name: "nhc-" + w.id + "-" + t.Name, Clock: w.clock,
-		Template: nhc.TemplateRef{APIVersion: s3gwv1alpha1.GroupVersion.String(), Kind: "S3GWRemediationTemplate",
-			Namespace: t.Namespace, Name: t.Name}}
+	return w.nodeHealthCheck(t.Name, func(e *nhc.Emulator) { e.Template = templateRef(t) })
+}
+
+func templateRef(t *s3gwv1alpha1.S3GWRemediationTemplate) nhc.TemplateRef {
+	return nhc.TemplateRef{APIVersion: s3gwv1alpha1.GroupVersion.String(), Kind: "S3GWRemediationTemplate",
+		Namespace: t.Namespace, Name: t.Name}
+}
+
+// nodeHealthCheck creates a NodeHealthCheck over the scenario's nodes, set
+// up by spec, admitted by NHC's webhook rules against the scenario's own
+// templates (each scenario is a cluster of its own).
+func (w *world) nodeHealthCheck(name string, spec func(*nhc.Emulator)) *nhc.Emulator {
+	e := &nhc.Emulator{Client: nhcClient, Name: "nhc-" + w.id + "-" + name, Clock: w.clock,
+		Selector:  metav1.LabelSelector{MatchLabels: w.nodeLabels()},
+		Templates: nhc.NamespacedReader(k8sClient, w.ns)}
+	spec(e)
 	Expect(e.CreateNodeHealthCheck(w.ctx, k8sClient)).To(Succeed())
 	return e
 }

@@ -8,7 +8,7 @@ cd "$(dirname "$0")/.."
 generated() {
   {
     find api internal -name 'zz_generated.*.go'
-    find config/crd/bases config/rbac/role.yaml -type f
+    find config/crd/bases config/rbac/role.yaml config/webhook/manifests.yaml -type f
     for dir in bundle catalog; do
       if [ -d "$dir" ]; then find "$dir" -type f; fi
     done

@@ -34,9 +34,10 @@ type S3GWRemediationTemplateResource struct {
 }
 
 // S3GWRemediationTemplate is referenced from a NodeHealthCheck's
-// remediationTemplate or escalatingRemediations. The controller adds
-// remediation.medik8s.io/multiple-templates-support so NHC uses generated CR
-// names and allows several templates in one escalation.
+// remediationTemplate or escalatingRemediations. The operator's webhook adds
+// remediation.medik8s.io/multiple-templates-support at admission (its
+// template controller later, if the webhook was not served), so NHC uses
+// generated CR names and allows several templates in one escalation.
 // +kubebuilder:object:root=true
 // +kubebuilder:resource:shortName=s3gwrt;s3gwremediationtemplate
 type S3GWRemediationTemplate struct {

@@ -91,6 +91,7 @@ func main() {
 		Scheme:                 scheme,
 		Metrics:                metricsOptions,
 		HealthProbeBindAddress: probeAddr,
+		WebhookServer:          newWebhookServer(tlsOpts),
 		LeaderElection:         enableLeaderElection,
 		LeaderElectionID:       "s3gw-remediation.medik8s.io",
 		// Cached objects (our CRs, nodes, VolumeAttachments) are only read;
@@ -102,8 +103,8 @@ func main() {
 		os.Exit(1)
 	}
 
-	if err := (&controllers.TemplateReconciler{Client: mgr.GetClient()}).SetupWithManager(mgr); err != nil {
-		setupLog.Error(err, "Unable to create controller", "controller", "S3GWRemediationTemplate")
+	if err := setupTemplates(mgr); err != nil {
+		setupLog.Error(err, "Unable to set up template handling", "kind", "S3GWRemediationTemplate")
 		os.Exit(1)
 	}
 	remediation := controllers.NewRemediationReconciler(

@@ -18,104 +18,44 @@ package nhc
 
 import (
 	"context"
-	"fmt"
-	"time"
 
 	corev1 "k8s.io/api/core/v1"
-	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/types"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
-	logf "sigs.k8s.io/controller-runtime/pkg/log"
+	"sigs.k8s.io/controller-runtime/pkg/handler"
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 )
 
-// DefaultUnhealthyDuration is how long NHC's default unhealthy conditions
-// (Ready False or Unknown) must hold before it remediates.
-const DefaultUnhealthyDuration = 300 * time.Second
-
-// Controller runs an Emulator against a cluster like NHC does: a node whose
-// Ready condition has been False or Unknown for UnhealthyDuration gets a
-// remediation CR; a Ready node, or a deleted one, gets its CRs deleted; a
-// CR past the classic lease deadline is marked timed out.
+// Controller runs an Emulator against a cluster as NHC runs: every node
+// event reconciles the whole NodeHealthCheck, and each pass says when to
+// come back (timeouts, healthyDelay, a CR being deleted).
 type Controller struct {
 	Emulator *Emulator
-	// Nodes is the client nodes are read with (NHC's own rights).
+	// Nodes is the client nodes are listed with (NHC's cache); nil means
+	// the Emulator's client.
 	Nodes client.Reader
-	// UnhealthyDuration; zero means DefaultUnhealthyDuration.
-	UnhealthyDuration time.Duration
-	// OnCreate, if set, is told about every CR created (for timelines).
-	OnCreate func(node, name string)
 }
 
-func (c *Controller) unhealthyDuration() time.Duration {
-	if c.UnhealthyDuration > 0 {
-		return c.UnhealthyDuration
+var _ reconcile.Reconciler = &Controller{}
+
+// Reconcile runs one pass, whatever the request names.
+func (c *Controller) Reconcile(ctx context.Context, _ reconcile.Request) (reconcile.Result, error) {
+	nodes := c.Nodes
+	if nodes == nil {
+		nodes = c.Emulator.Client
 	}
-	return DefaultUnhealthyDuration
+	requeue, err := c.Emulator.reconcile(ctx, nodes)
+	return reconcile.Result{RequeueAfter: requeue}, err
 }
 
-// Reconcile handles one node.
-func (c *Controller) Reconcile(ctx context.Context, req reconcile.Request) (reconcile.Result, error) {
-	log := logf.FromContext(ctx)
-	node := &corev1.Node{}
-	if err := c.Nodes.Get(ctx, req.NamespacedName, node); err != nil {
-		if !apierrors.IsNotFound(err) {
-			return reconcile.Result{}, fmt.Errorf("getting node %s: %w", req.Name, err)
-		}
-		remaining, err := c.Emulator.NodeDeleted(ctx, req.Name)
-		return requeueWhile(remaining > 0), err
-	}
-
-	ready := readyCondition(node)
-	if ready == nil || ready.Status == corev1.ConditionTrue {
-		remaining, err := c.Emulator.NodeHealthy(ctx, node.Name)
-		if remaining > 0 {
-			log.Info("Waiting for remediation CRs to be deleted before counting the node healthy", "remaining", remaining)
-		}
-		return requeueWhile(remaining > 0), err
-	}
-
-	unhealthyFor := c.Emulator.Clock.Since(ready.LastTransitionTime.Time)
-	if wait := c.unhealthyDuration() - unhealthyFor; wait > 0 {
-		return reconcile.Result{RequeueAfter: wait}, nil
-	}
-	existing, err := c.Emulator.ForNode(ctx, node.Name)
-	if err != nil {
-		return reconcile.Result{}, err
-	}
-	cr, err := c.Emulator.Remediate(ctx, node)
-	if err != nil || cr == nil {
-		return reconcile.Result{}, err
-	}
-	if len(existing) == 0 && c.OnCreate != nil {
-		c.OnCreate(node.Name, cr.GetName())
-	}
-	if overdue, err := c.Emulator.LeaseOverdue(ctx, node.Name); err != nil || overdue {
-		if err == nil {
-			err = c.Emulator.TimeOut(ctx, cr)
-		}
-		return reconcile.Result{}, err
-	}
-	return reconcile.Result{RequeueAfter: 10 * time.Second}, nil
-}
-
-func requeueWhile(pending bool) reconcile.Result {
-	if pending {
-		return reconcile.Result{RequeueAfter: time.Second}
-	}
-	return reconcile.Result{}
-}
-
-func readyCondition(node *corev1.Node) *corev1.NodeCondition {
-	for i := range node.Status.Conditions {
-		if node.Status.Conditions[i].Type == corev1.NodeReady {
-			return &node.Status.Conditions[i]
-		}
-	}
-	return nil
-}
-
-// SetupWithManager watches nodes.
+// SetupWithManager maps every node event to the NodeHealthCheck.
 func (c *Controller) SetupWithManager(mgr ctrl.Manager) error {
-	return ctrl.NewControllerManagedBy(mgr).For(&corev1.Node{}).Named("nhc-emulator").Complete(c)
+	nhcRequest := []reconcile.Request{{NamespacedName: types.NamespacedName{Name: c.Emulator.Name}}}
+	return ctrl.NewControllerManagedBy(mgr).
+		Named("nhc-emulator-"+c.Emulator.Name).
+		Watches(&corev1.Node{}, handler.EnqueueRequestsFromMapFunc(func(context.Context, client.Object) []reconcile.Request {
+			return nhcRequest
+		})).
+		Complete(c)
 }

@@ -14,14 +14,32 @@ See the License for the specific language governing permissions and
 limitations under the License.
 */
 
-// Package nhc emulates NodeHealthCheck's side of the medik8s remediation
-// contract for tests and the local cluster: it creates remediation CRs from
-// a template exactly as NHC does (name or generateName, node-name and
-// template-name annotations, part-of label, a non-controller owner reference
-// to a NodeHealthCheck, a node lease), marks them timed out with a metadata
-// Update, and deletes them when the node is healthy or gone. It never writes
-// status and never removes finalizers.
+// Package nhc emulates NodeHealthCheck (NHC) for tests, the local cluster
+// and the demo, following NHC's own code (node-healthcheck-operator,
+// internal/controller/nodehealthcheck_controller.go, resources/manager.go,
+// resources/lease.go, its webhook) and the contract's section 8:
 //
-// Emulator is the step-by-step API for tests; Controller runs it against a
-// cluster, watching nodes like NHC with its default unhealthy conditions.
+//   - CRs built as NHC builds them: the template's namespace, name or
+//     generateName (multiple-templates support), node-name and
+//     template-name annotations, the part-of and control-plane labels, a
+//     non-controller owner reference to a NodeHealthCheck, a plain Create;
+//   - NHC's lookup of "its" CR: every CR of the kind in the cluster that
+//     matches node and template (by name when it has no template-name), so a
+//     CR it did not create makes it create nothing;
+//   - classic mode and escalation: ordered steps with timeouts, the next
+//     step about a second after Succeeded=False or the timeout,
+//     nhc-timed-out stamped with a metadata Update unless Succeeded=True,
+//     and NHC's status bookkeeping, quirks included;
+//   - the node lease medik8s-leases/node-<node>: owned by the Node, held by
+//     NodeHealthCheck-<name> for the current timeout plus a minute, taken
+//     over once expired, invalidated when overdue and when the node's last
+//     CR is gone;
+//   - the selector, minHealthy, one control-plane node at a time, the
+//     exclude label, pauseRequests, healthyDelay with its
+//     manually-confirmed-healthy override, and CRs of deleted nodes.
+//
+// It never writes status and never removes finalizers. Emulator.Reconcile
+// is one pass of NHC's reconcile; Remediate, TimeOut, NodeHealthy and
+// NodeDeleted are its parts for step-by-step tests; Controller runs the
+// passes against a cluster; ValidateEscalation is NHC's admission rule.
 package nhc

@@ -19,21 +19,18 @@ package nhc
 import (
 	"context"
 	"fmt"
+	"slices"
 	"strings"
+	"sync"
 	"time"
 
-	"github.com/medik8s/common/pkg/annotations"
-	"github.com/medik8s/common/pkg/conditions"
-	"github.com/medik8s/common/pkg/labels"
-	coordinationv1 "k8s.io/api/coordination/v1"
-	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/apimachinery/pkg/util/intstr"
 	"k8s.io/utils/clock"
-	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 )
 
@@ -44,17 +41,33 @@ const (
 	PartOfValue            = "node-healthcheck-controller"
 	ControlPlaneLabel      = "remediation.medik8s.io/isControlPlaneNode"
 	LeaseNamespace         = "medik8s-leases"
-	// DefaultTimeout is NHC's classic remediation timeout; the lease lasts
-	// it plus a minute, and a CR times out after three of them.
+	// HealthyDelayAnnotation is when NHC first saw the node healthy again
+	// while spec.healthyDelay holds the CR.
+	HealthyDelayAnnotation = "remediation.medik8s.io/healthy-delay"
+	// ManuallyConfirmedHealthyAnnotation on a Node overrides healthyDelay.
+	ManuallyConfirmedHealthyAnnotation = "remediation.medik8s.io/manually-confirmed-healthy"
+	// DefaultTimeout is NHC's classic remediation duration: the lease lasts
+	// it plus LeaseBuffer, and a CR times out after three of them.
 	DefaultTimeout = 10 * time.Minute
+	// DefaultUnhealthyDuration is how long NHC's default unhealthy
+	// conditions (Ready False or Unknown) must hold before it remediates.
+	DefaultUnhealthyDuration = 300 * time.Second
 )
 
 // NodeHealthCheckGVK is NHC's cluster-scoped CR.
 var NodeHealthCheckGVK = schema.GroupVersionKind{Group: "remediation.medik8s.io", Version: "v1alpha1", Kind: "NodeHealthCheck"}
 
+// defaultMinHealthy is the CRD's default for spec.minHealthy.
+var defaultMinHealthy = intstr.FromString("51%")
+
 // TemplateRef names the remediation template a NodeHealthCheck references.
 type TemplateRef struct {
 	APIVersion, Kind, Namespace, Name string
+}
+
+// GVK is the template's own kind.
+func (t TemplateRef) GVK() schema.GroupVersionKind {
+	return schema.FromAPIVersionAndKind(t.APIVersion, t.Kind)
 }
 
 // RemediationGVK is the template's group and version with "Template" trimmed.
@@ -62,18 +75,88 @@ func (t TemplateRef) RemediationGVK() schema.GroupVersionKind {
 	return schema.FromAPIVersionAndKind(t.APIVersion, strings.TrimSuffix(t.Kind, "Template"))
 }
 
-// Emulator plays one NodeHealthCheck.
+func (t TemplateRef) object() map[string]any {
+	return map[string]any{"apiVersion": t.APIVersion, "kind": t.Kind, "namespace": t.Namespace, "name": t.Name}
+}
+
+// Step is one entry of spec.escalatingRemediations.
+type Step struct {
+	Template TemplateRef
+	Order    int
+	Timeout  time.Duration
+}
+
+// Emulator plays one NodeHealthCheck. Its fields are the NodeHealthCheck's
+// spec; set them before CreateNodeHealthCheck. Reconcile runs one pass of
+// NHC's reconcile; Remediate, TimeOut, NodeHealthy and NodeDeleted are the
+// pieces of that pass for step-by-step tests.
+//
+// Time is the emulator's Clock throughout, where NHC mixes its currentTime
+// with time.Now (leases, healthyDelay). A step starts when the emulator
+// creates its CR; a node's unhealthy time is its Ready condition's
+// lastTransitionTime, so a fake clock must not lag behind the real time
+// those are written with.
 type Emulator struct {
 	// Client is NHC's client; tests impersonate NHC's service account bound
 	// to the operator's aggregation ClusterRole, so a missing verb fails.
-	Client   client.Client
-	Name     string
+	Client client.Client
+	Name   string
+	// Template is spec.remediationTemplate (classic mode); unused when
+	// Escalation is set.
 	Template TemplateRef
-	Clock    clock.PassiveClock
-	// Timeout is the remediation timeout; zero means DefaultTimeout.
+	// Escalation is spec.escalatingRemediations.
+	Escalation []Step
+	// Selector is spec.selector; NHC's webhook requires one.
+	Selector metav1.LabelSelector
+	// MinHealthy is spec.minHealthy; nil is the CRD default, 51%.
+	MinHealthy *intstr.IntOrString
+	// UnhealthyDuration is the duration of NHC's default unhealthy
+	// conditions (Ready False or Unknown); zero means 300 s.
+	UnhealthyDuration time.Duration
+	// HealthyDelay is spec.healthyDelay: nil or zero deletes CRs as soon as
+	// the node is healthy, negative never.
+	HealthyDelay *time.Duration
+	// PauseRequests is spec.pauseRequests.
+	PauseRequests []string
+	Clock         clock.PassiveClock
+	// Timeout is NHC's classic remediation duration (DefaultRemediationDuration);
+	// zero means DefaultTimeout.
 	Timeout time.Duration
+	// OnCreate, if set, is told about every CR created (for timelines).
+	OnCreate func(node, name string)
+	// Templates, if set, is what CreateNodeHealthCheck lists templates with
+	// for NHC's webhook rules, instead of its admin client: tests that share
+	// one API server among scenarios scope it with NamespacedReader.
+	Templates client.Reader
 
-	uid types.UID
+	mu        sync.Mutex
+	uid       types.UID
+	unhealthy []*UnhealthyNode
+	events    []Event
+}
+
+// UnhealthyNode is an entry of NHC's status.unhealthyNodes.
+type UnhealthyNode struct {
+	Name         string
+	Remediations []*Remediation
+	// ConditionsHealthy is when the node's conditions were first seen
+	// healthy while CRs still existed.
+	ConditionsHealthy *time.Time
+}
+
+// Remediation is an entry of status.unhealthyNodes[].remediations.
+type Remediation struct {
+	GVK             schema.GroupVersionKind
+	Namespace, Name string
+	UID             types.UID
+	Started         time.Time
+	TimedOut        *time.Time
+	TemplateName    string
+}
+
+// Event is an event NHC records on its NodeHealthCheck.
+type Event struct {
+	Type, Reason, Message string
 }
 
 func (e *Emulator) timeout() time.Duration {
@@ -83,19 +166,48 @@ func (e *Emulator) timeout() time.Duration {
 	return DefaultTimeout
 }
 
+func (e *Emulator) unhealthyDuration() time.Duration {
+	if e.UnhealthyDuration > 0 {
+		return e.UnhealthyDuration
+	}
+	return DefaultUnhealthyDuration
+}
+
 func (e *Emulator) holder() string { return "NodeHealthCheck-" + e.Name }
 
-// CreateNodeHealthCheck creates the NodeHealthCheck object that owns the CRs
-// (or adopts an existing one) and remembers its UID. adminClient needs rights
-// on nodehealthchecks, which NHC's aggregated role does not grant.
+// templates are the templates the NodeHealthCheck references, in spec order
+// (NHC's GetAllRemediationTemplates).
+func (e *Emulator) templates() []TemplateRef {
+	if len(e.Escalation) == 0 {
+		return []TemplateRef{e.Template}
+	}
+	out := make([]TemplateRef, len(e.Escalation))
+	for i, s := range e.Escalation {
+		out[i] = s.Template
+	}
+	return out
+}
+
+// sortedSteps is the escalation in order.
+func (e *Emulator) sortedSteps() []Step {
+	steps := slices.Clone(e.Escalation)
+	slices.SortStableFunc(steps, func(a, b Step) int { return a.Order - b.Order })
+	return steps
+}
+
+// CreateNodeHealthCheck validates the spec as NHC's webhook does, creates the
+// NodeHealthCheck object that owns the CRs (or adopts an existing one) and
+// remembers its UID. adminClient needs rights on nodehealthchecks, which
+// NHC's aggregated role does not grant.
 func (e *Emulator) CreateNodeHealthCheck(ctx context.Context, adminClient client.Client) error {
-	nhcObj := &unstructured.Unstructured{Object: map[string]any{"spec": map[string]any{
-		"selector": map[string]any{},
-		"remediationTemplate": map[string]any{
-			"apiVersion": e.Template.APIVersion, "kind": e.Template.Kind,
-			"namespace": e.Template.Namespace, "name": e.Template.Name,
-		},
-	}}}
+	templates := e.Templates
+	if templates == nil {
+		templates = adminClient
+	}
+	if err := e.Validate(ctx, templates); err != nil {
+		return fmt.Errorf("NodeHealthCheck %s is rejected by NHC's webhook: %w", e.Name, err)
+	}
+	nhcObj := &unstructured.Unstructured{Object: map[string]any{"spec": e.spec()}}
 	nhcObj.SetGroupVersionKind(NodeHealthCheckGVK)
 	nhcObj.SetName(e.Name)
 	if err := adminClient.Create(ctx, nhcObj); err != nil {
@@ -106,217 +218,114 @@ func (e *Emulator) CreateNodeHealthCheck(ctx context.Context, adminClient client
 			return fmt.Errorf("getting NodeHealthCheck %s: %w", e.Name, err)
 		}
 	}
+	e.mu.Lock()
 	e.uid = nhcObj.GetUID()
+	e.mu.Unlock()
 	return nil
 }
 
-func (e *Emulator) newList() *unstructured.UnstructuredList {
-	list := &unstructured.UnstructuredList{}
-	gvk := e.Template.RemediationGVK()
-	list.SetGroupVersionKind(gvk.GroupVersion().WithKind(gvk.Kind + "List"))
-	return list
+// spec renders the NodeHealthCheck's spec.
+func (e *Emulator) spec() map[string]any {
+	selector := map[string]any{}
+	if len(e.Selector.MatchLabels) > 0 {
+		labels := map[string]any{}
+		for k, v := range e.Selector.MatchLabels {
+			labels[k] = v
+		}
+		selector["matchLabels"] = labels
+	}
+	if len(e.Selector.MatchExpressions) > 0 {
+		selector["matchExpressions"] = anySlice(e.Selector.MatchExpressions, func(x metav1.LabelSelectorRequirement) any {
+			return map[string]any{"key": x.Key, "operator": string(x.Operator),
+				"values": anySlice(x.Values, func(v string) any { return v })}
+		})
+	}
+	minHealthy := defaultMinHealthy
+	if e.MinHealthy != nil {
+		minHealthy = *e.MinHealthy
+	}
+	d := e.unhealthyDuration().String()
+	spec := map[string]any{
+		"selector":   selector,
+		"minHealthy": minHealthy.String(),
+		"unhealthyConditions": []any{
+			map[string]any{"type": "Ready", "status": "False", "duration": d},
+			map[string]any{"type": "Ready", "status": "Unknown", "duration": d},
+		},
+	}
+	if len(e.Escalation) == 0 {
+		spec["remediationTemplate"] = e.Template.object()
+	} else {
+		spec["escalatingRemediations"] = anySlice(e.Escalation, func(s Step) any {
+			return map[string]any{"remediationTemplate": s.Template.object(), "order": int64(s.Order), "timeout": s.Timeout.String()}
+		})
+	}
+	if e.HealthyDelay != nil {
+		spec["healthyDelay"] = e.HealthyDelay.String()
+	}
+	if len(e.PauseRequests) > 0 {
+		spec["pauseRequests"] = anySlice(e.PauseRequests, func(r string) any { return r })
+	}
+	return spec
 }
 
-func (e *Emulator) owns(obj client.Object) bool {
-	for _, ref := range obj.GetOwnerReferences() {
-		if ref.Kind == NodeHealthCheckGVK.Kind && ref.APIVersion == NodeHealthCheckGVK.GroupVersion().String() && ref.Name == e.Name {
+// anySlice converts a slice for an unstructured object.
+func anySlice[T any](in []T, f func(T) any) []any {
+	out := make([]any, len(in))
+	for i, v := range in {
+		out[i] = f(v)
+	}
+	return out
+}
+
+// UnhealthyNodes returns a copy of status.unhealthyNodes.
+func (e *Emulator) UnhealthyNodes() []UnhealthyNode {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	out := make([]UnhealthyNode, 0, len(e.unhealthy))
+	for _, n := range e.unhealthy {
+		c := UnhealthyNode{Name: n.Name, ConditionsHealthy: n.ConditionsHealthy}
+		for _, r := range n.Remediations {
+			r := *r
+			c.Remediations = append(c.Remediations, &r)
+		}
+		out = append(out, c)
+	}
+	return out
+}
+
+// Remediating is NHC's isRemediating: a node has a remediation in status.
+// While it holds, NHC's webhook refuses to delete the NodeHealthCheck or
+// change its selector or templates.
+func (e *Emulator) Remediating() bool {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	for _, n := range e.unhealthy {
+		if len(n.Remediations) > 0 {
 			return true
 		}
 	}
 	return false
 }
 
-// ForNode lists the CRs this NodeHealthCheck owns for the node, matched by
-// the node-name annotation or the name, as NHC does.
-func (e *Emulator) ForNode(ctx context.Context, node string) ([]unstructured.Unstructured, error) {
-	list := e.newList()
-	if err := e.Client.List(ctx, list, client.InNamespace(e.Template.Namespace)); err != nil {
-		return nil, fmt.Errorf("listing remediations: %w", err)
-	}
-	var out []unstructured.Unstructured
-	for _, cr := range list.Items {
-		name := cr.GetAnnotations()[annotations.NodeNameAnnotation]
-		if (name == node || cr.GetName() == node) && e.owns(&cr) {
-			out = append(out, cr)
+// Events returns the events recorded so far.
+func (e *Emulator) Events() []Event {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	return slices.Clone(e.events)
+}
+
+// EventsWithReason returns the messages of the events with that reason.
+func (e *Emulator) EventsWithReason(reason string) []string {
+	var out []string
+	for _, ev := range e.Events() {
+		if ev.Reason == reason {
+			out = append(out, ev.Message)
 		}
 	}
-	return out, nil
+	return out
 }
 
-// Remediate creates the remediation CR for an unhealthy node unless one
-// exists, the node is excluded, or its lease is held by someone else. It
-// returns the CR (existing or new), or nil when skipped.
-func (e *Emulator) Remediate(ctx context.Context, node *corev1.Node) (*unstructured.Unstructured, error) {
-	if node.Labels[labels.ExcludeFromRemediation] == "true" {
-		return nil, nil
-	}
-	if held, err := e.takeLease(ctx, node.Name); err != nil || !held {
-		return nil, err
-	}
-	existing, err := e.ForNode(ctx, node.Name)
-	if err != nil {
-		return nil, err
-	}
-	for i := range existing {
-		if existing[i].GetAnnotations()[TemplateNameAnnotation] == e.Template.Name || existing[i].GetName() == node.Name {
-			return &existing[i], nil
-		}
-	}
-
-	template := &unstructured.Unstructured{}
-	template.SetAPIVersion(e.Template.APIVersion)
-	template.SetKind(e.Template.Kind)
-	if err := e.Client.Get(ctx, client.ObjectKey{Namespace: e.Template.Namespace, Name: e.Template.Name}, template); err != nil {
-		return nil, fmt.Errorf("getting template %s/%s: %w", e.Template.Namespace, e.Template.Name, err)
-	}
-	spec, found, err := unstructured.NestedMap(template.Object, "spec", "template", "spec")
-	if err != nil || !found {
-		return nil, fmt.Errorf("template %s has no spec.template.spec", e.Template.Name)
-	}
-
-	cr := &unstructured.Unstructured{Object: map[string]any{"spec": spec}}
-	cr.SetGroupVersionKind(e.Template.RemediationGVK())
-	cr.SetNamespace(e.Template.Namespace)
-	if _, multi := template.GetAnnotations()[annotations.MultipleTemplatesSupportedAnnotation]; multi {
-		cr.SetGenerateName(node.Name + "-")
-	} else {
-		cr.SetName(node.Name)
-	}
-	cr.SetAnnotations(map[string]string{
-		annotations.NodeNameAnnotation: node.Name,
-		TemplateNameAnnotation:         e.Template.Name,
-	})
-	crLabels := map[string]string{PartOfLabel: PartOfValue}
-	if isControlPlane(node) {
-		crLabels[ControlPlaneLabel] = ""
-	}
-	cr.SetLabels(crLabels)
-	cr.SetOwnerReferences([]metav1.OwnerReference{{
-		APIVersion: NodeHealthCheckGVK.GroupVersion().String(), Kind: NodeHealthCheckGVK.Kind,
-		Name: e.Name, UID: e.uid, Controller: ptr.To(false),
-	}})
-	if err := e.Client.Create(ctx, cr); err != nil {
-		return nil, fmt.Errorf("creating remediation for node %s: %w", node.Name, err)
-	}
-	return cr, nil
-}
-
-func isControlPlane(node *corev1.Node) bool {
-	_, cp := node.Labels[labels.ControlPlaneRole]
-	_, master := node.Labels[labels.MasterRole]
-	return cp || master
-}
-
-// takeLease takes or renews lease node-<node> for this NodeHealthCheck;
-// false when another holder has it.
-func (e *Emulator) takeLease(ctx context.Context, node string) (bool, error) {
-	ns := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: LeaseNamespace}}
-	if err := e.Client.Create(ctx, ns); err != nil && !apierrors.IsAlreadyExists(err) && !apierrors.IsForbidden(err) {
-		return false, fmt.Errorf("creating namespace %s: %w", LeaseNamespace, err)
-	}
-	now := metav1.NewMicroTime(e.Clock.Now())
-	lease := &coordinationv1.Lease{ObjectMeta: metav1.ObjectMeta{Namespace: LeaseNamespace, Name: "node-" + node}}
-	err := e.Client.Get(ctx, client.ObjectKeyFromObject(lease), lease)
-	switch {
-	case apierrors.IsNotFound(err):
-		lease.Spec = coordinationv1.LeaseSpec{
-			HolderIdentity:       ptr.To(e.holder()),
-			LeaseDurationSeconds: ptr.To(int32((e.timeout() + time.Minute).Seconds())),
-			AcquireTime:          &now, RenewTime: &now,
-		}
-		if err := e.Client.Create(ctx, lease); err != nil {
-			return false, fmt.Errorf("creating lease %s: %w", lease.Name, err)
-		}
-		return true, nil
-	case err != nil:
-		return false, fmt.Errorf("getting lease %s: %w", lease.Name, err)
-	}
-	return lease.Spec.HolderIdentity != nil && *lease.Spec.HolderIdentity == e.holder(), nil
-}
-
-// Lease returns the node's lease, for tests asserting nobody else changed it.
-func (e *Emulator) Lease(ctx context.Context, node string) (*coordinationv1.Lease, error) {
-	lease := &coordinationv1.Lease{}
-	err := e.Client.Get(ctx, client.ObjectKey{Namespace: LeaseNamespace, Name: "node-" + node}, lease)
-	return lease, err
-}
-
-// Succeeded reads what NHC reads: the Succeeded condition's status, or "".
-func Succeeded(cr *unstructured.Unstructured) metav1.ConditionStatus {
-	conds, _, _ := unstructured.NestedSlice(cr.Object, "status", "conditions")
-	for _, c := range conds {
-		if m, ok := c.(map[string]any); ok && m["type"] == conditions.SucceededType {
-			s, _ := m["status"].(string)
-			return metav1.ConditionStatus(s)
-		}
-	}
-	return ""
-}
-
-// TimeOut adds the nhc-timed-out annotation with a full metadata Update
-// (resourceVersion included, so conflicts surface as in NHC). It refuses,
-// as NHC does, while Succeeded=True.
-func (e *Emulator) TimeOut(ctx context.Context, cr *unstructured.Unstructured) error {
-	if err := e.Client.Get(ctx, client.ObjectKeyFromObject(cr), cr); err != nil {
-		return fmt.Errorf("getting remediation %s: %w", cr.GetName(), err)
-	}
-	if Succeeded(cr) == metav1.ConditionTrue {
-		return nil
-	}
-	ann := cr.GetAnnotations()
-	if ann == nil {
-		ann = map[string]string{}
-	}
-	ann[annotations.NhcTimedOut] = e.Clock.Now().UTC().Format(time.RFC3339)
-	cr.SetAnnotations(ann)
-	if err := e.Client.Update(ctx, cr); err != nil {
-		return fmt.Errorf("marking remediation %s timed out: %w", cr.GetName(), err)
-	}
-	return nil
-}
-
-// LeaseOverdue reports whether classic-mode NHC would time the node's CR
-// out now: acquireTime + 3 × timeout has passed.
-func (e *Emulator) LeaseOverdue(ctx context.Context, node string) (bool, error) {
-	lease, err := e.Lease(ctx, node)
-	if err != nil || lease.Spec.AcquireTime == nil {
-		return false, client.IgnoreNotFound(err)
-	}
-	return e.Clock.Since(lease.Spec.AcquireTime.Time) > 3*e.timeout(), nil
-}
-
-// NodeHealthy deletes every CR this NodeHealthCheck owns for the node, with
-// a plain Delete that leaves finalizers to the operator. It returns how many
-// CRs remain (terminating); NHC counts the node healthy, and releases the
-// lease, only once that is zero.
-func (e *Emulator) NodeHealthy(ctx context.Context, node string) (int, error) {
-	crs, err := e.ForNode(ctx, node)
-	if err != nil {
-		return 0, err
-	}
-	for i := range crs {
-		if crs[i].GetDeletionTimestamp() != nil {
-			continue
-		}
-		if err := e.Client.Delete(ctx, &crs[i]); client.IgnoreNotFound(err) != nil {
-			return 0, fmt.Errorf("deleting remediation %s: %w", crs[i].GetName(), err)
-		}
-	}
-	remaining, err := e.ForNode(ctx, node)
-	if err != nil {
-		return 0, err
-	}
-	if len(remaining) == 0 {
-		lease := &coordinationv1.Lease{ObjectMeta: metav1.ObjectMeta{Namespace: LeaseNamespace, Name: "node-" + node}}
-		if err := e.Client.Delete(ctx, lease); client.IgnoreNotFound(err) != nil {
-			return 0, fmt.Errorf("releasing lease of node %s: %w", node, err)
-		}
-	}
-	return len(remaining), nil
-}
-
-// NodeDeleted deletes the node's CRs at once, as NHC does for a node that
-// no longer exists (CRs expecting permanent deletion wait for Succeeded=True).
-func (e *Emulator) NodeDeleted(ctx context.Context, node string) (int, error) {
-	return e.NodeHealthy(ctx, node)
+func (e *Emulator) record(eventType, reason, format string, args ...any) {
+	e.events = append(e.events, Event{Type: eventType, Reason: reason, Message: fmt.Sprintf(format, args...)})
 }

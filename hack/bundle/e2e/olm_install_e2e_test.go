@@ -34,6 +34,7 @@ import (
 	"github.com/operator-framework/api/crds"
 	operatorsv1 "github.com/operator-framework/api/pkg/operators/v1"
 	operatorsv1alpha1 "github.com/operator-framework/api/pkg/operators/v1alpha1"
+	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
 	appsv1 "k8s.io/api/apps/v1"
 	authorizationv1 "k8s.io/api/authorization/v1"
 	corev1 "k8s.io/api/core/v1"
@@ -199,6 +200,9 @@ func TestInstallsThroughOLM(t *testing.T) {
 	})
 	t.Run("NodeHealthCheck's aggregated ClusterRole grants the remediation kinds", func(t *testing.T) {
 		checkAggregation(ctx, t, w, cl, b, namespace)
+	})
+	t.Run("OLM registered the template webhook and mounts its certificate", func(t *testing.T) {
+		checkWebhook(ctx, t, w, cl, b.CSV, csv)
 	})
 	t.Run("the samples are accepted", func(t *testing.T) {
 		checkSamples(ctx, t, cl, root, namespace)
@@ -465,6 +469,57 @@ func checkDeployment(ctx context.Context, t *testing.T, w waiter, cl client.Clie
 	})
 }
 
+// checkWebhook checks what OLM makes of the CSV's webhookdefinitions: the
+// MutatingWebhookConfiguration with its CA, calling a Service OLM creates
+// for the Deployment, and the serving certificate mounted where the
+// manager's webhook server reads it by default.
+func checkWebhook(ctx context.Context, t *testing.T, w waiter, cl client.Client, bundleCSV, csv *operatorsv1alpha1.ClusterServiceVersion) {
+	if len(bundleCSV.Spec.WebhookDefinitions) != 1 {
+		t.Fatalf("the bundle declares %d webhooks, want 1", len(bundleCSV.Spec.WebhookDefinitions))
+	}
+	def := bundleCSV.Spec.WebhookDefinitions[0]
+	var hook admissionregistrationv1.MutatingWebhook
+	w.until(ctx, t, 30*time.Second, "the MutatingWebhookConfiguration OLM creates for "+def.GenerateName, func(ctx context.Context) (bool, error) {
+		var list admissionregistrationv1.MutatingWebhookConfigurationList
+		if err := cl.List(ctx, &list, client.MatchingLabels{OwnerLabel: csv.Name}); err != nil {
+			return false, err
+		}
+		for _, cfg := range list.Items {
+			for _, h := range cfg.Webhooks {
+				if h.Name == def.GenerateName && len(h.ClientConfig.CABundle) > 0 {
+					hook = h
+					return true, nil
+				}
+			}
+		}
+		return false, nil
+	})
+	svc := hook.ClientConfig.Service
+	if svc == nil || svc.Namespace != csv.Namespace || svc.Path == nil || *svc.Path != *def.WebhookPath {
+		t.Fatalf("webhook %s calls %+v; want a Service in %s, path %s", hook.Name, svc, csv.Namespace, *def.WebhookPath)
+	}
+	service := &corev1.Service{}
+	if err := cl.Get(ctx, client.ObjectKey{Namespace: svc.Namespace, Name: svc.Name}, service); err != nil {
+		t.Fatalf("the webhook's Service: %v", err)
+	}
+	if len(service.Spec.Ports) != 1 || service.Spec.Ports[0].TargetPort.IntValue() != def.TargetPort.IntValue() {
+		t.Errorf("Service %s ports %+v, want target port %d", service.Name, service.Spec.Ports, def.TargetPort.IntValue())
+	}
+	dep := &appsv1.Deployment{}
+	if err := cl.Get(ctx, client.ObjectKey{Namespace: csv.Namespace, Name: def.DeploymentName}, dep); err != nil {
+		t.Fatal(err)
+	}
+	mounted := false
+	for _, m := range dep.Spec.Template.Spec.Containers[0].VolumeMounts {
+		mounted = mounted || m.MountPath == "/tmp/k8s-webhook-server/serving-certs"
+	}
+	if !mounted {
+		t.Errorf("OLM mounts no certificate at the manager's --webhook-cert-dir default; mounts %+v", dep.Spec.Template.Spec.Containers[0].VolumeMounts)
+	}
+	t.Logf("Webhook %s registered with a CA bundle, served through Service %s/%s:%d -> %d; certificate mounted",
+		hook.Name, service.Namespace, service.Name, service.Spec.Ports[0].Port, def.TargetPort.IntValue())
+}
+
 // checkOperatorGroup checks what OLM derives from the CSV and its
 // AllNamespaces OperatorGroup: the provided-APIs annotation, the API
 // ClusterRoles aggregated into the cluster's admin, edit and view roles, and
@@ -607,9 +662,12 @@ func checkSamples(ctx context.Context, t *testing.T, cl client.Client, root, nam
 	if err := cl.Get(ctx, client.ObjectKey{Namespace: ref["namespace"], Name: ref["name"]}, referenced); err != nil {
 		t.Errorf("NodeHealthCheck %s references %v, which does not resolve: %v", nhc.GetName(), ref, err)
 	}
-	// The manager adds this annotation when it starts; no container runs
-	// here, so the template is as created.
-	t.Logf("NodeHealthCheck %s created, referencing %s %s/%s (present; %s annotation %q, set only by a running manager)",
+	// The sample carries the annotation itself: no manager runs here to
+	// serve the webhook (failurePolicy Ignore) or run the template controller.
+	if referenced.GetAnnotations()[multipleTemplatesAnnotation] != "true" {
+		t.Errorf("the sample template lacks %s", multipleTemplatesAnnotation)
+	}
+	t.Logf("NodeHealthCheck %s created, referencing %s %s/%s (present; %s annotation %q)",
 		nhc.GetName(), ref["kind"], ref["namespace"], ref["name"], multipleTemplatesAnnotation, referenced.GetAnnotations()[multipleTemplatesAnnotation])
 }
 

@@ -26,11 +26,12 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/labels"
+	"k8s.io/apimachinery/pkg/util/intstr"
 	"k8s.io/apimachinery/pkg/util/wait"
 	"k8s.io/client-go/rest"
 	"k8s.io/utils/clock"
+	"k8s.io/utils/ptr"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
@@ -86,8 +87,9 @@ func (e *Env) nhcClient() (client.Client, error) {
 
 // EnableRemediation creates the template and a NodeHealthCheck that
 // references it and, unless NHC is external, starts emulating that
-// NodeHealthCheck for the nodes its selector matches. It returns the
-// emulator (nil with an external NHC).
+// NodeHealthCheck (each node event runs a pass of the NodeHealthChecks whose
+// selector matches the node, or of all of them for a deleted node). It
+// returns the emulator (nil with an external NHC).
 func (e *Env) EnableRemediation(ctx context.Context, r Remediation) (*nhc.Emulator, error) {
 	template := &s3gwv1alpha1.S3GWRemediationTemplate{
 		ObjectMeta: metav1.ObjectMeta{Namespace: TemplateNamespace, Name: r.Name},
@@ -114,56 +116,32 @@ func (e *Env) EnableRemediation(ctx context.Context, r Remediation) (*nhc.Emulat
 	if duration == 0 {
 		duration = e.UnhealthyDuration()
 	}
-	ref := nhc.TemplateRef{
-		APIVersion: s3gwv1alpha1.GroupVersion.String(), Kind: templateKind,
-		Namespace: TemplateNamespace, Name: r.Name,
-	}
-	if err := e.Client.Create(ctx, nodeHealthCheck(r.Name, r.NodeSelector, duration, ref)); err != nil {
-		return nil, fmt.Errorf("creating NodeHealthCheck %s: %w", r.Name, err)
-	}
-	if e.opts.ExternalNHC {
-		return nil, nil
-	}
-
 	nhcClient, err := e.nhcClient()
 	if err != nil {
 		return nil, err
 	}
-	em := &nhc.Emulator{Client: nhcClient, Name: r.Name, Template: ref, Clock: clock.RealClock{}}
-	// Adopts the NodeHealthCheck created above and learns its UID.
+	// The NodeHealthCheck a real NHC operator would act on: its default
+	// unhealthy conditions with the given duration, the selector, and
+	// minHealthy 0 so that a small pool with one failed node is still
+	// remediated (NHC's default 51% blocks a two-node pool).
+	em := &nhc.Emulator{
+		Client: nhcClient, Name: r.Name, Clock: clock.RealClock{},
+		Template: nhc.TemplateRef{
+			APIVersion: s3gwv1alpha1.GroupVersion.String(), Kind: templateKind,
+			Namespace: TemplateNamespace, Name: r.Name,
+		},
+		Selector:          metav1.LabelSelector{MatchLabels: r.NodeSelector},
+		MinHealthy:        ptr.To(intstr.FromString("0%")),
+		UnhealthyDuration: duration,
+	}
 	if err := em.CreateNodeHealthCheck(ctx, e.Client); err != nil {
 		return nil, err
 	}
-	e.nhc.add(labels.SelectorFromSet(r.NodeSelector), &nhc.Controller{
-		Emulator: em, Nodes: e.nhc.nodes, UnhealthyDuration: duration,
-	})
-	return em, nil
-}
-
-// nodeHealthCheck is the NodeHealthCheck a real NHC operator would act on:
-// its default unhealthy conditions with the given duration, the selector,
-// and minHealthy 0 so that a small pool with one failed node is still
-// remediated (NHC's default 51% blocks a two-node pool).
-func nodeHealthCheck(name string, selector map[string]string, duration time.Duration, ref nhc.TemplateRef) *unstructured.Unstructured {
-	matchLabels := map[string]any{}
-	for k, v := range selector {
-		matchLabels[k] = v
+	if e.opts.ExternalNHC {
+		return nil, nil
 	}
-	d := duration.String()
-	obj := &unstructured.Unstructured{Object: map[string]any{fieldSpec: map[string]any{
-		"selector":   map[string]any{"matchLabels": matchLabels},
-		"minHealthy": "0%",
-		"unhealthyConditions": []any{
-			map[string]any{fieldType: "Ready", fieldStatus: "False", "duration": d},
-			map[string]any{fieldType: "Ready", fieldStatus: "Unknown", "duration": d},
-		},
-		"remediationTemplate": map[string]any{
-			"apiVersion": ref.APIVersion, "kind": ref.Kind, "namespace": ref.Namespace, "name": ref.Name,
-		},
-	}}}
-	obj.SetGroupVersionKind(nhc.NodeHealthCheckGVK)
-	obj.SetName(name)
-	return obj
+	e.nhc.add(labels.SelectorFromSet(r.NodeSelector), &nhc.Controller{Emulator: em, Nodes: e.nhc.nodes})
+	return em, nil
 }
 
 // nhcDispatcher hands each node to the emulated NodeHealthCheck whose

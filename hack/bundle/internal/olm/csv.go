@@ -51,6 +51,11 @@ func buildCSV(in *inputs, opts BundleOptions, description string, icon []byte) (
 		return nil, err
 	}
 	csv.Spec.InstallStrategy = strategy
+	webhooks, err := webhookDefinitions(in, in.deployments[0].Name)
+	if err != nil {
+		return nil, err
+	}
+	csv.Spec.WebhookDefinitions = webhooks
 
 	if err := checkOwnedCRDs(csv, in.crds); err != nil {
 		return nil, err
@@ -216,7 +221,11 @@ func manifestObjects(in *inputs) []*unstructured.Unstructured {
 			out = append(out, u)
 		}
 	}
-	out = append(out, in.others...)
+	for _, u := range in.others {
+		if !isWebhookService(in, u) {
+			out = append(out, u)
+		}
+	}
 	sort.SliceStable(out, func(i, j int) bool { return out[i].GetName() < out[j].GetName() })
 	return out
 }

@@ -21,6 +21,7 @@ import (
 	"path/filepath"
 
 	operatorsv1alpha1 "github.com/operator-framework/api/pkg/operators/v1alpha1"
+	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
 	rbacv1 "k8s.io/api/rbac/v1"
@@ -50,10 +51,13 @@ type inputs struct {
 	clusterRoles        []*unstructured.Unstructured
 	roleBindings        []*unstructured.Unstructured
 	clusterRoleBindings []*unstructured.Unstructured
-	// others go to bundle/manifests as they are (Services and the like).
-	others    []*unstructured.Unstructured
-	examples  []*unstructured.Unstructured
-	scorecard *unstructured.Unstructured
+	// others go to bundle/manifests as they are (Services and the like),
+	// except the webhook Service.
+	others []*unstructured.Unstructured
+	// mutatingWebhooks become the CSV's webhookdefinitions.
+	mutatingWebhooks []*unstructured.Unstructured
+	examples         []*unstructured.Unstructured
+	scorecard        *unstructured.Unstructured
 }
 
 // render builds the kustomization in dir (config/manifests) and sorts the
@@ -136,8 +140,10 @@ func (in *inputs) add(u *unstructured.Unstructured, crdGroups map[string]bool) e
 		in.roleBindings = append(in.roleBindings, u)
 	case schema.GroupKind{Group: rbacv1.GroupName, Kind: "ClusterRoleBinding"}:
 		in.clusterRoleBindings = append(in.clusterRoleBindings, u)
-	case schema.GroupKind{Group: corev1.GroupName, Kind: "Service"}:
+	case schema.GroupKind{Group: corev1.GroupName, Kind: serviceKind}:
 		in.others = append(in.others, u)
+	case schema.GroupKind{Group: admissionregistrationv1.GroupName, Kind: "MutatingWebhookConfiguration"}:
+		in.mutatingWebhooks = append(in.mutatingWebhooks, u)
 	case schema.GroupKind{Group: "scorecard.operatorframework.io", Kind: "Configuration"}:
 		in.scorecard = u
 	default:
