@@ -19,11 +19,14 @@ package controllers
 import (
 	"context"
 	"errors"
+	"fmt"
 	"strings"
 
 	"github.com/medik8s/common/pkg/events"
+	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/klog/v2"
+	"sigs.k8s.io/controller-runtime/pkg/client"
 	logf "sigs.k8s.io/controller-runtime/pkg/log"
 
 	s3gwv1alpha1 "github.com/s3gw-tech/s3gw-remediation/api/v1alpha1"
@@ -56,12 +59,21 @@ const (
 	eventReleaseTimedOut      = "ReleaseTimedOut"
 )
 
+// errCacheBehind: the cache lagged behind the node the decision was about;
+// the pass is dropped and runs again on fresh data.
+var errCacheBehind = errors.New("the cached node is older than the API's")
+
 // act performs the decision's writes in order — delegate, evict, release —
 // and stops at the first error. Every write is idempotent: a repeated pass
 // after a crash finds the work done and does nothing.
 func (r *RemediationReconciler) act(ctx context.Context, s *scope) error {
 	d := s.decision
 	log := logf.FromContext(ctx)
+	if d.Destructive() {
+		if err := r.confirmNode(ctx, s); err != nil {
+			return err
+		}
+	}
 	if d.Gate.Disabled && d.Destructive() {
 		log.Info("Fencing is disabled: acting without fencing evidence (unsafe)")
 		events.WarningEvent(r.Recorder, s.rem, eventFencingDisabled,
@@ -109,6 +121,23 @@ func (r *RemediationReconciler) act(ctx context.Context, s *scope) error {
 			r.Metrics.AttachmentReleased(string(s3gwv1alpha1.ReleaseOutOfServiceTaint))
 		}
 		r.eventBoth(s, eventOutOfServiceTaint, "Added "+taint.ToString()+" to release s3gw's volumes")
+	}
+	return nil
+}
+
+// confirmNode reads the node uncached right before a destructive write and
+// drops the pass unless the decision saw that very version of it: its
+// readiness, taints, heartbeat and volumesInUse are what the gate judged.
+// The node writes are also locked on that version.
+func (r *RemediationReconciler) confirmNode(ctx context.Context, s *scope) error {
+	fresh := &corev1.Node{}
+	if err := r.APIReader.Get(ctx, client.ObjectKey{Name: s.nodeName}, fresh); err != nil {
+		return fmt.Errorf("reading node %s before acting: %w", s.nodeName, err)
+	}
+	if fresh.ResourceVersion != s.node.ResourceVersion {
+		logf.FromContext(ctx).V(1).Info("Dropping a decision made on a stale node", "cached", s.node.ResourceVersion,
+			"current", fresh.ResourceVersion)
+		return errCacheBehind
 	}
 	return nil
 }
@@ -165,7 +194,7 @@ func (r *RemediationReconciler) unmarkInUse(ctx context.Context, s *scope, volum
 
 func (r *RemediationReconciler) deleteAttachment(ctx context.Context, s *scope, v failover.Volume) error {
 	logf.FromContext(ctx).Info("Deleting VolumeAttachment", "volume", v.LonghornVolume)
-	deleted, err := longhorn.DeleteKubeAttachments(ctx, r.APIReader, r.Client, v.PersistentVolume, s.nodeName)
+	deleted, err := longhorn.DeleteKubeAttachments(ctx, r.Client, r.Client, v.PersistentVolume, s.nodeName)
 	if err != nil {
 		return err
 	}

@@ -18,24 +18,21 @@ package controllers
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"time"
 
 	"github.com/medik8s/common/pkg/events"
 	corev1 "k8s.io/api/core/v1"
-	storagev1 "k8s.io/api/storage/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/labels"
 	kerrors "k8s.io/apimachinery/pkg/util/errors"
 	"k8s.io/client-go/tools/record"
 	"k8s.io/klog/v2"
 	"k8s.io/utils/clock"
-	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
-	"sigs.k8s.io/controller-runtime/pkg/controller"
 	"sigs.k8s.io/controller-runtime/pkg/controller/controllerutil"
-	"sigs.k8s.io/controller-runtime/pkg/handler"
 	logf "sigs.k8s.io/controller-runtime/pkg/log"
-	"sigs.k8s.io/controller-runtime/pkg/manager"
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 
 	s3gwv1alpha1 "github.com/s3gw-tech/s3gw-remediation/api/v1alpha1"
@@ -48,9 +45,10 @@ import (
 // delegate fencing CR it created are gone.
 const Finalizer = "s3gw-remediation.medik8s.io/cleanup"
 
-// Intervals are how often a pass re-checks, by what it waits for. Waits are
-// polled because Longhorn's and other remediators' CRs are read uncached and
-// not watched.
+// Intervals are the backstop re-checks, by what a pass waits for. Passes
+// are woken by watch events on what they read (remediation_watches.go) and
+// at the moments a decision names (Decision.WakeAt); these only cover what
+// no event announces, such as a template selecting pods outside the cache.
 type Intervals struct {
 	NodeFailure  time.Duration
 	Fencing      time.Duration
@@ -61,16 +59,16 @@ type Intervals struct {
 	Status       time.Duration
 }
 
-// DefaultIntervals are the production polling intervals.
+// DefaultIntervals are the production backstops.
 func DefaultIntervals() Intervals {
 	return Intervals{
-		NodeFailure:  10 * time.Second,
-		Fencing:      2 * time.Second,
-		Release:      500 * time.Millisecond,
-		Replacement:  500 * time.Millisecond,
-		AfterFailure: 15 * time.Second,
+		NodeFailure:  time.Minute,
+		Fencing:      30 * time.Second,
+		Release:      10 * time.Second,
+		Replacement:  10 * time.Second,
+		AfterFailure: 30 * time.Second,
 		Storage:      10 * time.Second,
-		Status:       time.Second,
+		Status:       10 * time.Second,
 	}
 }
 
@@ -98,15 +96,25 @@ func (i Intervals) For(w failover.Wait) time.Duration {
 
 // RemediationReconciler moves s3gw off the node an S3GWRemediation names.
 type RemediationReconciler struct {
-	// Client writes, and reads what the manager caches (our CRs, nodes).
+	// Client writes, and reads from the manager's cache: our CRs, nodes,
+	// node Leases, VolumeAttachments, the s3gw pods WorkloadCache selects,
+	// Longhorn's CRs and other remediators' CRs.
 	Client client.Client
-	// APIReader reads uncached, so every safety decision sees the API as it
-	// is now: nodes, pods, volumes, attachments, Longhorn and evidence CRs.
+	// APIReader reads uncached: the node right before a destructive write
+	// (safety never rests on a stale cache), pods outside the cache, and
+	// the claims, volumes and ReplicaSets of a target, read once.
 	APIReader client.Reader
 	Recorder  record.EventRecorder
 	Clock     clock.PassiveClock
 	Metrics   *metrics.Recorder
 	Intervals Intervals
+	// WorkloadCache is the label selector the manager caches pods by
+	// (CacheOptions); nil when every pod Client reads is in it.
+	WorkloadCache labels.Selector
+
+	// watches adds watches on kinds found at run time (other remediators',
+	// Longhorn's); nil without a manager, as in step-by-step tests.
+	watches *dynamicWatches
 }
 
 // NewRemediationReconciler returns a reconciler with default intervals.
@@ -129,34 +137,35 @@ var _ reconcile.Reconciler = &RemediationReconciler{}
 // Node Leases: a kubelet that still renews its Lease is alive, whatever the
 // evidence says; replicas count as reachable only on nodes with a fresh one.
 // +kubebuilder:rbac:groups=coordination.k8s.io,resources=leases,verbs=get;list;watch
-// Pods: find s3gw pods and their replacements; force-delete only the targets.
-// +kubebuilder:rbac:groups="",resources=pods,verbs=get;list;delete
+// Pods: find s3gw pods and their replacements (watched: the cache holds only
+// s3gw pods); force-delete only the targets.
+// +kubebuilder:rbac:groups="",resources=pods,verbs=get;list;watch;delete
 // Volumes: classify a target's claims; only bound RWO Longhorn volumes are released.
 // +kubebuilder:rbac:groups="",resources=persistentvolumeclaims;persistentvolumes,verbs=get
 // Owners: resolve a pod's ReplicaSet to its Deployment to recognise the replacement.
 // +kubebuilder:rbac:groups=apps,resources=replicasets,verbs=get
 // Attachments: verify release, and delete one under the DeleteVolumeAttachment strategy.
 // +kubebuilder:rbac:groups=storage.k8s.io,resources=volumeattachments,verbs=list;watch;delete
-// Longhorn: node state, replicas and tickets are read, never written.
-// +kubebuilder:rbac:groups=longhorn.io,resources=nodes;replicas;volumeattachments;volumes,verbs=get;list
-// Fencing evidence from medik8s remediators; their CRs may also be created as
-// delegate, patched with NHC's timed-out annotation, and deleted with ours.
-// Other kinds listed in spec.fencing need a ClusterRole of their own (docs/configuration.md).
-// +kubebuilder:rbac:groups=fence-agents-remediation.medik8s.io,resources=fenceagentsremediations,verbs=get;list;create;patch;delete
-// +kubebuilder:rbac:groups=fence-agents-remediation.medik8s.io,resources=fenceagentsremediationtemplates,verbs=get
-// +kubebuilder:rbac:groups=self-node-remediation.medik8s.io,resources=selfnoderemediations,verbs=get;list;create;patch;delete
-// +kubebuilder:rbac:groups=self-node-remediation.medik8s.io,resources=selfnoderemediationtemplates,verbs=get
+// Longhorn: node state, replicas and tickets are read (from watched caches), never written.
+// +kubebuilder:rbac:groups=longhorn.io,resources=nodes;replicas;volumeattachments;volumes,verbs=get;list;watch
+// Fencing evidence from medik8s remediators, read from watched caches; their
+// CRs may also be created as delegate, patched with NHC's timed-out
+// annotation, and deleted with ours. Other kinds listed in spec.fencing need
+// a ClusterRole of their own with get, list and watch (docs/configuration.md).
+// +kubebuilder:rbac:groups=fence-agents-remediation.medik8s.io,resources=fenceagentsremediations,verbs=get;list;watch;create;patch;delete
+// +kubebuilder:rbac:groups=fence-agents-remediation.medik8s.io,resources=fenceagentsremediationtemplates,verbs=get;list;watch
+// +kubebuilder:rbac:groups=self-node-remediation.medik8s.io,resources=selfnoderemediations,verbs=get;list;watch;create;patch;delete
+// +kubebuilder:rbac:groups=self-node-remediation.medik8s.io,resources=selfnoderemediationtemplates,verbs=get;list;watch
 // Events on our CRs and on nodes for every destructive step.
 // +kubebuilder:rbac:groups=events.k8s.io,resources=events,verbs=create;patch
 // +kubebuilder:rbac:groups="",resources=events,verbs=create;patch
 
 // Reconcile runs one observe → decide → act pass and writes status once.
 func (r *RemediationReconciler) Reconcile(ctx context.Context, req reconcile.Request) (res reconcile.Result, retErr error) {
-	// Read uncached: a pass woken by a node or attachment event right after
-	// our own status patch would otherwise see a stale CR and lose the
-	// optimistic lock on its status write.
+	// From the cache: a pass that read a copy older than our own last status
+	// write loses the optimistic lock on its status patch and runs again.
 	rem := &s3gwv1alpha1.S3GWRemediation{}
-	if err := r.APIReader.Get(ctx, req.NamespacedName, rem); err != nil {
+	if err := r.Client.Get(ctx, req.NamespacedName, rem); err != nil {
 		return reconcile.Result{}, client.IgnoreNotFound(err)
 	}
 	nodeName := fencing.NodeName(rem)
@@ -176,7 +185,12 @@ func (r *RemediationReconciler) Reconcile(ctx context.Context, req reconcile.Req
 
 	original := rem.DeepCopy()
 	defer func() {
-		if err := r.patchStatus(ctx, original, rem, retErr); err != nil {
+		err := r.patchStatus(ctx, original, rem, retErr)
+		switch {
+		case apierrors.IsConflict(err):
+			// Decided on a stale copy of the CR: decide again on the new one.
+			res, retErr = reconcile.Result{RequeueAfter: staleRetry}, nil
+		case err != nil:
 			retErr = kerrors.NewAggregate([]error{retErr, err})
 		}
 		if retErr != nil {
@@ -190,16 +204,34 @@ func (r *RemediationReconciler) Reconcile(ctx context.Context, req reconcile.Req
 	}
 	s.decision = failover.Decide(s.obs)
 	if err := r.act(ctx, s); err != nil {
+		if errors.Is(err, errCacheBehind) {
+			return reconcile.Result{RequeueAfter: staleRetry}, nil
+		}
 		return reconcile.Result{}, err
 	}
 	r.updateStatus(ctx, s)
-	return reconcile.Result{RequeueAfter: r.Intervals.For(s.decision.Wait)}, nil
+	return reconcile.Result{RequeueAfter: r.requeueAfter(s)}, nil
 }
 
-// getNode reads the node uncached; nil when it does not exist.
+// staleRetry is how soon a pass that read a stale cache runs again.
+const staleRetry = 100 * time.Millisecond
+
+// requeueAfter is the backstop of what the pass waits for, or sooner the
+// moment the decision changes by itself (a Lease expiring, a deadline).
+func (r *RemediationReconciler) requeueAfter(s *scope) time.Duration {
+	after := r.Intervals.For(s.decision.Wait)
+	if wake := s.decision.WakeAt; !wake.IsZero() {
+		if until := wake.Sub(s.now.Time) + time.Second; until > 0 && (after == 0 || until < after) {
+			after = until
+		}
+	}
+	return after
+}
+
+// getNode reads the node from the cache; nil when it does not exist.
 func (r *RemediationReconciler) getNode(ctx context.Context, name string) (*corev1.Node, error) {
 	node := &corev1.Node{}
-	if err := r.APIReader.Get(ctx, client.ObjectKey{Name: name}, node); err != nil {
+	if err := r.Client.Get(ctx, client.ObjectKey{Name: name}, node); err != nil {
 		if apierrors.IsNotFound(err) {
 			return nil, nil
 		}
@@ -223,45 +255,4 @@ func (r *RemediationReconciler) ensureFinalizer(ctx context.Context, rem *s3gwv1
 	}
 	events.RemediationStarted(r.Recorder, rem)
 	return nil
-}
-
-// SetupWithManager watches our CRs, the nodes they name (readiness and
-// taints change the decision) and Longhorn's storage.k8s.io attachments
-// (release progress).
-func (r *RemediationReconciler) SetupWithManager(mgr manager.Manager) error {
-	return ctrl.NewControllerManagedBy(mgr).
-		For(&s3gwv1alpha1.S3GWRemediation{}).
-		Watches(&corev1.Node{}, handler.EnqueueRequestsFromMapFunc(r.remediationsForNode)).
-		Watches(&storagev1.VolumeAttachment{}, handler.EnqueueRequestsFromMapFunc(r.remediationsForAttachment)).
-		WithOptions(controller.Options{MaxConcurrentReconciles: 4}).
-		Named("s3gwremediation").
-		Complete(r)
-}
-
-func (r *RemediationReconciler) remediationsForNode(ctx context.Context, obj client.Object) []reconcile.Request {
-	return r.remediationsFor(ctx, obj.GetName())
-}
-
-func (r *RemediationReconciler) remediationsForAttachment(ctx context.Context, obj client.Object) []reconcile.Request {
-	va, ok := obj.(*storagev1.VolumeAttachment)
-	if !ok {
-		return nil
-	}
-	return r.remediationsFor(ctx, va.Spec.NodeName)
-}
-
-// remediationsFor lists (from the cache; there are few) the remediations of a node.
-func (r *RemediationReconciler) remediationsFor(ctx context.Context, node string) []reconcile.Request {
-	list := &s3gwv1alpha1.S3GWRemediationList{}
-	if err := r.Client.List(ctx, list); err != nil {
-		logf.FromContext(ctx).Error(err, "Listing S3GWRemediations to map a watch event")
-		return nil
-	}
-	var reqs []reconcile.Request
-	for i := range list.Items {
-		if fencing.NodeName(&list.Items[i]) == node {
-			reqs = append(reqs, reconcile.Request{NamespacedName: client.ObjectKeyFromObject(&list.Items[i])})
-		}
-	}
-	return reqs
 }

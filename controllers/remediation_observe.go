@@ -90,7 +90,7 @@ func (r *RemediationReconciler) observe(ctx context.Context, rem *s3gwv1alpha1.S
 		s.obs.FencedSince = &fenced.LastTransitionTime.Time
 	}
 
-	lh := longhorn.State{Reader: r.APIReader, Namespace: rem.Spec.Release.LonghornNamespace}
+	lh := longhorn.State{Reader: r.Client, Namespace: rem.Spec.Release.LonghornNamespace}
 	if lh.Namespace == "" {
 		lh.Namespace = "longhorn-system"
 	}
@@ -99,8 +99,11 @@ func (r *RemediationReconciler) observe(ctx context.Context, rem *s3gwv1alpha1.S
 		return nil, err
 	}
 	s.obs.LonghornAvailable = available
+	if available {
+		r.watchLonghorn(ctx)
+	}
 	// One list serves every target volume and the orphan search.
-	if s.attachments, err = longhorn.NodeAttachments(ctx, r.APIReader, nodeName); err != nil {
+	if s.attachments, err = longhorn.NodeAttachments(ctx, r.Client, nodeName); err != nil {
 		return nil, err
 	}
 	if err := r.observeTargets(ctx, s, lh); err != nil {
@@ -142,7 +145,7 @@ func (r *RemediationReconciler) observeTargets(ctx context.Context, s *scope, lh
 // findTargets adds the s3gw pods on the node, then the s3gw volumes still
 // attached to it whose pod is already gone, to the targets.
 func (r *RemediationReconciler) findTargets(ctx context.Context, s *scope, recorded map[string]bool) error {
-	pods, err := workloads.List(ctx, r.APIReader, s.rem.Spec, s.nodeName)
+	pods, err := workloads.List(ctx, r.podReader(s.rem.Spec), s.rem.Spec, s.nodeName)
 	var invalid *workloads.InvalidSelectorError
 	if errors.As(err, &invalid) {
 		s.obs.SelectorError = invalid.Error()
@@ -196,7 +199,7 @@ func (r *RemediationReconciler) newTarget(ctx context.Context, pod *corev1.Pod) 
 // refreshes its status entry (t) from what it saw.
 func (r *RemediationReconciler) observeTarget(ctx context.Context, s *scope, lh longhorn.State, t *s3gwv1alpha1.TargetPod) (failover.Target, error) {
 	ft := failover.Target{Namespace: t.Namespace, Name: t.Name, UID: t.UID}
-	presence, err := workloads.Present(ctx, r.APIReader, *t)
+	presence, err := workloads.Present(ctx, r.podReader(s.rem.Spec), *t)
 	if err != nil {
 		return ft, err
 	}
@@ -217,7 +220,7 @@ func (r *RemediationReconciler) observeTarget(ctx context.Context, s *scope, lh 
 	}
 
 	if !present {
-		replacement, err := workloads.Replacement(ctx, r.APIReader, s.rem.Spec, *t, s.nodeName)
+		replacement, err := workloads.Replacement(ctx, r.podReader(s.rem.Spec), r.APIReader, s.rem.Spec, *t, s.nodeName)
 		if err != nil {
 			return ft, err
 		}
@@ -289,14 +292,20 @@ func (r *RemediationReconciler) observeEvidence(ctx context.Context, s *scope, l
 		s.obs.Evidence.LonghornNodeDown = readiness.Down()
 	}
 	if len(fencingSpec.Remediators) > 0 {
-		crs, invalid, err := fencing.Remediators(ctx, r.APIReader, fencingSpec.Remediators, s.nodeName)
+		for _, gvk := range fencing.RemediatorKinds(fencingSpec.Remediators) {
+			r.watchEvidence(ctx, gvk)
+		}
+		crs, invalid, err := fencing.Remediators(ctx, r.Client, fencingSpec.Remediators, s.nodeName)
 		if err != nil {
 			return err
 		}
 		s.obs.Evidence.Remediators, s.obs.Evidence.InvalidRemediators = crs, invalid
 	}
 	if fencingSpec.Delegate != nil {
-		d := fencing.Delegate{Client: r.Client, Reader: r.APIReader}
+		if gvk, err := fencing.DelegateKind(fencingSpec.Delegate); err == nil {
+			r.watchEvidence(ctx, gvk)
+		}
+		d := fencing.Delegate{Client: r.Client, Reader: r.Client}
 		state, err := d.Observe(ctx, s.rem, s.nodeName)
 		var invalid *fencing.DelegateError
 		switch {
@@ -412,10 +421,19 @@ func (r *RemediationReconciler) replicaNode(ctx context.Context, s *scope, lh lo
 	return reach, nil
 }
 
+// podReader reads the spec's pods from the manager's cache when it holds
+// all of them, else uncached.
+func (r *RemediationReconciler) podReader(spec s3gwv1alpha1.S3GWRemediationSpec) client.Reader {
+	if workloads.Covered(spec, r.WorkloadCache) {
+		return r.Client
+	}
+	return r.APIReader
+}
+
 // nodeLease reads the node's kubelet Lease; nil when there is none.
 func (r *RemediationReconciler) nodeLease(ctx context.Context, node string) (*coordinationv1.Lease, error) {
 	lease := &coordinationv1.Lease{}
-	err := r.APIReader.Get(ctx, client.ObjectKey{Namespace: corev1.NamespaceNodeLease, Name: node}, lease)
+	err := r.Client.Get(ctx, client.ObjectKey{Namespace: corev1.NamespaceNodeLease, Name: node}, lease)
 	switch {
 	case err == nil:
 		return lease, nil

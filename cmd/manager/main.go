@@ -22,12 +22,12 @@ import (
 	"flag"
 	"os"
 
+	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/runtime"
 	utilruntime "k8s.io/apimachinery/pkg/util/runtime"
 	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
 	"k8s.io/utils/clock"
 	ctrl "sigs.k8s.io/controller-runtime"
-	"sigs.k8s.io/controller-runtime/pkg/cache"
 	"sigs.k8s.io/controller-runtime/pkg/healthz"
 	"sigs.k8s.io/controller-runtime/pkg/log/zap"
 	"sigs.k8s.io/controller-runtime/pkg/metrics/filters"
@@ -59,6 +59,7 @@ func main() {
 		probeAddr            string
 		enableLeaderElection bool
 		enableHTTP2          bool
+		workloadCache        string
 	)
 	flag.StringVar(&metricsAddr, "metrics-bind-address", ":8443", "Address the metrics endpoint binds to; 0 disables it.")
 	flag.BoolVar(&metricsSecure, "metrics-secure", true,
@@ -68,6 +69,9 @@ func main() {
 		"Elect a leader so that only one manager acts; the Deployment turns it on.")
 	flag.BoolVar(&enableHTTP2, "enable-http2", false,
 		"Serve metrics over HTTP/2; off by default against the HTTP/2 stream-cancellation CVEs.")
+	flag.StringVar(&workloadCache, "workload-cache-selector", controllers.DefaultWorkloadCacheSelector,
+		"Label selector of the pods the manager caches and watches. Templates whose workloadSelector requires it are "+
+			"event-driven; others read their pods uncached. Empty caches every pod (memory grows with the cluster).")
 	opts := zap.Options{}
 	opts.BindFlags(flag.CommandLine)
 	flag.Parse()
@@ -87,6 +91,11 @@ func main() {
 		metricsOptions.FilterProvider = filters.WithAuthenticationAndAuthorization
 	}
 
+	cachedPods, err := labels.Parse(workloadCache)
+	if err != nil {
+		setupLog.Error(err, "Invalid --workload-cache-selector")
+		os.Exit(1)
+	}
 	mgr, err := ctrl.NewManager(ctrl.GetConfigOrDie(), ctrl.Options{
 		Scheme:                 scheme,
 		Metrics:                metricsOptions,
@@ -94,9 +103,9 @@ func main() {
 		WebhookServer:          newWebhookServer(tlsOpts),
 		LeaderElection:         enableLeaderElection,
 		LeaderElectionID:       "s3gw-remediation.medik8s.io",
-		// Cached objects (our CRs, nodes, VolumeAttachments) are only read;
-		// dropping managed fields saves most of their memory.
-		Cache: cache.Options{DefaultTransform: cache.TransformStripManagedFields()},
+		// Cached objects are only read, and trimmed to what is read.
+		Cache:  controllers.CacheOptions(cachedPods),
+		Client: controllers.ClientOptions(),
 	})
 	if err != nil {
 		setupLog.Error(err, "Unable to create manager")
@@ -114,6 +123,7 @@ func main() {
 		clock.RealClock{},
 		metrics.Default,
 	)
+	remediation.WorkloadCache = cachedPods
 	if err := remediation.SetupWithManager(mgr); err != nil {
 		setupLog.Error(err, "Unable to create controller", "controller", "S3GWRemediation")
 		os.Exit(1)

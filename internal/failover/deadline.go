@@ -19,6 +19,7 @@ package failover
 import (
 	"fmt"
 	"strings"
+	"time"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
@@ -30,6 +31,29 @@ import (
 // condition turned True). Without an open gate there is no deadline.
 func releaseDeadlinePassed(o Observation) bool {
 	return o.FencedSince != nil && o.Now.Sub(*o.FencedSince) > o.Spec.ReleaseTimeoutOrDefault()
+}
+
+// nextChange is the earliest moment after now at which the same world
+// yields another decision with nothing to announce it: the failed node's
+// Lease expiring (evidence becomes trusted, the kubelet counts as lost), or
+// the release or replacement deadline passing. Zero if none is ahead.
+func nextChange(o Observation) time.Time {
+	var next time.Time
+	consider := func(t time.Time) {
+		if t.After(o.Now) && (next.IsZero() || t.Before(next)) {
+			next = t
+		}
+	}
+	if o.Node != nil && !o.Node.Heartbeat.LeaseRenewed.IsZero() {
+		consider(o.Node.Heartbeat.LeaseRenewed.Add(o.Node.Heartbeat.LeaseDuration))
+	}
+	if o.FencedSince != nil {
+		consider(o.FencedSince.Add(o.Spec.ReleaseTimeoutOrDefault()))
+	}
+	if o.ReleasedSince != nil {
+		consider(o.ReleasedSince.Add(o.Spec.ReplacementTimeoutOrDefault()))
+	}
+	return next
 }
 
 // releaseTimedOut turns a decision still evicting or releasing past the

@@ -40,6 +40,9 @@ func Decide(o Observation) Decision {
 		// The pass looked for targets with the selector: say what it found.
 		d.Conditions = append(d.Conditions, selectorCondition(o))
 	}
+	if d.Wait != WaitNone {
+		d.WakeAt = nextChange(o)
+	}
 	return d
 }
 

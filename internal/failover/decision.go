@@ -17,6 +17,8 @@ limitations under the License.
 package failover
 
 import (
+	"time"
+
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	s3gwv1alpha1 "github.com/s3gw-tech/s3gw-remediation/api/v1alpha1"
@@ -86,6 +88,9 @@ type Decision struct {
 	Conditions []metav1.Condition
 	// Wait says what the pass waits for.
 	Wait Wait
+	// WakeAt is when the decision changes by itself, with nothing to
+	// announce it (a Lease expiring, a deadline passing); zero if never.
+	WakeAt time.Time
 }
 
 // Destructive reports whether the decision deletes or releases anything.

@@ -47,7 +47,8 @@ type Delegate struct {
 	Reader client.Reader
 }
 
-func delegateGVK(d *s3gwv1alpha1.DelegateFencing) (schema.GroupVersionKind, error) {
+// DelegateKind is the kind of the CR a delegate template makes.
+func DelegateKind(d *s3gwv1alpha1.DelegateFencing) (schema.GroupVersionKind, error) {
 	gv, err := schema.ParseGroupVersion(d.APIVersion)
 	if err != nil {
 		return schema.GroupVersionKind{}, &DelegateError{fmt.Sprintf("invalid apiVersion %q: %v", d.APIVersion, err)}
@@ -57,7 +58,7 @@ func delegateGVK(d *s3gwv1alpha1.DelegateFencing) (schema.GroupVersionKind, erro
 
 // Find returns the delegate CR owned by the remediation, or nil.
 func (d Delegate) Find(ctx context.Context, rem *s3gwv1alpha1.S3GWRemediation) (*unstructured.Unstructured, error) {
-	gvk, err := delegateGVK(rem.Spec.Fencing.Delegate)
+	gvk, err := DelegateKind(rem.Spec.Fencing.Delegate)
 	if err != nil {
 		return nil, err
 	}
@@ -100,7 +101,7 @@ func (d Delegate) Observe(ctx context.Context, rem *s3gwv1alpha1.S3GWRemediation
 		return DelegateState{}, &DelegateError{fmt.Sprintf("delegate.namespace %q must be the remediation's namespace %q: the created CR is owned by it",
 			spec.Namespace, rem.Namespace)}
 	}
-	gvk, err := delegateGVK(spec)
+	gvk, err := DelegateKind(spec)
 	if err != nil {
 		return DelegateState{}, err
 	}
@@ -191,7 +192,7 @@ func (d Delegate) MarkTimedOut(ctx context.Context, rem *s3gwv1alpha1.S3GWRemedi
 // owned by the remediation. It returns the CR's name.
 func (d Delegate) Create(ctx context.Context, rem *s3gwv1alpha1.S3GWRemediation, node string) (string, error) {
 	spec := rem.Spec.Fencing.Delegate
-	gvk, err := delegateGVK(spec)
+	gvk, err := DelegateKind(spec)
 	if err != nil {
 		return "", err
 	}
@@ -254,7 +255,7 @@ func (d Delegate) creatable(ctx context.Context, rem *s3gwv1alpha1.S3GWRemediati
 	if _, multi := template.GetAnnotations()[annotations.MultipleTemplatesSupportedAnnotation]; multi {
 		return nil // generated names never collide
 	}
-	gvk, err := delegateGVK(rem.Spec.Fencing.Delegate)
+	gvk, err := DelegateKind(rem.Spec.Fencing.Delegate)
 	if err != nil {
 		return err
 	}

@@ -85,6 +85,18 @@ func Remediators(ctx context.Context, reader client.Reader, listed []s3gwv1alpha
 	return out, invalid, nil
 }
 
+// RemediatorKinds are the GroupVersionKinds of the listed remediators whose
+// apiVersion parses.
+func RemediatorKinds(listed []s3gwv1alpha1.RemediatorEvidence) []schema.GroupVersionKind {
+	var out []schema.GroupVersionKind
+	for _, l := range listed {
+		if gv, err := schema.ParseGroupVersion(l.APIVersion); err == nil {
+			out = append(out, gv.WithKind(l.Kind))
+		}
+	}
+	return out
+}
+
 func conditionType(t string) string {
 	if t == "" {
 		return s3gwv1alpha1.ConditionSucceeded

@@ -27,21 +27,21 @@ import (
 
 // Replacement finds a Ready pod of the target's workload on a node other
 // than the failed one, or nil.
-func Replacement(ctx context.Context, reader client.Reader, spec s3gwv1alpha1.S3GWRemediationSpec,
+func Replacement(ctx context.Context, pods, owners client.Reader, spec s3gwv1alpha1.S3GWRemediationSpec,
 	t s3gwv1alpha1.TargetPod, failedNode string) (*s3gwv1alpha1.ReplacementPod, error) {
 	narrowed := spec
 	narrowed.Namespaces = []string{t.Namespace}
-	pods, err := List(ctx, reader, narrowed, "")
+	candidates, err := List(ctx, pods, narrowed, "")
 	if err != nil {
 		return nil, err
 	}
-	for i := range pods {
-		pod := &pods[i]
+	for i := range candidates {
+		pod := &candidates[i]
 		if pod.UID == t.UID || pod.Spec.NodeName == "" || pod.Spec.NodeName == failedNode ||
 			pod.DeletionTimestamp != nil || !PodReady(pod) {
 			continue
 		}
-		same, err := sameOwner(ctx, reader, pod, t.Owner)
+		same, err := sameOwner(ctx, owners, pod, t.Owner)
 		if err != nil {
 			return nil, err
 		}

@@ -29,7 +29,6 @@ import (
 	"k8s.io/utils/clock"
 	"k8s.io/utils/ptr"
 	ctrl "sigs.k8s.io/controller-runtime"
-	"sigs.k8s.io/controller-runtime/pkg/cache"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/config"
 	"sigs.k8s.io/controller-runtime/pkg/manager"
@@ -57,8 +56,9 @@ func newManager(cfg *rest.Config, log logr.Logger) (manager.Manager, error) {
 		Metrics:                metricsserver.Options{BindAddress: "0"},
 		HealthProbeBindAddress: "0",
 		Controller:             config.Controller{SkipNameValidation: ptr.To(true)},
-		// As cmd/manager: cached objects are only read.
-		Cache: cache.Options{DefaultTransform: cache.TransformStripManagedFields()},
+		// As cmd/manager: cached objects are only read, and trimmed.
+		Cache:  controllers.CacheOptions(controllers.DefaultWorkloadCache()),
+		Client: controllers.ClientOptions(),
 	})
 	if err != nil {
 		return nil, fmt.Errorf("creating manager: %w", err)
@@ -112,6 +112,7 @@ func startOperator(ctx context.Context, cfg *rest.Config, log logr.Logger, inter
 		clock.RealClock{},
 		metrics.New(prometheus.NewRegistry()),
 	)
+	remediation.WorkloadCache = controllers.DefaultWorkloadCache()
 	if intervals != nil {
 		remediation.Intervals = *intervals
 	}

@@ -1,0 +1,225 @@
+/*
+Copyright 2026 The s3gw-remediation Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package controllers
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"sync"
+
+	corev1 "k8s.io/api/core/v1"
+	storagev1 "k8s.io/api/storage/v1"
+	"k8s.io/apimachinery/pkg/api/equality"
+	"k8s.io/apimachinery/pkg/api/meta"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/builder"
+	"sigs.k8s.io/controller-runtime/pkg/cache"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/client/apiutil"
+	"sigs.k8s.io/controller-runtime/pkg/controller"
+	"sigs.k8s.io/controller-runtime/pkg/event"
+	"sigs.k8s.io/controller-runtime/pkg/handler"
+	logf "sigs.k8s.io/controller-runtime/pkg/log"
+	"sigs.k8s.io/controller-runtime/pkg/manager"
+	"sigs.k8s.io/controller-runtime/pkg/predicate"
+	"sigs.k8s.io/controller-runtime/pkg/reconcile"
+	"sigs.k8s.io/controller-runtime/pkg/source"
+
+	s3gwv1alpha1 "github.com/s3gw-tech/s3gw-remediation/api/v1alpha1"
+	"github.com/s3gw-tech/s3gw-remediation/internal/fencing"
+	"github.com/s3gw-tech/s3gw-remediation/internal/longhorn"
+)
+
+// podNodeField indexes the cached pods by node, so a pass lists the s3gw
+// pods of one node without a request.
+const podNodeField = "spec.nodeName"
+
+// SetupWithManager wakes a remediation on what its decision reads: the CR,
+// its node (readiness, taints, volumesInUse), VolumeAttachments on it, the
+// cached s3gw pods on it or of its targets' namespaces, and, once a pass
+// finds them, Longhorn's Nodes, Replicas and VolumeAttachments and the
+// other remediators' CRs it counts as evidence. Node Leases are read but
+// not watched (they change every 10 s); the moment one expires is a
+// decision's WakeAt instead.
+func (r *RemediationReconciler) SetupWithManager(mgr manager.Manager) error {
+	if err := mgr.GetFieldIndexer().IndexField(context.Background(), &corev1.Pod{}, podNodeField,
+		func(obj client.Object) []string { return []string{obj.(*corev1.Pod).Spec.NodeName} }); err != nil {
+		return fmt.Errorf("indexing pods by node: %w", err)
+	}
+	c, err := ctrl.NewControllerManagedBy(mgr).
+		For(&s3gwv1alpha1.S3GWRemediation{}).
+		Watches(&corev1.Node{}, handler.EnqueueRequestsFromMapFunc(r.remediationsForNode),
+			builder.WithPredicates(nodeChanged)).
+		Watches(&storagev1.VolumeAttachment{}, handler.EnqueueRequestsFromMapFunc(r.remediationsForAttachment)).
+		Watches(&corev1.Pod{}, handler.EnqueueRequestsFromMapFunc(r.remediationsForPod)).
+		WithOptions(controller.Options{MaxConcurrentReconciles: 4}).
+		Named("s3gwremediation").
+		Build(r)
+	if err != nil {
+		return err
+	}
+	r.watches = &dynamicWatches{controller: c, cache: mgr.GetCache(), mapper: mgr.GetRESTMapper(),
+		scheme: mgr.GetScheme(), watched: map[schema.GroupVersionKind]bool{}}
+	return nil
+}
+
+// nodeChanged passes node updates that can change a decision, not the
+// kubelet's periodic heartbeats.
+var nodeChanged = predicate.Funcs{UpdateFunc: func(e event.UpdateEvent) bool {
+	old, oldOK := e.ObjectOld.(*corev1.Node)
+	updated, newOK := e.ObjectNew.(*corev1.Node)
+	if !oldOK || !newOK {
+		return true
+	}
+	return readyCondition(old) != readyCondition(updated) ||
+		!equality.Semantic.DeepEqual(old.Spec.Taints, updated.Spec.Taints) ||
+		!slices.Equal(old.Status.VolumesInUse, updated.Status.VolumesInUse)
+}}
+
+// readyCondition is the Ready condition without its heartbeat time.
+func readyCondition(node *corev1.Node) corev1.NodeCondition {
+	for _, c := range node.Status.Conditions {
+		if c.Type == corev1.NodeReady {
+			c.LastHeartbeatTime = node.CreationTimestamp
+			return c
+		}
+	}
+	return corev1.NodeCondition{}
+}
+
+func (r *RemediationReconciler) remediationsForNode(ctx context.Context, obj client.Object) []reconcile.Request {
+	return r.remediationsMatching(ctx, func(rem *s3gwv1alpha1.S3GWRemediation) bool {
+		return fencing.NodeName(rem) == obj.GetName()
+	})
+}
+
+func (r *RemediationReconciler) remediationsForAttachment(ctx context.Context, obj client.Object) []reconcile.Request {
+	va, ok := obj.(*storagev1.VolumeAttachment)
+	if !ok {
+		return nil
+	}
+	return r.remediationsMatching(ctx, func(rem *s3gwv1alpha1.S3GWRemediation) bool {
+		return fencing.NodeName(rem) == va.Spec.NodeName
+	})
+}
+
+// remediationsForPod wakes the remediations of the pod's node (a target)
+// and those with a target in its namespace (a replacement).
+func (r *RemediationReconciler) remediationsForPod(ctx context.Context, obj client.Object) []reconcile.Request {
+	pod, ok := obj.(*corev1.Pod)
+	if !ok {
+		return nil
+	}
+	return r.remediationsMatching(ctx, func(rem *s3gwv1alpha1.S3GWRemediation) bool {
+		return fencing.NodeName(rem) == pod.Spec.NodeName || slices.ContainsFunc(rem.Status.Targets,
+			func(t s3gwv1alpha1.TargetPod) bool { return t.Namespace == pod.Namespace })
+	})
+}
+
+// remediationsForEvidence wakes the remediations of the node another
+// remediator's CR is for.
+func (r *RemediationReconciler) remediationsForEvidence(ctx context.Context, obj client.Object) []reconcile.Request {
+	node := fencing.NodeName(obj)
+	return r.remediationsMatching(ctx, func(rem *s3gwv1alpha1.S3GWRemediation) bool {
+		return fencing.NodeName(rem) == node
+	})
+}
+
+// remediationsForLonghorn wakes every remediation still at work: a Longhorn
+// Node, Replica or VolumeAttachment can change the replica reachability or
+// the release of any of them, and there are few.
+func (r *RemediationReconciler) remediationsForLonghorn(ctx context.Context, _ client.Object) []reconcile.Request {
+	return r.remediationsMatching(ctx, func(rem *s3gwv1alpha1.S3GWRemediation) bool {
+		return !final(rem.Status.Phase) || rem.Status.Phase == s3gwv1alpha1.PhaseFailed
+	})
+}
+
+// remediationsMatching lists (from the cache; there are few) the
+// remediations match selects.
+func (r *RemediationReconciler) remediationsMatching(ctx context.Context, match func(*s3gwv1alpha1.S3GWRemediation) bool) []reconcile.Request {
+	list := &s3gwv1alpha1.S3GWRemediationList{}
+	if err := r.Client.List(ctx, list); err != nil {
+		logf.FromContext(ctx).Error(err, "Listing S3GWRemediations to map a watch event")
+		return nil
+	}
+	var reqs []reconcile.Request
+	for i := range list.Items {
+		if match(&list.Items[i]) {
+			reqs = append(reqs, reconcile.Request{NamespacedName: client.ObjectKeyFromObject(&list.Items[i])})
+		}
+	}
+	return reqs
+}
+
+// dynamicWatches starts watches on kinds that may not exist when the
+// manager starts (Longhorn's, other remediators') once a pass reads them.
+type dynamicWatches struct {
+	controller controller.Controller
+	cache      cache.Cache
+	mapper     meta.RESTMapper
+	scheme     *runtime.Scheme
+
+	mu      sync.Mutex
+	watched map[schema.GroupVersionKind]bool
+}
+
+// ensure watches obj's kind, mapped by toRequests and filtered by preds,
+// unless it does already or the kind is not served. Safe on every pass.
+func (w *dynamicWatches) ensure(ctx context.Context, obj client.Object, toRequests handler.MapFunc, preds ...predicate.Predicate) {
+	if w == nil {
+		return
+	}
+	gvk, err := apiutil.GVKForObject(obj, w.scheme)
+	if err != nil {
+		return
+	}
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if w.watched[gvk] {
+		return
+	}
+	if _, err := w.mapper.RESTMapping(gvk.GroupKind(), gvk.Version); err != nil {
+		return // not served: nothing to watch, the backstop polls
+	}
+	src := source.Kind(w.cache, obj, handler.EnqueueRequestsFromMapFunc(toRequests), preds...)
+	if err := w.controller.Watch(src); err != nil {
+		logf.FromContext(ctx).Error(err, "Watching a kind found at run time", "kind", gvk.String())
+		return
+	}
+	w.watched[gvk] = true
+}
+
+// watchLonghorn watches Longhorn's Nodes (readiness is status), and the
+// specs of its Replicas (node, failedAt, healthyAt) and VolumeAttachments
+// (tickets).
+func (r *RemediationReconciler) watchLonghorn(ctx context.Context) {
+	r.watches.ensure(ctx, &longhorn.Node{}, r.remediationsForLonghorn)
+	r.watches.ensure(ctx, &longhorn.Replica{}, r.remediationsForLonghorn, predicate.GenerationChangedPredicate{})
+	r.watches.ensure(ctx, &longhorn.VolumeAttachment{}, r.remediationsForLonghorn, predicate.GenerationChangedPredicate{})
+}
+
+// watchEvidence watches a remediator kind the spec counts as evidence, or
+// its delegate kind; their conditions are status, so every change counts.
+func (r *RemediationReconciler) watchEvidence(ctx context.Context, gvk schema.GroupVersionKind) {
+	obj := &unstructured.Unstructured{}
+	obj.SetGroupVersionKind(gvk)
+	r.watches.ensure(ctx, obj, r.remediationsForEvidence)
+}
