@@ -24,7 +24,6 @@ import (
 
 	"github.com/medik8s/common/pkg/events"
 	corev1 "k8s.io/api/core/v1"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/klog/v2"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	logf "sigs.k8s.io/controller-runtime/pkg/log"
@@ -284,24 +283,15 @@ func (r *RemediationReconciler) skippedVolumeEvents(ctx context.Context, s *scop
 }
 
 func conditionReason(d failover.Decision, condType string) string {
-	if c := findCondition(d.Conditions, condType); c != nil {
+	if c := d.Condition(condType); c != nil {
 		return c.Reason
 	}
 	return ""
 }
 
 func conditionMessage(d failover.Decision, condType string) string {
-	if c := findCondition(d.Conditions, condType); c != nil {
+	if c := d.Condition(condType); c != nil {
 		return c.Message
 	}
 	return ""
-}
-
-func findCondition(conds []metav1.Condition, condType string) *metav1.Condition {
-	for i := range conds {
-		if conds[i].Type == condType {
-			return &conds[i]
-		}
-	}
-	return nil
 }

@@ -37,7 +37,7 @@ import (
 
 	s3gwv1alpha1 "github.com/s3gw-tech/s3gw-remediation/api/v1alpha1"
 	"github.com/s3gw-tech/s3gw-remediation/internal/failover"
-	"github.com/s3gw-tech/s3gw-remediation/internal/fencing"
+	"github.com/s3gw-tech/s3gw-remediation/internal/medik8s"
 	"github.com/s3gw-tech/s3gw-remediation/internal/metrics"
 )
 
@@ -168,7 +168,7 @@ func (r *RemediationReconciler) Reconcile(ctx context.Context, req reconcile.Req
 	if err := r.Client.Get(ctx, req.NamespacedName, rem); err != nil {
 		return reconcile.Result{}, client.IgnoreNotFound(err)
 	}
-	nodeName := fencing.NodeName(rem)
+	nodeName := medik8s.NodeName(rem)
 	log := logf.FromContext(ctx).WithValues("Node", klog.KRef("", nodeName))
 	ctx = logf.IntoContext(ctx, log)
 
@@ -209,7 +209,9 @@ func (r *RemediationReconciler) Reconcile(ctx context.Context, req reconcile.Req
 		}
 		return reconcile.Result{}, err
 	}
-	r.updateStatus(ctx, s)
+	before := *rem.Status.DeepCopy()
+	setStatus(&rem.Status, s)
+	r.recordTransition(ctx, s, before)
 	return reconcile.Result{RequeueAfter: r.requeueAfter(s)}, nil
 }
 

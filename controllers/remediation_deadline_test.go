@@ -43,6 +43,34 @@ func expectTimedOut(s *failedNodeScenario, st *stepper, reason, holder string) {
 	Expect(st.eventsWithReason(reason)).To(ConsistOf(ContainSubstring(holder)))
 }
 
+var _ = Describe("Replacement deadline", func() {
+	It("reports ReplacementNotReady once replacementTimeout passed on the pass's clock, and Succeeded when it comes", func() {
+		s := newFailedNodeScenario(s3gwv1alpha1.S3GWRemediationSpec{})
+		s.g.stuck = true
+		st := s.w.stepper(managerClient)
+		st.until(s.key, 20, isPhase(s3gwv1alpha1.PhaseWaitingForReplacement))
+		released := conditionOf(s.w.remediation(s.key), s3gwv1alpha1.ConditionAttachmentsReleased).LastTransitionTime
+		Expect(released.Time).To(BeTemporally("~", s.w.clock.Now(), time.Second), "stamped by the pass's clock")
+
+		s.w.clock.Step(s3gwv1alpha1.DefaultReplacementTimeout - time.Second)
+		s.w.kubelets()
+		Expect(st.pass(s.key)).To(Succeed())
+		Expect(s.w.remediation(s.key).Status.Phase).To(Equal(s3gwv1alpha1.PhaseWaitingForReplacement), "not yet")
+
+		s.w.clock.Step(2 * time.Second)
+		s.w.kubelets()
+		Expect(st.pass(s.key)).To(Succeed())
+		rem := s.w.remediation(s.key)
+		Expect(rem.Status.Phase).To(Equal(s3gwv1alpha1.PhaseFailed))
+		Expect(rem.Status.Conditions).To(haveCondition(s3gwv1alpha1.ConditionSucceeded, metav1.ConditionFalse, s3gwv1alpha1.ReasonReplacementNotReady))
+		Expect(st.eventsWithReason(eventReplacementMissing)).To(HaveLen(1))
+
+		s.g.stuck = false
+		st.until(s.key, 5, succeeded)
+		s.expectMoved()
+	})
+})
+
 var _ = Describe("Release deadline", func() {
 	It("names the finalizer that holds the force-deleted pod", func() {
 		s := newFailedNodeScenario(s3gwv1alpha1.S3GWRemediationSpec{})

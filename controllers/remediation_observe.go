@@ -35,6 +35,7 @@ import (
 	"github.com/s3gw-tech/s3gw-remediation/internal/failover"
 	"github.com/s3gw-tech/s3gw-remediation/internal/fencing"
 	"github.com/s3gw-tech/s3gw-remediation/internal/longhorn"
+	"github.com/s3gw-tech/s3gw-remediation/internal/medik8s"
 	"github.com/s3gw-tech/s3gw-remediation/internal/workloads"
 )
 
@@ -90,10 +91,7 @@ func (r *RemediationReconciler) observe(ctx context.Context, rem *s3gwv1alpha1.S
 		s.obs.FencedSince = &fenced.LastTransitionTime.Time
 	}
 
-	lh := longhorn.State{Reader: r.Client, Namespace: rem.Spec.Release.LonghornNamespace}
-	if lh.Namespace == "" {
-		lh.Namespace = "longhorn-system"
-	}
+	lh := longhorn.State{Reader: r.Client, Namespace: rem.Spec.Release.LonghornNamespaceOrDefault()}
 	available, err := lh.Available(ctx)
 	if err != nil {
 		return nil, err
@@ -155,7 +153,7 @@ func (r *RemediationReconciler) findTargets(ctx context.Context, s *scope, recor
 		return err
 	}
 	for i := range pods {
-		if why := workloads.Protected(&pods[i], s.rem.Spec.Release.LonghornNamespace); why != "" {
+		if why := workloads.Protected(&pods[i], s.rem.Spec.Release.LonghornNamespaceOrDefault()); why != "" {
 			s.obs.RefusedPods = append(s.obs.RefusedPods, pods[i].Namespace+"/"+pods[i].Name+" ("+why+")")
 			continue
 		}
@@ -207,15 +205,12 @@ func (r *RemediationReconciler) observeTarget(ctx context.Context, s *scope, lh 
 	ft.PodPresent, ft.ForceDeleted, ft.Finalizers = present, presence.ForceDeleted, presence.Finalizers
 
 	t.Volumes = append([]s3gwv1alpha1.TargetVolume(nil), t.Volumes...)
-	allReleased := true
 	for i := range t.Volumes {
 		v, err := r.observeVolume(ctx, s, lh, &t.Volumes[i])
 		if err != nil {
 			return ft, err
 		}
-		if v.Releasable() && !v.Released() {
-			allReleased = false
-		}
+		t.Volumes[i].State = v.State()
 		ft.Volumes = append(ft.Volumes, v)
 	}
 
@@ -229,16 +224,7 @@ func (r *RemediationReconciler) observeTarget(ctx context.Context, s *scope, lh 
 			ft.Replacement = &failover.Replacement{Name: replacement.Name, NodeName: replacement.NodeName}
 		}
 	}
-	switch {
-	case present:
-		t.State = s3gwv1alpha1.TargetFound
-	case !allReleased:
-		t.State = s3gwv1alpha1.TargetEvicted
-	case t.Replacement == nil:
-		t.State = s3gwv1alpha1.TargetReleased
-	default:
-		t.State = s3gwv1alpha1.TargetReplaced
-	}
+	t.State = ft.State()
 	return ft, nil
 }
 
@@ -270,10 +256,6 @@ func (r *RemediationReconciler) observeVolume(ctx context.Context, s *scope, lh 
 			v.Replicas = append(v.Replicas, failover.Replica{Name: replica.Name, Node: replica.Node,
 				Healthy: replica.Healthy, NodeReachable: reach.reachable, NodeState: reach.state})
 		}
-	}
-	tv.State = s3gwv1alpha1.VolumeAttached
-	if v.Released() {
-		tv.State = s3gwv1alpha1.VolumeReleased
 	}
 	return v, nil
 }
@@ -369,7 +351,7 @@ func (r *RemediationReconciler) taintRecordedByPeer(ctx context.Context, rem *s3
 	onNode := &corev1.Node{Spec: corev1.NodeSpec{Taints: []corev1.Taint{taint}}}
 	for i := range list.Items {
 		peer := &list.Items[i]
-		if peer.UID == rem.UID || fencing.NodeName(peer) != node {
+		if peer.UID == rem.UID || medik8s.NodeName(peer) != node {
 			continue
 		}
 		if recorded := recordedTaint(peer, taint); recorded != nil && fencing.Owns(onNode, *recorded) {

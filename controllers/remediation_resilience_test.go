@@ -37,8 +37,8 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client/interceptor"
 
 	s3gwv1alpha1 "github.com/s3gw-tech/s3gw-remediation/api/v1alpha1"
-	"github.com/s3gw-tech/s3gw-remediation/internal/fencing"
 	"github.com/s3gw-tech/s3gw-remediation/internal/longhorn"
+	"github.com/s3gw-tech/s3gw-remediation/internal/medik8s"
 )
 
 var _ = Describe("Remediation resilience", func() {
@@ -244,7 +244,7 @@ var _ = Describe("Remediation resilience", func() {
 		Expect(after.GetAnnotations()).To(Equal(before.GetAnnotations()))
 		Expect(after.GetLabels()).To(Equal(before.GetLabels()))
 		Expect(after.GetOwnerReferences()).To(Equal(before.GetOwnerReferences()))
-		Expect(fencing.NodeName(after)).To(Equal(s.w.nodeName("failed")))
+		Expect(medik8s.NodeName(after)).To(Equal(s.w.nodeName("failed")))
 	})
 })
 

@@ -37,10 +37,10 @@ import (
 	"github.com/s3gw-tech/s3gw-remediation/internal/fencing"
 )
 
-// updateStatus writes the pass's observation and decision into the
-// in-memory status; patchStatus persists it once, at the end of the pass.
-func (r *RemediationReconciler) updateStatus(ctx context.Context, s *scope) {
-	st := &s.rem.Status
+// setStatus writes the pass's observation and decision into the in-memory
+// status, and nothing else: no events, metrics or logs (recordTransition
+// has those). patchStatus persists it once, at the end of the pass.
+func setStatus(st *s3gwv1alpha1.S3GWRemediationStatus, s *scope) {
 	d := s.decision
 	st.NodeName = s.nodeName
 	st.LastError = ""
@@ -48,20 +48,13 @@ func (r *RemediationReconciler) updateStatus(ctx context.Context, s *scope) {
 	if st.StartTime == nil && controllerutil.ContainsFinalizer(s.rem, Finalizer) {
 		st.StartTime = &s.now
 	}
-
 	if d.RecordEpisode != nil {
 		st.FailureEpisode = failureEpisode(*d.RecordEpisode)
 	}
-	if d.RestartEpisode != nil {
-		logf.FromContext(ctx).Info("Starting over: the node failed again after the recorded failure")
-		restartEpisode(st, *d.RestartEpisode, s.now)
-		s.targets = nil
-	}
-	if d.RecordTargets {
-		logf.FromContext(ctx).Info("Recording s3gw pods on the node", "count", len(s.targets))
-		r.skippedVolumeEvents(ctx, s)
-	}
 	st.Targets = s.targets
+	if d.RestartEpisode != nil {
+		restartEpisode(st, *d.RestartEpisode, s.now)
+	}
 	if d.RecordOutOfServiceTaint {
 		// Stamped now, so the taint on the node is recognised as ours later.
 		taint := fencing.OutOfServiceTaint()
@@ -74,39 +67,60 @@ func (r *RemediationReconciler) updateStatus(ctx context.Context, s *scope) {
 	if d.Gate.Open && d.Phase != s3gwv1alpha1.PhaseWaitingForFencing {
 		st.FencingEvidence = d.Gate.Evidence
 	}
-	r.refusedPodsEvent(s)
 	for _, c := range d.Conditions {
 		// The pass's clock, not the wall clock, stamps transitions.
 		c.ObservedGeneration, c.LastTransitionTime = s.rem.Generation, s.now
 		meta.SetStatusCondition(&st.Conditions, c)
 	}
-
-	blocked := ""
-	if d.Phase == s3gwv1alpha1.PhaseWaitingForFencing {
-		blocked = strings.Join(d.Gate.MissingSources, ",")
-		if d.Gate.Open {
-			// Open on storage isolation only, while the release needs more.
-			blocked = "ShutdownProof"
-		}
-	}
-	r.Metrics.SetFencingBlocked(s.rem.UID, blocked)
-
-	if d.Phase == st.Phase {
-		return
-	}
-	if st.Phase != "" && st.PhaseTransitionTime != nil {
-		r.Metrics.PhaseEnded(string(st.Phase), since(s.now, st.PhaseTransitionTime))
-	}
-	logf.FromContext(ctx).Info("Entering phase", "phase", d.Phase, "from", st.Phase)
-	previous := st.Phase
-	st.Phase, st.PhaseTransitionTime = d.Phase, &s.now
-	if final(d.Phase) && !final(previous) {
-		r.Metrics.RemediationEnded(string(d.Phase), conditionReason(d, s3gwv1alpha1.ConditionSucceeded))
+	if d.Phase != st.Phase {
+		st.Phase, st.PhaseTransitionTime = d.Phase, &s.now
 	}
 	if d.Finished() && st.CompletionTime == nil {
 		st.CompletionTime = &s.now
 	}
-	r.phaseEvent(s, d.Phase)
+}
+
+// recordTransition is the one place a pass's transitions are told: its
+// logs, events and metrics, judged by comparing the status before the pass
+// with the status setStatus made.
+func (r *RemediationReconciler) recordTransition(ctx context.Context, s *scope, before s3gwv1alpha1.S3GWRemediationStatus) {
+	log := logf.FromContext(ctx)
+	d, after := s.decision, &s.rem.Status
+	if d.RestartEpisode != nil {
+		log.Info("Starting over: the node failed again after the recorded failure")
+	}
+	if d.RecordTargets {
+		log.Info("Recording s3gw pods on the node", "count", len(after.Targets))
+		r.skippedVolumeEvents(ctx, s)
+	}
+	r.refusedPodsEvent(s, &before)
+	r.Metrics.SetFencingBlocked(s.rem.UID, fencingBlocked(d))
+
+	if before.Phase == after.Phase {
+		return
+	}
+	if before.Phase != "" && before.PhaseTransitionTime != nil {
+		r.Metrics.PhaseEnded(string(before.Phase), since(s.now, before.PhaseTransitionTime))
+	}
+	log.Info("Entering phase", "phase", after.Phase, "from", before.Phase)
+	if final(after.Phase) && !final(before.Phase) {
+		r.Metrics.RemediationEnded(string(after.Phase), conditionReason(d, s3gwv1alpha1.ConditionSucceeded))
+	}
+	r.phaseEvent(s, after.Phase)
+}
+
+// fencingBlocked names what a remediation waiting for fencing misses, for
+// the fencing_blocked gauge; "" when it is not waiting.
+func fencingBlocked(d failover.Decision) string {
+	switch {
+	case d.Phase != s3gwv1alpha1.PhaseWaitingForFencing:
+		return ""
+	case d.Gate.Open:
+		// Open on storage isolation only, while the release needs more.
+		return "ShutdownProof"
+	default:
+		return strings.Join(d.Gate.MissingSources, ",")
+	}
 }
 
 // failureEpisode converts a failure episode for status.
@@ -143,12 +157,12 @@ func withoutTaint(taints []corev1.Taint, taint corev1.Taint) []corev1.Taint {
 
 // refusedPodsEvent warns, when it changes, that the selector matches pods
 // the controller never touches.
-func (r *RemediationReconciler) refusedPodsEvent(s *scope) {
-	next := findCondition(s.decision.Conditions, s3gwv1alpha1.ConditionWorkloadSelectorValid)
+func (r *RemediationReconciler) refusedPodsEvent(s *scope, before *s3gwv1alpha1.S3GWRemediationStatus) {
+	next := s.decision.Condition(s3gwv1alpha1.ConditionWorkloadSelectorValid)
 	if next == nil || next.Reason != s3gwv1alpha1.ReasonSelectsProtectedPods {
 		return
 	}
-	prev := meta.FindStatusCondition(s.rem.Status.Conditions, s3gwv1alpha1.ConditionWorkloadSelectorValid)
+	prev := meta.FindStatusCondition(before.Conditions, s3gwv1alpha1.ConditionWorkloadSelectorValid)
 	if prev != nil && prev.Reason == next.Reason && prev.Message == next.Message {
 		return
 	}

@@ -44,8 +44,8 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/source"
 
 	s3gwv1alpha1 "github.com/s3gw-tech/s3gw-remediation/api/v1alpha1"
-	"github.com/s3gw-tech/s3gw-remediation/internal/fencing"
 	"github.com/s3gw-tech/s3gw-remediation/internal/longhorn"
+	"github.com/s3gw-tech/s3gw-remediation/internal/medik8s"
 )
 
 // podNodeField indexes the cached pods by node, so a pass lists the s3gw
@@ -107,7 +107,7 @@ func readyCondition(node *corev1.Node) corev1.NodeCondition {
 
 func (r *RemediationReconciler) remediationsForNode(ctx context.Context, obj client.Object) []reconcile.Request {
 	return r.remediationsMatching(ctx, func(rem *s3gwv1alpha1.S3GWRemediation) bool {
-		return fencing.NodeName(rem) == obj.GetName()
+		return medik8s.NodeName(rem) == obj.GetName()
 	})
 }
 
@@ -117,7 +117,7 @@ func (r *RemediationReconciler) remediationsForAttachment(ctx context.Context, o
 		return nil
 	}
 	return r.remediationsMatching(ctx, func(rem *s3gwv1alpha1.S3GWRemediation) bool {
-		return fencing.NodeName(rem) == va.Spec.NodeName
+		return medik8s.NodeName(rem) == va.Spec.NodeName
 	})
 }
 
@@ -129,7 +129,7 @@ func (r *RemediationReconciler) remediationsForPod(ctx context.Context, obj clie
 		return nil
 	}
 	return r.remediationsMatching(ctx, func(rem *s3gwv1alpha1.S3GWRemediation) bool {
-		return fencing.NodeName(rem) == pod.Spec.NodeName || slices.ContainsFunc(rem.Status.Targets,
+		return medik8s.NodeName(rem) == pod.Spec.NodeName || slices.ContainsFunc(rem.Status.Targets,
 			func(t s3gwv1alpha1.TargetPod) bool { return t.Namespace == pod.Namespace })
 	})
 }
@@ -137,9 +137,9 @@ func (r *RemediationReconciler) remediationsForPod(ctx context.Context, obj clie
 // remediationsForEvidence wakes the remediations of the node another
 // remediator's CR is for.
 func (r *RemediationReconciler) remediationsForEvidence(ctx context.Context, obj client.Object) []reconcile.Request {
-	node := fencing.NodeName(obj)
+	node := medik8s.NodeName(obj)
 	return r.remediationsMatching(ctx, func(rem *s3gwv1alpha1.S3GWRemediation) bool {
-		return fencing.NodeName(rem) == node
+		return medik8s.NodeName(rem) == node
 	})
 }
 

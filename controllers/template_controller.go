@@ -38,7 +38,7 @@ import (
 // so the webhook, whose failure policy is Ignore) was down, or with an
 // install that serves no webhook (config/default without cert-manager).
 type TemplateReconciler struct {
-	client.Client
+	Client client.Client
 }
 
 // NHC watches templates and lists them for its webhook; we annotate them, and
@@ -48,7 +48,7 @@ type TemplateReconciler struct {
 // Reconcile adds the annotation if it is missing.
 func (r *TemplateReconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Result, error) {
 	t := &s3gwv1alpha1.S3GWRemediationTemplate{}
-	if err := r.Get(ctx, req.NamespacedName, t); err != nil {
+	if err := r.Client.Get(ctx, req.NamespacedName, t); err != nil {
 		return ctrl.Result{}, client.IgnoreNotFound(err)
 	}
 	patch := client.MergeFrom(t.DeepCopy())
@@ -56,7 +56,7 @@ func (r *TemplateReconciler) Reconcile(ctx context.Context, req ctrl.Request) (c
 		return ctrl.Result{}, nil
 	}
 	logf.FromContext(ctx).Info("Annotating template for multiple-templates support")
-	if err := r.Patch(ctx, t, patch); err != nil {
+	if err := r.Client.Patch(ctx, t, patch); err != nil {
 		return ctrl.Result{}, fmt.Errorf("annotating S3GWRemediationTemplate %s: %w", req.NamespacedName, err)
 	}
 	return ctrl.Result{}, nil

@@ -48,6 +48,7 @@ import (
 	"github.com/s3gw-tech/s3gw-remediation/internal/metrics"
 	"github.com/s3gw-tech/s3gw-remediation/internal/nhc"
 	"github.com/s3gw-tech/s3gw-remediation/internal/testenv"
+	"github.com/s3gw-tech/s3gw-remediation/internal/workloads"
 )
 
 const longhornNS = "longhorn-system"
@@ -188,6 +189,9 @@ type gateway struct {
 	healthy    string // node the replacement is scheduled to
 	longhorn   bool   // the volume is a Longhorn CSI volume
 	exclusive  bool   // the volume is ReadWriteOnce: one node at a time
+	// stuck keeps the replacement from ever becoming Ready (say, its image
+	// cannot be pulled).
+	stuck bool
 }
 
 type gatewayOption func(*gatewayOptions)
@@ -474,7 +478,7 @@ func (w *world) replicaSetController() {
 			continue
 		}
 		replacement := owned[0]
-		if replacement.Spec.NodeName != g.healthy || podReady(&replacement) || w.multiAttach(g) {
+		if g.stuck || replacement.Spec.NodeName != g.healthy || workloads.PodReady(&replacement) || w.multiAttach(g) {
 			continue
 		}
 		if g.longhorn {
@@ -496,15 +500,6 @@ func (w *world) multiAttach(g *gateway) bool {
 	for _, va := range vas.Items {
 		if va.Spec.Source.PersistentVolumeName != nil && *va.Spec.Source.PersistentVolumeName == g.pv {
 			return true
-		}
-	}
-	return false
-}
-
-func podReady(pod *corev1.Pod) bool {
-	for _, c := range pod.Status.Conditions {
-		if c.Type == corev1.PodReady {
-			return c.Status == corev1.ConditionTrue
 		}
 	}
 	return false

@@ -18,7 +18,6 @@ package v1alpha1_test
 
 import (
 	"strings"
-	"time"
 
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
@@ -47,18 +46,22 @@ var _ = Describe("S3GWRemediation schema", func() {
 		rem := &s3gwv1alpha1.S3GWRemediation{ObjectMeta: metav1.ObjectMeta{Name: "defaults", Namespace: "default"}}
 		Expect(k8sClient.Create(ctx, rem)).To(Succeed())
 
+		// The CRD's defaults and the Go ones (the OrDefault methods) must
+		// not drift apart.
 		spec := rem.Spec
-		Expect(spec.WorkloadSelector).NotTo(BeNil())
-		Expect(spec.WorkloadSelector.MatchLabels).To(Equal(map[string]string{
-			"app.kubernetes.io/name": "s3gw", "app.kubernetes.io/component": "gateway",
-		}))
+		Expect(spec.WorkloadSelector).To(Equal(s3gwv1alpha1.DefaultWorkloadSelector()))
 		Expect(spec.Fencing.Mode).To(Equal(s3gwv1alpha1.FencingModeRequireEvidence))
 		Expect(spec.Fencing.OutOfServiceTaint).To(HaveValue(BeTrue()))
 		Expect(spec.Fencing.StorageIsolation).To(HaveValue(BeTrue()))
 		Expect(spec.Release.Strategy).To(Equal(s3gwv1alpha1.ReleaseControllerDetach))
-		Expect(spec.Release.LonghornNamespace).To(Equal("longhorn-system"))
-		Expect(spec.ReplacementTimeout).To(HaveValue(Equal(metav1.Duration{Duration: 5 * time.Minute})))
-		Expect(spec.ReleaseTimeout).To(HaveValue(Equal(metav1.Duration{Duration: 2 * time.Minute})))
+		Expect(spec.Release.LonghornNamespace).To(Equal(s3gwv1alpha1.DefaultLonghornNamespace))
+		Expect(spec.ReplacementTimeout).To(HaveValue(Equal(metav1.Duration{Duration: s3gwv1alpha1.DefaultReplacementTimeout})))
+		Expect(spec.ReleaseTimeout).To(HaveValue(Equal(metav1.Duration{Duration: s3gwv1alpha1.DefaultReleaseTimeout})))
+		empty := s3gwv1alpha1.S3GWRemediationSpec{}
+		Expect(empty.WorkloadSelectorOrDefault()).To(Equal(spec.WorkloadSelector))
+		Expect(empty.Release.LonghornNamespaceOrDefault()).To(Equal(spec.Release.LonghornNamespace))
+		Expect(empty.ReleaseTimeoutOrDefault()).To(Equal(spec.ReleaseTimeout.Duration))
+		Expect(empty.ReplacementTimeoutOrDefault()).To(Equal(spec.ReplacementTimeout.Duration))
 	})
 
 	It("keeps an evidence source switched off", func() {

@@ -448,6 +448,55 @@ const (
 	DefaultReleaseTimeout     = 2 * time.Minute
 )
 
+// Defaults the API server fills in; the OrDefault methods apply them for
+// Go callers that build specs themselves (tests, older objects).
+const (
+	DefaultLonghornNamespace = "longhorn-system"
+	DefaultConditionType     = "Succeeded"
+)
+
+// DefaultWorkloadSelector matches the s3gw Helm chart's gateway pods, not
+// its UI or COSI pods.
+func DefaultWorkloadSelector() *metav1.LabelSelector {
+	return &metav1.LabelSelector{MatchLabels: map[string]string{
+		"app.kubernetes.io/name":      "s3gw",
+		"app.kubernetes.io/component": "gateway",
+	}}
+}
+
+// WorkloadSelectorOrDefault is spec.workloadSelector, or its default.
+func (s S3GWRemediationSpec) WorkloadSelectorOrDefault() *metav1.LabelSelector {
+	if s.WorkloadSelector != nil {
+		return s.WorkloadSelector
+	}
+	return DefaultWorkloadSelector()
+}
+
+// LonghornNamespaceOrDefault is release.longhornNamespace, or its default.
+func (r ReleaseSpec) LonghornNamespaceOrDefault() string {
+	if r.LonghornNamespace != "" {
+		return r.LonghornNamespace
+	}
+	return DefaultLonghornNamespace
+}
+
+// ConditionTypeOrDefault is the remediator's proving condition, or Succeeded.
+func (r RemediatorEvidence) ConditionTypeOrDefault() string {
+	return conditionTypeOrDefault(r.ConditionType)
+}
+
+// ConditionTypeOrDefault is the delegate's proving condition, or Succeeded.
+func (d DelegateFencing) ConditionTypeOrDefault() string {
+	return conditionTypeOrDefault(d.ConditionType)
+}
+
+func conditionTypeOrDefault(t string) string {
+	if t == "" {
+		return DefaultConditionType
+	}
+	return t
+}
+
 // ReleaseTimeoutOrDefault is spec.releaseTimeout, or its default.
 func (s S3GWRemediationSpec) ReleaseTimeoutOrDefault() time.Duration {
 	if s.ReleaseTimeout != nil {

@@ -98,14 +98,20 @@ func (d Decision) Destructive() bool {
 	return len(d.Evict) > 0 || len(d.UnmarkInUse) > 0 || len(d.DeleteAttachments) > 0 || d.AddOutOfServiceTaint
 }
 
-// Finished reports whether the remediation reached Succeeded=True.
-func (d Decision) Finished() bool {
-	for _, c := range d.Conditions {
-		if c.Type == s3gwv1alpha1.ConditionSucceeded {
-			return c.Status == metav1.ConditionTrue
+// Condition returns the decision's condition of the type, or nil.
+func (d Decision) Condition(condType string) *metav1.Condition {
+	for i := range d.Conditions {
+		if d.Conditions[i].Type == condType {
+			return &d.Conditions[i]
 		}
 	}
-	return false
+	return nil
+}
+
+// Finished reports whether the remediation reached Succeeded=True.
+func (d Decision) Finished() bool {
+	c := d.Condition(s3gwv1alpha1.ConditionSucceeded)
+	return c != nil && c.Status == metav1.ConditionTrue
 }
 
 func condition(condType string, status metav1.ConditionStatus, reason, message string) metav1.Condition {

@@ -138,6 +138,21 @@ type Target struct {
 	Replacement *Replacement
 }
 
+// State is where the target's move is, for status: its pod still in the
+// API, then its volumes released, then a replacement Ready elsewhere.
+func (t Target) State() s3gwv1alpha1.TargetState {
+	switch {
+	case t.PodPresent:
+		return s3gwv1alpha1.TargetFound
+	case !allReleased([]Target{t}):
+		return s3gwv1alpha1.TargetEvicted
+	case t.Replacement == nil:
+		return s3gwv1alpha1.TargetReleased
+	default:
+		return s3gwv1alpha1.TargetReplaced
+	}
+}
+
 // displayName names the target in messages: its pod, or for a target whose
 // pod was already gone, its first claim.
 func (t Target) displayName() string {
@@ -200,6 +215,19 @@ func (v Volume) healthyReplicaElsewhere(failedNode string) bool {
 
 // Releasable is true for the volumes this controller releases.
 func (v Volume) Releasable() bool { return v.SkipReason == "" }
+
+// State is the volume's state for status: skipped, or attached to the
+// failed node until nothing attaches it there.
+func (v Volume) State() s3gwv1alpha1.VolumeState {
+	switch {
+	case !v.Releasable():
+		return s3gwv1alpha1.VolumeSkipped
+	case v.Released():
+		return s3gwv1alpha1.VolumeReleased
+	default:
+		return s3gwv1alpha1.VolumeAttached
+	}
+}
 
 // Released is true once nothing attaches the volume to the failed node.
 func (v Volume) Released() bool { return len(v.Attachments) == 0 && len(v.Tickets) == 0 }

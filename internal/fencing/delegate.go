@@ -34,6 +34,7 @@ import (
 
 	s3gwv1alpha1 "github.com/s3gw-tech/s3gw-remediation/api/v1alpha1"
 	"github.com/s3gw-tech/s3gw-remediation/internal/failover"
+	"github.com/s3gw-tech/s3gw-remediation/internal/medik8s"
 )
 
 // DelegateError is a delegate configuration problem that retrying cannot fix.
@@ -114,12 +115,12 @@ func (d Delegate) Observe(ctx context.Context, rem *s3gwv1alpha1.S3GWRemediation
 		cr := &crs[i]
 		switch {
 		case ownedBy(cr, rem):
-			state.Own = evidenceOf(cr, conditionType(spec.ConditionType))
+			state.Own = evidenceOf(cr, spec.ConditionTypeOrDefault())
 			state.Own.Name = cr.GetName()
 			state.Ref = &corev1.ObjectReference{APIVersion: cr.GetAPIVersion(), Kind: cr.GetKind(),
 				Namespace: cr.GetNamespace(), Name: cr.GetName(), UID: cr.GetUID()}
-		case NodeName(cr) == node && cr.GetDeletionTimestamp() == nil:
-			state.Others = append(state.Others, *evidenceOf(cr, conditionType(spec.ConditionType)))
+		case medik8s.NodeName(cr) == node && cr.GetDeletionTimestamp() == nil:
+			state.Others = append(state.Others, *evidenceOf(cr, spec.ConditionTypeOrDefault()))
 		}
 	}
 	if state.Own != nil {

@@ -21,7 +21,6 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/medik8s/common/pkg/annotations"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -32,17 +31,8 @@ import (
 
 	s3gwv1alpha1 "github.com/s3gw-tech/s3gw-remediation/api/v1alpha1"
 	"github.com/s3gw-tech/s3gw-remediation/internal/failover"
+	"github.com/s3gw-tech/s3gw-remediation/internal/medik8s"
 )
-
-// NodeName returns the node a remediation CR is for: the medik8s node-name
-// annotation, else the CR's name (NHC names CRs after nodes unless it
-// generates names).
-func NodeName(obj metav1.Object) string {
-	if name := obj.GetAnnotations()[annotations.NodeNameAnnotation]; name != "" {
-		return name
-	}
-	return obj.GetName()
-}
 
 // Remediators finds, in every namespace, the CRs of the listed kinds that
 // remediate node, and whether each one's proving condition is True. A kind
@@ -74,11 +64,11 @@ func Remediators(ctx context.Context, reader client.Reader, listed []s3gwv1alpha
 		}
 		for i := range list.Items {
 			item := &list.Items[i]
-			if NodeName(item) != node || item.GetDeletionTimestamp() != nil {
+			if medik8s.NodeName(item) != node || item.GetDeletionTimestamp() != nil {
 				continue
 			}
 			cr := failover.RemediatorCR{Kind: l.Kind, Name: item.GetNamespace() + "/" + item.GetName()}
-			cr.Fenced, cr.FencedAt = ConditionTrue(item, conditionType(l.ConditionType))
+			cr.Fenced, cr.FencedAt = ConditionTrue(item, l.ConditionTypeOrDefault())
 			out = append(out, cr)
 		}
 	}
@@ -95,13 +85,6 @@ func RemediatorKinds(listed []s3gwv1alpha1.RemediatorEvidence) []schema.GroupVer
 		}
 	}
 	return out
-}
-
-func conditionType(t string) string {
-	if t == "" {
-		return s3gwv1alpha1.ConditionSucceeded
-	}
-	return t
 }
 
 // ConditionTrue reports whether status.conditions holds condType=True, and

@@ -32,11 +32,13 @@ import (
 	"k8s.io/apimachinery/pkg/util/intstr"
 	"k8s.io/utils/clock"
 	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	"github.com/s3gw-tech/s3gw-remediation/internal/medik8s"
 )
 
 // Contract constants NHC uses that medik8s/common does not export.
 const (
-	TemplateNameAnnotation = "remediation.medik8s.io/template-name"
+	TemplateNameAnnotation = medik8s.TemplateNameAnnotation
 	PartOfLabel            = "app.kubernetes.io/part-of"
 	PartOfValue            = "node-healthcheck-controller"
 	ControlPlaneLabel      = "remediation.medik8s.io/isControlPlaneNode"

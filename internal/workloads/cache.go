@@ -37,7 +37,7 @@ func Covered(spec s3gwv1alpha1.S3GWRemediationSpec, cached labels.Selector) bool
 	if !selectable {
 		return false
 	}
-	sel := Selector(spec)
+	sel := spec.WorkloadSelectorOrDefault()
 	for _, r := range reqs {
 		if !implies(sel, r) {
 			return false

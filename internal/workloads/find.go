@@ -28,20 +28,6 @@ import (
 	s3gwv1alpha1 "github.com/s3gw-tech/s3gw-remediation/api/v1alpha1"
 )
 
-// DefaultSelector matches the s3gw Helm chart's gateway pods.
-var DefaultSelector = &metav1.LabelSelector{MatchLabels: map[string]string{
-	"app.kubernetes.io/name":      "s3gw",
-	"app.kubernetes.io/component": "gateway",
-}}
-
-// Selector returns the spec's workload selector, or the default.
-func Selector(spec s3gwv1alpha1.S3GWRemediationSpec) *metav1.LabelSelector {
-	if spec.WorkloadSelector != nil {
-		return spec.WorkloadSelector
-	}
-	return DefaultSelector
-}
-
 // InvalidSelectorError is a workloadSelector the API server accepted but
 // that does not parse (e.g. an invalid label key); retrying cannot fix it.
 type InvalidSelectorError struct{ Err error }
@@ -53,7 +39,7 @@ func (e *InvalidSelectorError) Unwrap() error { return e.Err }
 // List lists the pods matching the spec's selector in its namespaces, on
 // node when node is not empty. The API server filters by label and node.
 func List(ctx context.Context, reader client.Reader, spec s3gwv1alpha1.S3GWRemediationSpec, node string) ([]corev1.Pod, error) {
-	selector, err := metav1.LabelSelectorAsSelector(Selector(spec))
+	selector, err := metav1.LabelSelectorAsSelector(spec.WorkloadSelectorOrDefault())
 	if err != nil {
 		return nil, &InvalidSelectorError{Err: err}
 	}

@@ -32,6 +32,8 @@ import (
 	"k8s.io/apimachinery/pkg/util/wait"
 	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	"github.com/s3gw-tech/s3gw-remediation/internal/workloads"
 )
 
 // TestNodeFailureAndRecovery boots a compressed cluster, runs a pod on a
@@ -135,7 +137,7 @@ func runPausePod(ctx context.Context, t *testing.T, c *Cluster, nodeName string)
 			return false, err
 		}
 		for _, p := range pods.Items {
-			if p.Status.Phase == corev1.PodRunning && podReady(&p) && p.Spec.NodeName == nodeName {
+			if p.Status.Phase == corev1.PodRunning && workloads.PodReady(&p) && p.Spec.NodeName == nodeName {
 				name = p.Name
 				return true, nil
 			}
@@ -146,15 +148,6 @@ func runPausePod(ctx context.Context, t *testing.T, c *Cluster, nodeName string)
 		t.Fatalf("no Ready pause pod on %s: %v", nodeName, err)
 	}
 	return name
-}
-
-func podReady(p *corev1.Pod) bool {
-	for _, cond := range p.Status.Conditions {
-		if cond.Type == corev1.PodReady {
-			return cond.Status == corev1.ConditionTrue
-		}
-	}
-	return false
 }
 
 // assertStopLeavesNoProcess stops the cluster and checks that no component

@@ -30,6 +30,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/s3gw-tech/s3gw-remediation/internal/longhorn"
+	"github.com/s3gw-tech/s3gw-remediation/internal/workloads"
 	"github.com/s3gw-tech/s3gw-remediation/test/cluster"
 	"github.com/s3gw-tech/s3gw-remediation/test/longhornsim"
 )
@@ -112,7 +113,7 @@ func TestBaselineFailoverStaysStuck(t *testing.T) {
 		if err := e.c.Get(ctx, client.ObjectKeyFromObject(&replacement), &p); err != nil {
 			return false, err
 		}
-		return !podReady(&p) && p.Annotations[cluster.VolumesMountedAnnotation] == "", nil
+		return !workloads.PodReady(&p) && p.Annotations[cluster.VolumesMountedAnnotation] == "", nil
 	})
 	t.Logf("Baseline still stuck %s after failing", time.Since(failedAt).Round(time.Millisecond))
 

@@ -41,6 +41,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/s3gw-tech/s3gw-remediation/internal/longhorn"
+	"github.com/s3gw-tech/s3gw-remediation/internal/workloads"
 	"github.com/s3gw-tech/s3gw-remediation/test/cluster"
 	"github.com/s3gw-tech/s3gw-remediation/test/longhornsim"
 )
@@ -196,7 +197,7 @@ func (e *env) waitForReadyGateway(timeout time.Duration) corev1.Pod {
 	e.eventually("a Ready gateway pod", timeout, func(ctx context.Context) (bool, error) {
 		pods, err := e.gatewayPods(ctx)
 		for _, p := range pods {
-			if p.DeletionTimestamp.IsZero() && p.Status.Phase == corev1.PodRunning && podReady(&p) {
+			if p.DeletionTimestamp.IsZero() && p.Status.Phase == corev1.PodRunning && workloads.PodReady(&p) {
 				ready = p
 				return true, nil
 			}
@@ -204,15 +205,6 @@ func (e *env) waitForReadyGateway(timeout time.Duration) corev1.Pod {
 		return false, err
 	})
 	return ready
-}
-
-func podReady(p *corev1.Pod) bool {
-	for _, c := range p.Status.Conditions {
-		if c.Type == corev1.PodReady {
-			return c.Status == corev1.ConditionTrue
-		}
-	}
-	return false
 }
 
 // attachment returns the storage.k8s.io VolumeAttachment of the volume on

@@ -34,7 +34,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	s3gwv1alpha1 "github.com/s3gw-tech/s3gw-remediation/api/v1alpha1"
-	"github.com/s3gw-tech/s3gw-remediation/internal/fencing"
+	"github.com/s3gw-tech/s3gw-remediation/internal/medik8s"
 )
 
 // Milestone is one step of a failover, as seen from the API.
@@ -415,7 +415,7 @@ func (t *tracker) evaluateRemediation(ctx context.Context, r *Run, now time.Time
 	}
 	for i := range rems.Items {
 		rem := &rems.Items[i]
-		if fencing.NodeName(rem) != r.Node || r.knownCRs[rem.UID] {
+		if medik8s.NodeName(rem) != r.Node || r.knownCRs[rem.UID] {
 			continue
 		}
 		r.mu.Lock()
@@ -491,7 +491,7 @@ func (e *Env) RemediationFor(ctx context.Context, node string) (*s3gwv1alpha1.S3
 		return nil, fmt.Errorf("listing S3GWRemediations: %w", err)
 	}
 	for i := range rems.Items {
-		if fencing.NodeName(&rems.Items[i]) == node {
+		if medik8s.NodeName(&rems.Items[i]) == node {
 			return &rems.Items[i], nil
 		}
 	}
