@@ -84,7 +84,7 @@ func (m *manager) watch(changes []change) {
 	for _, c := range changes {
 		switch c.gvk {
 		case gvkRemediation:
-			m.queue.add(types.NamespacedName{Namespace: c.namespace, Name: c.name}, m.w.now)
+			m.queue.watch(types.NamespacedName{Namespace: c.namespace, Name: c.name}, m.w.now)
 		case gvkNode:
 			m.enqueueNode(c.name)
 		case gvkKubeAttachment:
@@ -96,7 +96,7 @@ func (m *manager) watch(changes []change) {
 func (m *manager) enqueueNode(node string) {
 	for _, rem := range m.w.api.remediations() {
 		if fencing.NodeName(rem) == node {
-			m.queue.add(client.ObjectKeyFromObject(rem), m.w.now)
+			m.queue.watch(client.ObjectKeyFromObject(rem), m.w.now)
 		}
 	}
 }
@@ -112,8 +112,9 @@ func (m *manager) dispatch() {
 		m.w.tracef("ctrl", "manager restarted")
 	}
 	m.watch(changes)
+	m.queue.resume(m.w.now, m.w.version())
 	for range maxReconcilesPerStep {
-		key, ok := m.queue.pop(m.w.now)
+		key, ok := m.queue.pop(m.w.now, m.w.version())
 		if !ok {
 			return
 		}
@@ -140,7 +141,7 @@ func (m *manager) reconcile(key types.NamespacedName) {
 	if err != nil {
 		m.w.tracef("ctrl", "reconcile %s: error %v", key.Name, err)
 	}
-	m.queue.done(key, res, err, m.w.now)
+	m.queue.done(key, res, err, m.w.now, m.w.version())
 }
 
 // next is when the manager next has something to do.

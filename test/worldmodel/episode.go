@@ -60,13 +60,14 @@ func runEpisode(seed uint64, i int, mode s3gwv1alpha1.FencingMode, tr *trace) re
 		moved: w.stats.moved, steps: w.steps, reconciles: w.reconciles, trace: tr}
 }
 
-// run steps the world and the manager until the deadline, at every
-// requested wake, base tick or due reconcile.
+// run steps the world at its wakes (requested, base ticks) and runs the
+// manager after each step and at its own due times.
 func (w *World) run(m *manager, until time.Time) {
 	for {
 		next := w.nextWake()
+		worldDue := true
 		if due, ok := m.next(); ok && due.Before(next) {
-			next = due
+			next, worldDue = due, false
 		}
 		if !next.After(w.now) {
 			next = w.now.Add(time.Millisecond)
@@ -76,7 +77,9 @@ func (w *World) run(m *manager, until time.Time) {
 		}
 		w.now = next
 		changes := w.api.reactive
-		w.step()
+		if worldDue {
+			w.step()
+		}
 		m.dispatch()
 		if w.api.reactive != changes {
 			w.wakeAt(w.now.Add(between(w.rnd, 100*time.Millisecond, time.Second)))

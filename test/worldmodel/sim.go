@@ -158,6 +158,9 @@ func (w *World) tick(period int64) bool {
 	return false
 }
 
+// version is the world's state identity for the workqueue.
+func (w *World) version() version { return version{rv: w.api.rv, steps: w.steps} }
+
 func (w *World) unix() int64            { return int64(w.now.Sub(w.start) / time.Second) }
 func (w *World) at(sec int64) time.Time { return w.start.Add(time.Duration(sec) * time.Second) }
 func (w *World) seconds() float64       { return w.now.Sub(w.start).Seconds() }
