@@ -134,7 +134,7 @@ func worldmodel(tmp, overlay string, episodes int, seed string) (*report, error)
 	output, runErr := cmd.CombinedOutput()
 	data, err := os.ReadFile(out)
 	if err != nil {
-		return nil, fmt.Errorf("no report (%v):\n%s", runErr, output)
+		return nil, fmt.Errorf("no report (%w):\n%s", runErr, output)
 	}
 	r := &report{}
 	return r, json.Unmarshal(data, r)
