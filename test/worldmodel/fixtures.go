@@ -85,7 +85,7 @@ func (w *World) buildInstance(i int, spec InstanceSpec) {
 	w.volumes = append(w.volumes, v)
 	release := fmt.Sprintf("gw%d", i)
 	rs := w.buildWorkload(release)
-	pod := newGatewayPod(rs, w.suffix(), release)
+	pod := w.newGatewayPod(rs, release)
 	pod.Spec.NodeName = node.Name
 	setPodRunning(pod, w.now)
 	w.api.create(pod)
@@ -119,8 +119,17 @@ func (w *World) buildWorkload(release string) *appsv1.ReplicaSet {
 }
 
 // newGatewayPod is the chart's gateway pod as admission leaves it: the
-// default 300 s not-ready/unreachable tolerations and a 30 s grace period.
-func newGatewayPod(rs *appsv1.ReplicaSet, suffix, release string) *corev1.Pod {
+// default 300 s not-ready/unreachable tolerations and a 30 s grace period,
+// plus the scenario's foreign finalizer.
+func (w *World) newGatewayPod(rs *appsv1.ReplicaSet, release string) *corev1.Pod {
+	pod := gatewayPod(rs, w.suffix(), release)
+	if w.sc.PodFinalizer > 0 {
+		pod.Finalizers = []string{foreignFinalizer}
+	}
+	return pod
+}
+
+func gatewayPod(rs *appsv1.ReplicaSet, suffix, release string) *corev1.Pod {
 	tolerate := func(key string) corev1.Toleration {
 		return corev1.Toleration{Key: key, Operator: corev1.TolerationOpExists, Effect: corev1.TaintEffectNoExecute,
 			TolerationSeconds: ptr.To(int64(300))}

@@ -103,6 +103,7 @@ func (w *World) longhornVolumes() {
 			}
 		}
 		w.rebuild(v)
+		w.syncEngineStatus(v)
 		w.syncReplicaStatus(v)
 		w.syncTicketStatus(v, lv)
 	}
@@ -324,6 +325,27 @@ func (w *World) rebuild(v *Volume) {
 		ecr.Status.ReplicaModeMap[r.Name] = "RW"
 		w.api.touch(ecr)
 		w.tracef("longhorn", "%s: replica %s on %s rebuilt from engine e%d (length %+d)", v.Name, r.Name, r.Node.Name, e.Seq, -discarded)
+	}
+}
+
+// syncEngineStatus reports the current engine: unknown on a down node.
+func (w *World) syncEngineStatus(v *Volume) {
+	e := v.current
+	if e == nil {
+		return
+	}
+	state := stateStopped
+	switch {
+	case w.longhornDown(e.Node.Name):
+		state = "unknown"
+	case !w.longhornReaches(e.Node):
+		return
+	case e.Running:
+		state = stateRunning
+	}
+	if ecr := w.api.longhornEngine(v.Name + "-e-0"); ecr.Status.CurrentState != state {
+		ecr.Status.CurrentState = state
+		w.api.touch(ecr)
 	}
 }
 

@@ -17,6 +17,8 @@ limitations under the License.
 package worldmodel
 
 import (
+	"slices"
+
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -35,7 +37,7 @@ func (w *World) replicaSets() {
 		}
 		if active == 0 {
 			release := rs.Labels["app.kubernetes.io/instance"]
-			pod := newGatewayPod(rs, w.suffix(), release)
+			pod := w.newGatewayPod(rs, release)
 			w.api.create(pod)
 			w.tracef("kcm", "ReplicaSet %s created pod %s", rs.Name, pod.Name)
 		}
@@ -75,4 +77,33 @@ func (w *World) schedulable(p *corev1.Pod, node *corev1.Node) bool {
 		}
 	}
 	return true
+}
+
+// foreignFinalizer is another controller's finalizer on gateway pods: a
+// deleted pod stays in the API (terminating) until it lets go.
+const foreignFinalizer = "example.com/pod-protection"
+
+// releaseFinalizers is that controller: it removes its finalizer a while
+// after the pod's deletion began.
+func (w *World) releaseFinalizers() {
+	if w.sc.PodFinalizer == 0 {
+		return
+	}
+	for _, p := range w.api.pods() {
+		if !podTerminating(p) || !slices.Contains(p.Finalizers, foreignFinalizer) {
+			continue
+		}
+		since, ok := w.terminating[p.UID]
+		if !ok {
+			w.terminating[p.UID] = w.now
+			since = w.now
+		}
+		if due := since.Add(w.sc.PodFinalizer); w.now.Before(due) {
+			w.wakeAt(due)
+			continue
+		}
+		p.Finalizers = slices.DeleteFunc(p.Finalizers, func(f string) bool { return f == foreignFinalizer })
+		w.api.touch(p)
+		w.tracef("kcm", "foreign finalizer released pod %s", p.Name)
+	}
 }

@@ -40,6 +40,9 @@ type Scenario struct {
 	Admin         AdminSpec
 	Stale         []StaleEvidence
 	Faults        []Fault
+	// PodFinalizer, when set, is how long a foreign finalizer (some other
+	// controller's) keeps a deleted gateway pod in the API.
+	PodFinalizer time.Duration
 	// CrashRate is the chance the manager dies right after a committed write.
 	CrashRate float64
 	// InterleaveRate is the chance other components act before a call of
@@ -125,6 +128,9 @@ func generate(r *rand.Rand, mode s3gwv1alpha1.FencingMode) *Scenario {
 		MinHealthyPercent: pick(r, 0, 51)}
 	sc.Admin = AdminSpec{Taints: chance(r, 0.3), After: between(r, time.Minute, 10*time.Minute),
 		TimeAdded: chance(r, 0.7), Removes: chance(r, 0.5)}
+	if chance(r, 0.15) {
+		sc.PodFinalizer = between(r, 5*time.Second, 5*time.Minute)
+	}
 	sc.Stale = generateStale(r, sc)
 	sc.Faults = generateFaults(r, sc)
 	return sc

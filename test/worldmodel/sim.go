@@ -52,6 +52,8 @@ type World struct {
 	nhc   *healthCheck
 	far   map[types.UID]*farJob
 	admin admin
+	// terminating is when the finalizer's owner saw each pod deleted.
+	terminating map[types.UID]time.Time
 	// lastTick is the last period index each periodic component ran at.
 	lastTick map[int64]int64
 
@@ -73,7 +75,7 @@ type event struct {
 
 func newWorld(sc *Scenario, rnd *rand.Rand, tr *trace) *World {
 	w := &World{sc: sc, rnd: rnd, start: epoch, now: epoch, adc: newAttachDetach(), far: map[types.UID]*farJob{},
-		admin: admin{offSince: map[string]time.Time{}, tainted: map[string]bool{}}, lastTick: map[int64]int64{},
+		admin: admin{offSince: map[string]time.Time{}, tainted: map[string]bool{}}, lastTick: map[int64]int64{}, terminating: map[types.UID]time.Time{},
 		pending: map[time.Time]bool{}, trace: tr, stats: &episodeStats{}}
 	w.api = newStore(scheme, func() time.Time { return w.now }, w.suffix)
 	installKinds(w.api, sc.FAR.Installed)
@@ -102,6 +104,7 @@ func (w *World) step() {
 	w.taintEviction()
 	w.podGC()
 	w.replicaSets()
+	w.releaseFinalizers()
 	w.scheduler()
 	w.attachDetach()
 	w.externalAttacher()
