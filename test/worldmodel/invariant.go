@@ -125,10 +125,10 @@ func (w *World) fork(v *Volume, e *Engine) *Engine {
 }
 
 func category(a ack, next *Engine, act *operatorAct, fenced bool) string {
-	where := "old engine acked to its local replica"
+	where := "old engine acked to the failed node's own replica"
 	for _, r := range a.onto {
 		if r.Node != a.engine.Node {
-			where = "old engine acked to a replica on a second unreachable node"
+			where = "old engine acked to a replica on another node Longhorn did not stop"
 		}
 	}
 	var when string
