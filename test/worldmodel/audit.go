@@ -17,6 +17,7 @@ limitations under the License.
 package worldmodel
 
 import (
+	"fmt"
 	"slices"
 	"strings"
 	"time"
@@ -41,6 +42,9 @@ type episodeStats struct {
 	power     map[string][]powerChange
 	succeeded bool
 	moved     bool
+	// foreignTaints are out-of-service taints the operator removed that
+	// others added.
+	foreignTaints []string
 }
 
 // operatorAct is one destructive write and the world it was made in.
@@ -102,13 +106,7 @@ func (w *World) auditUpdate(old, obj client.Object) {
 				}
 			}
 		}
-		if outOfService(o) && !outOfService(before) {
-			for _, va := range w.api.kubeAttachments() {
-				if va.Spec.NodeName == o.Name {
-					w.act(w.volumeByName(*va.Spec.Source.PersistentVolumeName), o.Name, "added the out-of-service taint")
-				}
-			}
-		}
+		w.auditTaint(before, o)
 	case *s3gwv1alpha1.S3GWRemediation:
 		if meta.IsStatusConditionTrue(o.Status.Conditions, s3gwv1alpha1.ConditionSucceeded) {
 			w.stats.succeeded = true
@@ -116,6 +114,29 @@ func (w *World) auditUpdate(old, obj client.Object) {
 		w.recordEvidence(o)
 	}
 }
+
+// auditTaint records the out-of-service taint the operator adds (a
+// destructive write for every volume attached there) and flags one it
+// removes that someone else added: it must only undo its own.
+func (w *World) auditTaint(before, after *corev1.Node) {
+	switch {
+	case outOfService(after) && !outOfService(before):
+		w.taintedBy[after.Name] = operator
+		for _, va := range w.api.kubeAttachments() {
+			if va.Spec.NodeName == after.Name {
+				w.act(w.volumeByName(*va.Spec.Source.PersistentVolumeName), after.Name, "added the out-of-service taint")
+			}
+		}
+	case outOfService(before) && !outOfService(after):
+		if by := w.taintedBy[after.Name]; by != operator {
+			w.stats.foreignTaints = append(w.stats.foreignTaints,
+				fmt.Sprintf("removed the out-of-service taint %s added to %s at %.1fs", by, after.Name, w.seconds()))
+		}
+		delete(w.taintedBy, after.Name)
+	}
+}
+
+const operator = "the operator"
 
 // recordEvidence completes the acts of a pass with the evidence its
 // status patch reports (the patch comes after the acts).

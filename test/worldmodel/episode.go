@@ -56,7 +56,12 @@ func runEpisode(seed uint64, i int, mode s3gwv1alpha1.FencingMode, tr *trace) re
 	w.run(m, w.start.Add(sc.Duration))
 	w.healAll()
 	w.run(m, w.start.Add(sc.Duration+settleDuration))
-	return result{violations: w.checkWrites(), destructive: len(w.stats.acts) > 0, succeeded: w.stats.succeeded,
+	violations := w.checkWrites()
+	for _, t := range w.stats.foreignTaints {
+		violations = append(violations, violation{category: "operator removed an out-of-service taint it did not add",
+			operator: true, detail: t})
+	}
+	return result{violations: violations, destructive: len(w.stats.acts) > 0, succeeded: w.stats.succeeded,
 		moved: w.stats.moved, steps: w.steps, reconciles: w.reconciles, trace: tr}
 }
 

@@ -80,7 +80,7 @@ func (w *World) farStart(cr *unstructured.Unstructured, node string) {
 	}
 	w.api.touch(cr)
 	if n := w.api.node(node); n != nil {
-		w.addTaint(n, corev1.Taint{Key: farTaintKey, Effect: corev1.TaintEffectNoSchedule})
+		w.addTaint(n, corev1.Taint{Key: farTaintKey, Effect: corev1.TaintEffectNoSchedule}, "FAR")
 	}
 	w.tracef("far", "%s started for %s", cr.GetName(), node)
 }
@@ -134,7 +134,7 @@ func (w *World) farRunAgent(cr *unstructured.Unstructured, node string, job *far
 func (w *World) farRecover(cr *unstructured.Unstructured, node string) {
 	if n := w.api.node(node); n != nil {
 		if w.sc.FAR.Strategy == farStrategyOutOfServe {
-			w.addTaint(n, withTimeAdded(outOfServiceTaint(), metav1.NewTime(w.now)))
+			w.addTaint(n, withTimeAdded(outOfServiceTaint(), metav1.NewTime(w.now)), "FAR")
 		} else {
 			for _, p := range w.api.pods() {
 				if p.Spec.NodeName == node {
@@ -210,18 +210,23 @@ func (w *World) adminConfirmsOff(n *Node, node *corev1.Node) {
 	if w.sc.Admin.TimeAdded {
 		taint = withTimeAdded(taint, metav1.NewTime(w.now))
 	}
-	w.addTaint(node, taint)
+	w.addTaint(node, taint, "an admin")
 	w.admin.tainted[n.Name] = true
 	w.tracef("admin", "confirmed %s is off: added the out-of-service taint", n.Name)
 }
 
-func (w *World) addTaint(node *corev1.Node, taint corev1.Taint) {
+// addTaint adds a taint unless one with its key and effect is there; who
+// added an out-of-service taint is remembered.
+func (w *World) addTaint(node *corev1.Node, taint corev1.Taint, by string) {
 	for _, t := range node.Spec.Taints {
 		if t.MatchTaint(&taint) {
 			return
 		}
 	}
 	node.Spec.Taints = append(node.Spec.Taints, taint)
+	if taint.Key == corev1.TaintNodeOutOfService {
+		w.taintedBy[node.Name] = by
+	}
 	w.api.touch(node)
 }
 
@@ -229,6 +234,9 @@ func (w *World) removeTaint(node *corev1.Node, key string) {
 	kept := slices.DeleteFunc(slices.Clone(node.Spec.Taints), func(t corev1.Taint) bool { return t.Key == key })
 	if len(kept) != len(node.Spec.Taints) {
 		node.Spec.Taints = kept
+		if key == corev1.TaintNodeOutOfService {
+			delete(w.taintedBy, node.Name)
+		}
 		w.api.touch(node)
 	}
 }

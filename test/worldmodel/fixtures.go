@@ -249,7 +249,7 @@ func (w *World) buildStaleEvidence() {
 			if st.TimeAdded {
 				taint = withTimeAdded(taint, metav1.NewTime(then))
 			}
-			w.addTaint(w.api.node(node.Name), taint)
+			w.addTaint(w.api.node(node.Name), taint, "an earlier incident")
 			continue
 		}
 		cr := &unstructured.Unstructured{Object: map[string]any{fieldSpec: map[string]any{}}}

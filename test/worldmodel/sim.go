@@ -52,6 +52,8 @@ type World struct {
 	nhc   *healthCheck
 	far   map[types.UID]*farJob
 	admin admin
+	// taintedBy is who added each node's out-of-service taint.
+	taintedBy map[string]string
 	// terminating is when the finalizer's owner saw each pod deleted.
 	terminating map[types.UID]time.Time
 	// lastTick is the last period index each periodic component ran at.
@@ -75,7 +77,7 @@ type event struct {
 
 func newWorld(sc *Scenario, rnd *rand.Rand, tr *trace) *World {
 	w := &World{sc: sc, rnd: rnd, start: epoch, now: epoch, adc: newAttachDetach(), far: map[types.UID]*farJob{},
-		admin: admin{offSince: map[string]time.Time{}, tainted: map[string]bool{}}, lastTick: map[int64]int64{}, terminating: map[types.UID]time.Time{},
+		admin: admin{offSince: map[string]time.Time{}, tainted: map[string]bool{}}, lastTick: map[int64]int64{}, terminating: map[types.UID]time.Time{}, taintedBy: map[string]string{},
 		pending: map[time.Time]bool{}, trace: tr, stats: &episodeStats{}}
 	w.api = newStore(scheme, func() time.Time { return w.now }, w.suffix)
 	installKinds(w.api, sc.FAR.Installed)

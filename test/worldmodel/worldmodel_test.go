@@ -64,7 +64,7 @@ func TestWorldModel(t *testing.T) {
 		t.Errorf("no remediation succeeded (%d) or no s3gw ran elsewhere (%d)", s.succeeded, s.moved)
 	}
 	if len(s.violating) > 0 {
-		t.Errorf("%d of %d episodes lost acknowledged writes after an operator write\n%s%s",
+		t.Errorf("%d of %d episodes broke an invariant\n%s%s",
 			len(s.violating), s.episodes, s.breakdown(), traces(s, s3gwv1alpha1.FencingModeRequireEvidence))
 	}
 }
