@@ -76,9 +76,24 @@ verify: ## Regenerate everything and fail if a generated file changed.
 .PHONY: test
 test: verify vet lint test-unit test-bundle ## Verify generated files, vet, lint, and run all unit, envtest and bundle suites.
 
+# The world-model safety test (test/worldmodel) draws a fresh seed per make
+# run and prints it, so CI explores new episodes and a failure can be
+# replayed; a plain `go test` uses the test's fixed seed.
+ifeq ($(origin WORLDMODEL_SEED), undefined)
+WORLDMODEL_SEED := 0x$(shell od -An -N8 -tx8 /dev/urandom | tr -d ' \n')
+endif
+WORLDMODEL_SUMMARY := $(CURDIR)/tmp/worldmodel-summary.txt
+
 .PHONY: test-unit
-test-unit: envtest-assets ## Run unit and envtest suites against a real kube-apiserver and etcd.
-	KUBEBUILDER_ASSETS=$(K8S_BIN) go test ./... -coverprofile cover.out
+test-unit: envtest-assets ## Run unit and envtest suites against a real kube-apiserver and etcd, and the world-model safety test.
+	@echo "worldmodel: seed $(WORLDMODEL_SEED) (replay: WORLDMODEL_SEED=$(WORLDMODEL_SEED) go test ./test/worldmodel/)"
+	@mkdir -p $(dir $(WORLDMODEL_SUMMARY)) && rm -f $(WORLDMODEL_SUMMARY)
+	KUBEBUILDER_ASSETS=$(K8S_BIN) WORLDMODEL_SEED=$(WORLDMODEL_SEED) WORLDMODEL_SUMMARY=$(WORLDMODEL_SUMMARY) \
+		go test ./... -coverprofile cover.out; status=$$?; cat $(WORLDMODEL_SUMMARY) 2>/dev/null; exit $$status
+
+.PHONY: test-mutations
+test-mutations: ## Run the world-model test against each planted defect in hack/mutations; fails if one goes unseen.
+	go run ./hack/mutations -episodes $(or $(MUTATION_EPISODES),5000)
 
 .PHONY: test-bundle
 test-bundle: envtest-assets ## Validate the bundle and catalog, create alm-examples on envtest, check both are up to date.

@@ -1,0 +1,141 @@
+/*
+Copyright 2026 The s3gw-remediation Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+// Command mutations runs the world-model safety test against mutated
+// copies of the source (go test -overlay; the tree is not touched) and
+// reports, per mutation, the violations it adds over the unmutated code.
+// It fails when a mutation adds none: the model cannot see that defect.
+package main
+
+import (
+	"encoding/json"
+	"flag"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strings"
+)
+
+// report is what the world-model test writes with WORLDMODEL_REPORT.
+type report struct {
+	Seed       uint64         `json:"seed"`
+	Episodes   int            `json:"episodes"`
+	Violating  []int          `json:"violating"`
+	Categories map[string]int `json:"categories"`
+}
+
+func main() {
+	episodes := flag.Int("episodes", 5000, "episodes per run")
+	seed := flag.String("seed", "", "WORLDMODEL_SEED for every run (default: the test's fixed seed)")
+	only := flag.String("run", "", "only mutations whose name contains this")
+	flag.Parse()
+	if err := run(*episodes, *seed, *only); err != nil {
+		fmt.Fprintln(os.Stderr, "mutations:", err)
+		os.Exit(1)
+	}
+}
+
+func run(episodes int, seed, only string) error {
+	tmp, err := os.MkdirTemp("", "worldmodel-mutations-")
+	if err != nil {
+		return err
+	}
+	defer func() { _ = os.RemoveAll(tmp) }()
+	base, err := worldmodel(tmp, "", episodes, seed)
+	if err != nil {
+		return fmt.Errorf("unmutated run: %w", err)
+	}
+	fmt.Printf("%-58s %10s %10s\n", "mutation", "violations", "new")
+	fmt.Printf("%-58s %10d %10s\n", "(none)", len(base.Violating), "-")
+	var blind []string
+	for i, m := range mutations {
+		if !strings.Contains(m.Name, only) {
+			continue
+		}
+		overlay, err := mutate(tmp, i, m)
+		if err != nil {
+			return err
+		}
+		r, err := worldmodel(tmp, overlay, episodes, seed)
+		if err != nil {
+			return fmt.Errorf("%s: %w", m.Name, err)
+		}
+		added := 0
+		for _, e := range r.Violating {
+			if !slices.Contains(base.Violating, e) {
+				added++
+			}
+		}
+		fmt.Printf("%-58s %10d %10d\n", m.Name, len(r.Violating), added)
+		if added == 0 {
+			blind = append(blind, m.Name)
+		}
+	}
+	if len(blind) > 0 {
+		return fmt.Errorf("the model finds no new violation with: %s", strings.Join(blind, "; "))
+	}
+	return nil
+}
+
+// mutate writes the mutated file and an overlay that substitutes it.
+func mutate(tmp string, i int, m Mutation) (string, error) {
+	path, err := filepath.Abs(m.File)
+	if err != nil {
+		return "", err
+	}
+	src, err := os.ReadFile(path)
+	if err != nil {
+		return "", err
+	}
+	if n := strings.Count(string(src), m.Old); n != 1 {
+		return "", fmt.Errorf("mutation %q: its old text occurs %d times in %s (want 1): update hack/mutations/mutations.go", m.Name, n, m.File)
+	}
+	mutated := filepath.Join(tmp, fmt.Sprintf("m%d-%s", i, filepath.Base(m.File)))
+	if err := os.WriteFile(mutated, []byte(strings.Replace(string(src), m.Old, m.New, 1)), 0o644); err != nil {
+		return "", err
+	}
+	overlay := filepath.Join(tmp, fmt.Sprintf("m%d.json", i))
+	data, err := json.Marshal(map[string]map[string]string{"Replace": {path: mutated}})
+	if err != nil {
+		return "", err
+	}
+	return overlay, os.WriteFile(overlay, data, 0o644)
+}
+
+// worldmodel runs the test and reads its report; a failing test (it fails
+// on any violation) is expected, a missing report is not.
+func worldmodel(tmp, overlay string, episodes int, seed string) (*report, error) {
+	out := filepath.Join(tmp, "report.json")
+	_ = os.Remove(out)
+	args := []string{"test", "-count=1", "-run", "^TestWorldModel$"}
+	if overlay != "" {
+		args = append(args, "-overlay", overlay)
+	}
+	cmd := exec.Command("go", append(args, "./test/worldmodel/")...)
+	cmd.Env = append(os.Environ(), fmt.Sprintf("WORLDMODEL_EPISODES=%d", episodes), "WORLDMODEL_REPORT="+out)
+	if seed != "" {
+		cmd.Env = append(cmd.Env, "WORLDMODEL_SEED="+seed)
+	}
+	output, runErr := cmd.CombinedOutput()
+	data, err := os.ReadFile(out)
+	if err != nil {
+		return nil, fmt.Errorf("no report (%w):\n%s", runErr, output)
+	}
+	r := &report{}
+	return r, json.Unmarshal(data, r)
+}

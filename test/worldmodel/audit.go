@@ -1,0 +1,227 @@
+/*
+Copyright 2026 The s3gw-remediation Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package worldmodel
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	storagev1 "k8s.io/api/storage/v1"
+	"k8s.io/apimachinery/pkg/api/meta"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	s3gwv1alpha1 "github.com/s3gw-tech/s3gw-remediation/api/v1alpha1"
+	"github.com/s3gw-tech/s3gw-remediation/internal/longhorn"
+)
+
+// episodeStats is what an episode did, for the liveness figures and for
+// attributing a lost write to the operator.
+type episodeStats struct {
+	staleFAR []string
+	// acts are the operator's destructive writes, per volume index.
+	acts map[int][]operatorAct
+	// power is each node's off/on history.
+	power     map[string][]powerChange
+	succeeded bool
+	moved     bool
+	// foreignTaints are out-of-service taints the operator removed that
+	// others added.
+	foreignTaints []string
+}
+
+// operatorAct is one destructive write and the world it was made in.
+type operatorAct struct {
+	at   float64
+	what string
+	node string
+	// nodePowered is whether the node it acted on still ran.
+	nodePowered bool
+	// evidence is the remediation's status.fencingEvidence at that time.
+	evidence []string
+	// staleEvidence: evidence for the node older than its current failure
+	// existed (a FAR success or an out-of-service taint).
+	staleEvidence bool
+}
+
+type powerChange struct {
+	at float64
+	on bool
+}
+
+// audit records the controller's committed writes: destructive ones
+// (pod force delete, volumesInUse removal, VolumeAttachment delete,
+// out-of-service taint) per volume, and Succeeded.
+func (w *World) audit(verb string, old, obj client.Object) {
+	switch verb {
+	case "delete":
+		w.tracef("ctrl", "DELETE %s %s", w.api.gvkOf(old).Kind, old.GetName())
+		w.auditDelete(old)
+	case "create":
+		w.tracef("ctrl", "CREATE %s %s", w.api.gvkOf(obj).Kind, obj.GetName())
+	default:
+		w.tracef("ctrl", "UPDATE %s %s", w.api.gvkOf(obj).Kind, obj.GetName())
+		w.auditUpdate(old, obj)
+	}
+}
+
+func (w *World) auditDelete(old client.Object) {
+	switch o := old.(type) {
+	case *corev1.Pod:
+		if v := w.volumeOfClaim(claimOf(o)); v != nil {
+			w.act(v, o.Spec.NodeName, "force-deleted pod "+o.Name)
+		}
+	case *storagev1.VolumeAttachment:
+		if v := w.volumeByName(*o.Spec.Source.PersistentVolumeName); v != nil {
+			w.act(v, o.Spec.NodeName, "deleted VolumeAttachment")
+		}
+	}
+}
+
+func (w *World) auditUpdate(old, obj client.Object) {
+	switch o := obj.(type) {
+	case *corev1.Node:
+		before := old.(*corev1.Node)
+		for _, u := range before.Status.VolumesInUse {
+			if !slices.Contains(o.Status.VolumesInUse, u) {
+				if v := w.volumeByName(strings.TrimPrefix(string(u), string(longhorn.UniqueVolumeName("")))); v != nil {
+					w.act(v, o.Name, "removed from volumesInUse")
+				}
+			}
+		}
+		w.auditTaint(before, o)
+	case *s3gwv1alpha1.S3GWRemediation:
+		if meta.IsStatusConditionTrue(o.Status.Conditions, s3gwv1alpha1.ConditionSucceeded) {
+			w.stats.succeeded = true
+		}
+		w.recordEvidence(o)
+	}
+}
+
+// auditTaint records the out-of-service taint the operator adds (a
+// destructive write for every volume attached there) and flags one it
+// removes that someone else added: it must only undo its own.
+func (w *World) auditTaint(before, after *corev1.Node) {
+	switch {
+	case outOfService(after) && !outOfService(before):
+		w.taintedBy[after.Name] = operator
+		for _, va := range w.api.kubeAttachments() {
+			if va.Spec.NodeName == after.Name {
+				w.act(w.volumeByName(*va.Spec.Source.PersistentVolumeName), after.Name, "added the out-of-service taint")
+			}
+		}
+	case outOfService(before) && !outOfService(after):
+		if by := w.taintedBy[after.Name]; by != operator {
+			w.stats.foreignTaints = append(w.stats.foreignTaints,
+				fmt.Sprintf("removed the out-of-service taint %s added to %s at %.1fs", by, after.Name, w.seconds()))
+		}
+		delete(w.taintedBy, after.Name)
+	}
+}
+
+const operator = "the operator"
+
+// recordEvidence completes the acts of a pass with the evidence its
+// status patch reports (the patch comes after the acts).
+func (w *World) recordEvidence(rem *s3gwv1alpha1.S3GWRemediation) {
+	for _, acts := range w.stats.acts {
+		for i := range acts {
+			if acts[i].node == crNodeName(rem) && acts[i].evidence == nil && len(rem.Status.FencingEvidence) > 0 {
+				acts[i].evidence = rem.Status.FencingEvidence
+			}
+		}
+	}
+}
+
+func (w *World) act(v *Volume, node, what string) {
+	if v == nil {
+		return
+	}
+	a := operatorAct{at: w.seconds(), what: what, node: node}
+	if n := w.nodeByName(node); n != nil {
+		a.nodePowered = n.Powered
+		a.staleEvidence = w.staleEvidenceFor(node)
+	}
+	if w.stats.acts == nil {
+		w.stats.acts = map[int][]operatorAct{}
+	}
+	w.stats.acts[v.Index] = append(w.stats.acts[v.Index], a)
+	w.tracef("ctrl", "destructive: %s (%s on %s)", what, v.Name, node)
+}
+
+// staleEvidenceFor reports evidence for a node that predates its current
+// not-Ready transition: a FAR success or an out-of-service taint.
+func (w *World) staleEvidenceFor(node string) bool {
+	kn := w.api.node(node)
+	since := readyCondition(kn).LastTransitionTime.Time
+	for _, t := range kn.Spec.Taints {
+		if t.Key == corev1.TaintNodeOutOfService && (t.TimeAdded == nil || t.TimeAdded.Time.Before(since)) {
+			return true
+		}
+	}
+	for _, obj := range w.api.list(gvkFAR) {
+		cr := obj.(*unstructured.Unstructured)
+		c := unstructuredCondition(cr, farCondition)
+		if crNodeName(cr) != node || c == nil || c[fieldStatus] != statusTrue {
+			continue
+		}
+		ts, _ := c["lastTransitionTime"].(string)
+		if at, err := time.Parse(time.RFC3339, ts); err == nil && at.Before(since) {
+			return true
+		}
+	}
+	return false
+}
+
+func (w *World) volumeByName(name string) *Volume {
+	for _, v := range w.volumes {
+		if v.Name == name {
+			return v
+		}
+	}
+	return nil
+}
+
+// started records where s3gw started, for the "ran again elsewhere" figure.
+func (s *episodeStats) started(v *Volume, n *Node) {
+	if n != v.Engines[0].Node {
+		s.moved = true
+	}
+}
+
+func (s *episodeStats) poweredOff(n *Node, at float64) { s.powerChange(n, at, false) }
+func (s *episodeStats) poweredOn(n *Node, at float64)  { s.powerChange(n, at, true) }
+
+func (s *episodeStats) powerChange(n *Node, at float64, on bool) {
+	if s.power == nil {
+		s.power = map[string][]powerChange{}
+	}
+	s.power[n.Name] = append(s.power[n.Name], powerChange{at: at, on: on})
+}
+
+// fencedBetween reports whether a node lost power in (from, to].
+func (s *episodeStats) fencedBetween(node string, from, to float64) bool {
+	for _, c := range s.power[node] {
+		if !c.on && c.at > from && c.at <= to {
+			return true
+		}
+	}
+	return false
+}

@@ -1,0 +1,178 @@
+/*
+Copyright 2026 The s3gw-remediation Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package worldmodel
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/types"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	logf "sigs.k8s.io/controller-runtime/pkg/log"
+	"sigs.k8s.io/controller-runtime/pkg/reconcile"
+
+	"github.com/s3gw-tech/s3gw-remediation/controllers"
+	"github.com/s3gw-tech/s3gw-remediation/internal/fencing"
+	"github.com/s3gw-tech/s3gw-remediation/internal/metrics"
+)
+
+// This is the only file that knows how the operator is wired: the real
+// RemediationReconciler on a client over the model, driven as
+// controller-runtime would (watch events and RequeueAfter), crashing after
+// a committed write at random and restarting with nothing in memory.
+
+// manager is the operator process.
+type manager struct {
+	w     *World
+	queue workqueue
+	// client and rec are nil while the process is down.
+	client    *apiClient
+	rec       *controllers.RemediationReconciler
+	restartAt time.Time
+}
+
+func newManager(w *World) *manager {
+	m := &manager{w: w, queue: newWorkqueue()}
+	m.start()
+	return m
+}
+
+// start runs a fresh process: its informers list every remediation.
+func (m *manager) start() {
+	c := newAPIClient(m.w.api)
+	c.before = m.w.interleave
+	c.afterWrite = m.afterWrite
+	m.client = c
+	m.rec = &controllers.RemediationReconciler{
+		Client: c, APIReader: c, Recorder: recorder{m.w}, Clock: worldClock{m.w},
+		Metrics: metrics.New(prometheus.NewRegistry()), Intervals: controllers.DefaultIntervals(),
+	}
+	m.queue = newWorkqueue()
+	for _, rem := range m.w.api.remediations() {
+		m.queue.add(client.ObjectKeyFromObject(rem), m.w.now)
+	}
+}
+
+// afterWrite audits a committed write, then maybe kills the process.
+func (m *manager) afterWrite(verb string, old, obj client.Object) {
+	m.w.audit(verb, old, obj)
+	if m.w.rnd.Float64() < m.w.sc.CrashRate {
+		m.client.dead = true
+	}
+}
+
+// watch maps committed writes to requests as SetupWithManager's watches
+// do: our CRs, the nodes they name, and VolumeAttachments by node.
+func (m *manager) watch(changes []change) {
+	for _, c := range changes {
+		switch c.gvk {
+		case gvkRemediation:
+			m.queue.watch(types.NamespacedName{Namespace: c.namespace, Name: c.name}, m.w.now)
+		case gvkNode:
+			m.enqueueNode(c.name)
+		case gvkKubeAttachment:
+			m.enqueueNode(c.nodeName)
+		}
+	}
+}
+
+func (m *manager) enqueueNode(node string) {
+	for _, rem := range m.w.api.remediations() {
+		if fencing.NodeName(rem) == node {
+			m.queue.watch(client.ObjectKeyFromObject(rem), m.w.now)
+		}
+	}
+}
+
+// dispatch delivers pending watch events and runs the due reconciles.
+func (m *manager) dispatch() {
+	changes := m.w.api.drain()
+	if m.client == nil {
+		if m.w.now.Before(m.restartAt) {
+			return
+		}
+		m.start()
+		m.w.tracef("ctrl", "manager restarted")
+	}
+	m.watch(changes)
+	m.queue.resume(m.w.now, m.w.version())
+	for range maxReconcilesPerStep {
+		key, ok := m.queue.pop(m.w.now, m.w.version())
+		if !ok {
+			return
+		}
+		m.reconcile(key)
+		if m.client == nil {
+			return
+		}
+		m.watch(m.w.api.drain())
+	}
+}
+
+const maxReconcilesPerStep = 20
+
+func (m *manager) reconcile(key types.NamespacedName) {
+	m.w.reconciles++
+	ctx := logf.IntoContext(context.Background(), m.w.logger())
+	res, err := m.rec.Reconcile(ctx, reconcile.Request{NamespacedName: key})
+	if m.client.dead {
+		m.client, m.rec = nil, nil
+		m.restartAt = m.w.now.Add(between(m.w.rnd, 2*time.Second, 30*time.Second))
+		m.w.tracef("ctrl", "manager crashed; restarts at +%.1fs", m.restartAt.Sub(m.w.start).Seconds())
+		return
+	}
+	if err != nil {
+		m.w.tracef("ctrl", "reconcile %s: error %v", key.Name, err)
+	}
+	m.queue.done(key, res, err, m.w.now, m.w.version())
+}
+
+// next is when the manager next has something to do.
+func (m *manager) next() (time.Time, bool) {
+	if m.client == nil {
+		return m.restartAt, true
+	}
+	return m.queue.next()
+}
+
+// worldClock is the reconciler's clock: model time.
+type worldClock struct{ w *World }
+
+func (c worldClock) Now() time.Time                  { return c.w.now }
+func (c worldClock) Since(t time.Time) time.Duration { return c.w.now.Sub(t) }
+
+// recorder puts the controller's events into the trace.
+type recorder struct{ w *World }
+
+func (r recorder) Event(obj runtime.Object, eventtype, reason, message string) {
+	if r.w.trace != nil {
+		r.w.tracef("event", "%s %s: %s", eventtype, reason, message)
+	}
+}
+
+func (r recorder) Eventf(obj runtime.Object, eventtype, reason, messageFmt string, args ...any) {
+	if r.w.trace != nil {
+		r.Event(obj, eventtype, reason, fmt.Sprintf(messageFmt, args...))
+	}
+}
+
+func (r recorder) AnnotatedEventf(obj runtime.Object, _ map[string]string, eventtype, reason, messageFmt string, args ...any) {
+	r.Eventf(obj, eventtype, reason, messageFmt, args...)
+}

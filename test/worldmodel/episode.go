@@ -1,0 +1,134 @@
+/*
+Copyright 2026 The s3gw-remediation Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package worldmodel
+
+import (
+	"math/rand/v2"
+	"time"
+
+	s3gwv1alpha1 "github.com/s3gw-tech/s3gw-remediation/api/v1alpha1"
+)
+
+// settleDuration is how long everything runs healed before the check:
+// kubelets kill what the API deleted, nodes turn Ready, Longhorn stops
+// stale engines and rebuilds stale replicas (all within seconds of the
+// heal), and the controller keeps running meanwhile.
+const settleDuration = 3 * time.Minute
+
+// result is what one episode showed.
+type result struct {
+	violations  []violation
+	destructive bool
+	succeeded   bool
+	moved       bool
+	steps       int
+	reconciles  int
+	trace       *trace
+}
+
+// episodeRand is the randomness of episode i of a run: the scenario and
+// everything that happens in it.
+func episodeRand(seed uint64, i int) *rand.Rand {
+	return rand.New(rand.NewPCG(seed, uint64(i)))
+}
+
+// runEpisode draws and plays one episode; tr (may be nil) records it.
+func runEpisode(seed uint64, i int, mode s3gwv1alpha1.FencingMode, tr *trace) result {
+	rnd := episodeRand(seed, i)
+	sc := generate(rnd, mode)
+	w := newWorld(sc, rnd, tr)
+	w.describe()
+	m := newManager(w)
+	w.run(m, w.start.Add(sc.Duration))
+	w.healAll()
+	w.run(m, w.start.Add(sc.Duration+settleDuration))
+	violations := w.checkWrites()
+	for _, t := range w.stats.foreignTaints {
+		violations = append(violations, violation{category: "operator removed an out-of-service taint it did not add",
+			operator: true, detail: t})
+	}
+	return result{violations: violations, destructive: len(w.stats.acts) > 0, succeeded: w.stats.succeeded,
+		moved: w.stats.moved, steps: w.steps, reconciles: w.reconciles, trace: tr}
+}
+
+// run steps the world at its wakes (requested, base ticks) and runs the
+// manager after each step and at its own due times.
+func (w *World) run(m *manager, until time.Time) {
+	for {
+		next := w.nextWake()
+		worldDue := true
+		if due, ok := m.next(); ok && due.Before(next) {
+			next, worldDue = due, false
+		}
+		if !next.After(w.now) {
+			next = w.now.Add(time.Millisecond)
+		}
+		if next.After(until) {
+			return
+		}
+		w.now = next
+		changes := w.api.reactive
+		if worldDue {
+			w.step()
+		}
+		m.dispatch()
+		if w.api.reactive != changes {
+			w.wakeAt(w.now.Add(between(w.rnd, 100*time.Millisecond, time.Second)))
+		}
+	}
+}
+
+// interleave lets the rest of the cluster move on a little between two
+// calls of the controller.
+func (w *World) interleave() {
+	if w.sc.InterleaveRate == 0 || w.rnd.Float64() >= w.sc.InterleaveRate {
+		return
+	}
+	w.now = w.now.Add(between(w.rnd, 10*time.Millisecond, 500*time.Millisecond))
+	w.step()
+}
+
+// healAll ends every fault: power, kubelets, runtimes and networks.
+func (w *World) healAll() {
+	w.tracef("phys", "healing everything")
+	w.faults = nil
+	for _, n := range w.nodes {
+		n.fencedOff = false
+	}
+	w.applyFaults()
+}
+
+// describe puts the scenario at the top of the trace.
+func (w *World) describe() {
+	if w.trace == nil {
+		return
+	}
+	sc := w.sc
+	for i, in := range sc.Instances {
+		reps := ""
+		for _, r := range w.volumes[i].Replicas {
+			reps += " " + r.Node.Name
+		}
+		w.tracef("setup", "s3gw gw%d on %s, volume %s, replicas on%s", i, w.nodes[in.Node].Name, w.volumes[i].Name, reps)
+	}
+	w.tracef("setup", "template spec: %s", specString(sc.Spec))
+	w.tracef("setup", "NHC %+v; FAR %+v; admin %+v", sc.NHC, sc.FAR, sc.Admin)
+	w.tracef("setup", "stale evidence %+v; crash rate %.2f; interleave rate %.2f", sc.Stale, sc.CrashRate, sc.InterleaveRate)
+	for _, f := range sc.Faults {
+		w.tracef("setup", "at +%s: %s", f.At, f)
+	}
+}

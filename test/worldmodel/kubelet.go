@@ -1,0 +1,175 @@
+/*
+Copyright 2026 The s3gw-remediation Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package worldmodel
+
+import (
+	"slices"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/s3gw-tech/s3gw-remediation/internal/longhorn"
+)
+
+// The kubelet acts only while its node is powered, the process runs and it
+// reaches the API server. It renews its Lease every 10 s, computes node
+// status every 10 s (posting on change or every 5 min), and runs, kills and
+// finally deletes the pods bound to it.
+const (
+	leaseRenewInterval        = 10
+	nodeStatusUpdateFrequency = 10
+	nodeStatusReportFrequency = 5 * time.Minute
+)
+
+func (w *World) kubelets() {
+	for _, n := range w.nodes {
+		if !n.Powered || !n.KubeletUp || !n.CP {
+			continue
+		}
+		if !n.synced {
+			n.synced = true
+			w.tracef("kubelet", "%s resynced with the API", n.Name)
+		}
+		w.renewLease(n)
+		w.syncPods(n)
+		w.syncNodeStatus(n)
+	}
+}
+
+func (w *World) renewLease(n *Node) {
+	now := w.unix()
+	if now < n.nextLease {
+		w.wakeAt(w.at(n.nextLease))
+		return
+	}
+	n.nextLease = now + leaseRenewInterval
+	lease := w.api.lease(n.Name)
+	t := metav1.NewMicroTime(w.now)
+	lease.Spec.RenewTime = &t
+	w.api.touch(lease)
+}
+
+// syncPods kills containers of pods gone from the API or terminating
+// (runtime permitting), completes terminating pods once their container is
+// gone, and starts containers of bound pods whose volume is in use and
+// attached here.
+func (w *World) syncPods(n *Node) {
+	var bound []*corev1.Pod
+	for _, p := range w.api.pods() {
+		if p.Spec.NodeName == n.Name {
+			bound = append(bound, p)
+		}
+	}
+	if n.RuntimeUp {
+		w.killOrphans(n)
+	}
+	n.mounts = w.desiredMounts(n, bound)
+	for _, p := range bound {
+		switch {
+		case podTerminating(p):
+			if n.container(p.UID) == nil {
+				w.tracef("kubelet", "%s: pod %s terminated, deleting it", n.Name, p.Name)
+				deletePod(w.api, p, new(int64))
+			}
+		case n.container(p.UID) == nil && n.RuntimeUp:
+			w.startContainer(n, p)
+		}
+	}
+}
+
+func (w *World) killOrphans(n *Node) {
+	kept := n.containers[:0]
+	for _, c := range n.containers {
+		p := w.api.podByUID(c.PodUID)
+		if p != nil && !podTerminating(p) && p.Spec.NodeName == n.Name {
+			kept = append(kept, c)
+			continue
+		}
+		w.tracef("kubelet", "%s: killed the s3gw container of %s", n.Name, c.Vol.Name)
+	}
+	n.containers = kept
+}
+
+// desiredMounts is the volume manager's in-use set: volumes of live pods
+// bound here (before they mount) and of containers still running.
+func (w *World) desiredMounts(n *Node, bound []*corev1.Pod) []string {
+	var mounts []string
+	for _, p := range bound {
+		if !podTerminating(p) {
+			if v := w.volumeOfClaim(claimOf(p)); v != nil {
+				mounts = append(mounts, v.Name)
+			}
+		}
+	}
+	for _, c := range n.containers {
+		mounts = append(mounts, c.Vol.Name)
+	}
+	slices.Sort(mounts)
+	return slices.Compact(mounts)
+}
+
+// startContainer mounts and starts s3gw once the volume is reported in use,
+// attached to this node, and Longhorn's engine runs here.
+func (w *World) startContainer(n *Node, p *corev1.Pod) {
+	v := w.volumeOfClaim(claimOf(p))
+	if v == nil || !slices.Contains(w.api.node(n.Name).Status.VolumesInUse, longhorn.UniqueVolumeName(v.Name)) {
+		return
+	}
+	va := w.api.kubeAttachment(attachmentName(v.Name, n.Name))
+	if va == nil || !va.Status.Attached || v.current == nil || v.current.Node != n || !v.current.Running {
+		return
+	}
+	n.containers = append(n.containers, &Container{PodUID: p.UID, Vol: v, Engine: v.current})
+	setPodRunning(p, w.now)
+	w.api.touch(p)
+	w.tracef("kubelet", "%s: started s3gw (pod %s) on engine e%d", n.Name, p.Name, v.current.Seq)
+	w.stats.started(v, n)
+}
+
+// syncNodeStatus computes Ready and volumesInUse every 10 s and posts
+// them when they differ from the API's or the report is 5 minutes old.
+func (w *World) syncNodeStatus(n *Node) {
+	now := w.unix()
+	if now < n.nextStatus {
+		w.wakeAt(w.at(n.nextStatus))
+		return
+	}
+	n.nextStatus = now + nodeStatusUpdateFrequency
+	node := w.api.node(n.Name)
+	status, reason := corev1.ConditionTrue, "KubeletReady"
+	if !n.RuntimeUp {
+		status, reason = corev1.ConditionFalse, "KubeletNotReady"
+	}
+	inUse := make([]corev1.UniqueVolumeName, 0, len(n.mounts))
+	for _, m := range n.mounts {
+		inUse = append(inUse, longhorn.UniqueVolumeName(m))
+	}
+	ready := readyCondition(node)
+	if ready.Status == status && slices.Equal(node.Status.VolumesInUse, inUse) &&
+		w.now.Sub(ready.LastHeartbeatTime.Time) < nodeStatusReportFrequency {
+		return
+	}
+	if ready.Status != status {
+		ready.LastTransitionTime = metav1.NewTime(w.now)
+		w.tracef("kubelet", "%s posts Ready=%s", n.Name, status)
+	}
+	ready.Status, ready.Reason, ready.Message = status, reason, ""
+	ready.LastHeartbeatTime = metav1.NewTime(w.now)
+	node.Status.VolumesInUse = inUse
+	w.api.touch(node)
+}

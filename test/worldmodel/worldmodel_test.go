@@ -1,0 +1,171 @@
+/*
+Copyright 2026 The s3gw-remediation Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package worldmodel
+
+import (
+	cryptorand "crypto/rand"
+	"encoding/binary"
+	"encoding/json"
+	"fmt"
+	"os"
+	"runtime/debug"
+	"strconv"
+	"testing"
+
+	s3gwv1alpha1 "github.com/s3gw-tech/s3gw-remediation/api/v1alpha1"
+)
+
+// Environment:
+//
+//	WORLDMODEL_SEED=<n>|random  seed of the run (default: fixed)
+//	WORLDMODEL_EPISODES=<n>     episodes (default 20000)
+//	WORLDMODEL_EPISODE=<i>      replay episode i with its trace
+//	WORLDMODEL_TRACE_API=1      also trace every API write in a replay
+//	WORLDMODEL_SUMMARY=<file>   append the summary line to a file
+//	WORLDMODEL_REPORT=<file>    write the violating episodes as JSON
+const (
+	defaultSeed     = 0x5eed_2026
+	defaultEpisodes = 20000
+	// tracesShown is how many violating episodes a failure replays.
+	tracesShown = 3
+	// minDestructiveShare keeps the test from passing by never acting.
+	minDestructiveShare = 0.15
+)
+
+func TestWorldModel(t *testing.T) {
+	// Episodes allocate briskly and live briefly: trade memory for GC time.
+	defer debug.SetGCPercent(debug.SetGCPercent(400))
+	seed := seedFromEnv(t)
+	if replay, ok := os.LookupEnv("WORLDMODEL_EPISODE"); ok {
+		replayEpisode(t, seed, replay, s3gwv1alpha1.FencingModeRequireEvidence)
+		return
+	}
+	s := runEpisodes(seed, intFromEnv(t, "WORLDMODEL_EPISODES", defaultEpisodes), s3gwv1alpha1.FencingModeRequireEvidence)
+	report(t, s)
+	if share := float64(s.destructive) / float64(s.episodes); share < minDestructiveShare {
+		t.Errorf("only %.0f%% of episodes had a destructive operator write (want ≥ %.0f%%): the model no longer exercises the gate",
+			share*100, minDestructiveShare*100)
+	}
+	if s.succeeded == 0 || s.moved == 0 {
+		t.Errorf("no remediation succeeded (%d) or no s3gw ran elsewhere (%d)", s.succeeded, s.moved)
+	}
+	if len(s.violating) > 0 {
+		t.Errorf("%d of %d episodes broke an invariant\n%s%s",
+			len(s.violating), s.episodes, s.breakdown(), traces(s, s3gwv1alpha1.FencingModeRequireEvidence))
+	}
+}
+
+// TestWorldModelCatchesDisabledFencing proves the checker can fail: with
+// fencing.mode Disabled (unsafe by design) the operator loses writes.
+func TestWorldModelCatchesDisabledFencing(t *testing.T) {
+	s := runEpisodes(seedFromEnv(t), 1000, s3gwv1alpha1.FencingModeDisabled)
+	t.Log(s.line())
+	t.Log(s.breakdown())
+	if len(s.violating) == 0 {
+		t.Errorf("no violation with fencing disabled: the model cannot see split brain")
+	}
+}
+
+func report(t *testing.T, s *summary) {
+	t.Log(s.line())
+	t.Log(s.work())
+	if path := os.Getenv("WORLDMODEL_SUMMARY"); path != "" {
+		f, err := os.OpenFile(path, os.O_APPEND|os.O_CREATE|os.O_WRONLY, 0o644)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer func() { _ = f.Close() }()
+		if _, err := fmt.Fprintln(f, s.line()); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if path := os.Getenv("WORLDMODEL_REPORT"); path != "" {
+		data, err := json.Marshal(map[string]any{"seed": s.seed, "episodes": s.episodes, "violating": s.violating,
+			"categories": s.categories})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(path, data, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+// traces replays the first violating episodes with their timelines.
+func traces(s *summary, mode s3gwv1alpha1.FencingMode) string {
+	out := ""
+	for _, i := range s.violating[:min(tracesShown, len(s.violating))] {
+		r := runEpisode(s.seed, i, mode, &trace{})
+		out += fmt.Sprintf("\n--- episode %d (replay: WORLDMODEL_SEED=%#x WORLDMODEL_EPISODE=%d)\n", i, s.seed, i)
+		for _, v := range r.violations {
+			out += fmt.Sprintf("VIOLATION [%s] %s\n", v.category, v.detail)
+		}
+		out += r.trace.String() + "\n"
+	}
+	return out
+}
+
+func replayEpisode(t *testing.T, seed uint64, value string, mode s3gwv1alpha1.FencingMode) {
+	i, err := strconv.Atoi(value)
+	if err != nil {
+		t.Fatalf("WORLDMODEL_EPISODE=%q: %v", value, err)
+	}
+	r := runEpisode(seed, i, mode, &trace{api: os.Getenv("WORLDMODEL_TRACE_API") != ""})
+	t.Logf("episode %d of seed %#x:\n%s", i, seed, r.trace)
+	for _, v := range r.violations {
+		msg := fmt.Sprintf("[%s] %s", v.category, v.detail)
+		if v.operator {
+			t.Errorf("VIOLATION %s", msg)
+		} else {
+			t.Logf("write loss without an operator write (not counted): %s", msg)
+		}
+	}
+	t.Logf("destructive=%v succeeded=%v ran elsewhere=%v", r.destructive, r.succeeded, r.moved)
+}
+
+func seedFromEnv(t *testing.T) uint64 {
+	switch v := os.Getenv("WORLDMODEL_SEED"); v {
+	case "":
+		return defaultSeed
+	case "random":
+		var b [8]byte
+		if _, err := cryptorand.Read(b[:]); err != nil {
+			t.Fatal(err)
+		}
+		seed := binary.LittleEndian.Uint64(b[:])
+		t.Logf("worldmodel: drew seed %#x", seed)
+		return seed
+	default:
+		seed, err := strconv.ParseUint(v, 0, 64)
+		if err != nil {
+			t.Fatalf("WORLDMODEL_SEED=%q: %v", v, err)
+		}
+		return seed
+	}
+}
+
+func intFromEnv(t *testing.T, name string, def int) int {
+	v := os.Getenv(name)
+	if v == "" {
+		return def
+	}
+	n, err := strconv.Atoi(v)
+	if err != nil || n <= 0 {
+		t.Fatalf("%s=%q: want a positive number", name, v)
+	}
+	return n
+}
