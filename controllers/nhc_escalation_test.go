@@ -177,7 +177,7 @@ var _ = Describe("Escalation with NodeHealthCheck", func() {
 				{Template: s.w.farTemplate("fence"), Order: 0, Timeout: 2 * time.Minute},
 				{Template: templateRef(fastRelease), Order: 1, Timeout: 5 * time.Minute},
 			}
-		}, withReplicasOn("failed", "healthy")) // storage isolation cannot prove anything
+		}, noStorageIsolation)
 		s.fail()
 		s.pass()
 		far := s.onlyCR(farKind)

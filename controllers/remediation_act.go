@@ -67,32 +67,18 @@ var errCacheBehind = errors.New("the cached node is older than the API's")
 // after a crash finds the work done and does nothing.
 func (r *RemediationReconciler) act(ctx context.Context, s *scope) error {
 	d := s.decision
-	log := logf.FromContext(ctx)
 	if d.Destructive() {
 		if err := r.confirmNode(ctx, s); err != nil {
 			return err
 		}
 	}
 	if d.Gate.Disabled && d.Destructive() {
-		log.Info("Fencing is disabled: acting without fencing evidence (unsafe)")
+		logf.FromContext(ctx).Info("Fencing is disabled: acting without fencing evidence (unsafe)")
 		events.WarningEvent(r.Recorder, s.rem, eventFencingDisabled,
 			"fencing.mode is Disabled: evicting and releasing without fencing evidence")
 	}
-	if d.TimeOutDelegate {
-		if err := (fencing.Delegate{Client: r.Client, Reader: r.APIReader}).MarkTimedOut(ctx, s.rem); err != nil {
-			return err
-		}
-	}
-	if d.DeleteDelegate {
-		log.Info("Deleting delegate fencing CR: its success belongs to an earlier failure", "delegate", s.delegate)
-		if err := (fencing.Delegate{Client: r.Client, Reader: r.APIReader}).Delete(ctx, s.rem); err != nil {
-			return err
-		}
-	}
-	if d.CreateDelegate {
-		if err := r.createDelegate(ctx, s); err != nil {
-			return err
-		}
+	if err := r.actOnDelegate(ctx, s); err != nil {
+		return err
 	}
 	for _, t := range d.Evict {
 		if err := r.evict(ctx, s, t); err != nil {
@@ -110,17 +96,46 @@ func (r *RemediationReconciler) act(ctx context.Context, s *scope) error {
 		}
 	}
 	if d.AddOutOfServiceTaint {
-		// The decision adds only a taint status recorded, with its timeAdded.
-		taint := *recordedTaint(s.rem, fencing.OutOfServiceTaint())
-		log.Info("Adding out-of-service taint", "taint", taint.ToString())
-		if err := fencing.AddTaint(ctx, r.Client, s.node, taint); err != nil {
+		return r.addOutOfServiceTaint(ctx, s)
+	}
+	return nil
+}
+
+// actOnDelegate passes NHC's time-out on to the delegate, replaces a stale
+// one, or creates it, as decided.
+func (r *RemediationReconciler) actOnDelegate(ctx context.Context, s *scope) error {
+	d, delegate := s.decision, fencing.Delegate{Client: r.Client, Reader: r.APIReader}
+	if d.TimeOutDelegate {
+		if err := delegate.MarkTimedOut(ctx, s.rem); err != nil {
 			return err
 		}
-		for range unreleasedVolumes(s.obs.Targets) {
-			r.Metrics.AttachmentReleased(string(s3gwv1alpha1.ReleaseOutOfServiceTaint))
-		}
-		r.eventBoth(s, eventOutOfServiceTaint, "Added "+taint.ToString()+" to release s3gw's volumes")
 	}
+	if d.DeleteDelegate {
+		logf.FromContext(ctx).Info("Deleting delegate fencing CR: its success belongs to an earlier failure", "delegate", s.delegate)
+		if err := delegate.Delete(ctx, s.rem); err != nil {
+			return err
+		}
+	}
+	if d.CreateDelegate {
+		return r.createDelegate(ctx, s)
+	}
+	return nil
+}
+
+// addOutOfServiceTaint adds the taint with its owner annotation, unless one
+// is there already.
+func (r *RemediationReconciler) addOutOfServiceTaint(ctx context.Context, s *scope) error {
+	taint := fencing.OutOfServiceTaint()
+	logf.FromContext(ctx).Info("Adding out-of-service taint", "taint", taint.ToString())
+	added, err := fencing.AddOwnedTaint(ctx, r.Client, s.node, taint, s.rem.UID, s.now.Rfc3339Copy())
+	if err != nil || !added {
+		return err
+	}
+	s.addedTaint = fencing.Find(s.node, taint)
+	for range unreleasedVolumes(s.obs.Targets) {
+		r.Metrics.AttachmentReleased(string(s3gwv1alpha1.ReleaseOutOfServiceTaint))
+	}
+	r.eventBoth(s, eventOutOfServiceTaint, "Added "+taint.ToString()+" to release s3gw's volumes")
 	return nil
 }
 

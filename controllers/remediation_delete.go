@@ -32,26 +32,23 @@ import (
 
 // reconcileDelete runs when NHC deletes the CR (node healthy again, or
 // gone), whether the remediation finished, failed or was timed out: it
-// removes the taints this remediation added (recorded, and on the node with
-// the timeAdded it stamped), deletes the delegate fencing
+// removes the out-of-service taint this remediation added (the node's owner
+// annotation names it), deletes the delegate fencing
 // CR it created, then drops the finalizer. It never deletes the CR itself.
 func (r *RemediationReconciler) reconcileDelete(ctx context.Context, rem *s3gwv1alpha1.S3GWRemediation, node *corev1.Node) error {
 	if !controllerutil.ContainsFinalizer(rem, Finalizer) {
 		return nil
 	}
 	log := logf.FromContext(ctx)
-	if node != nil {
-		for _, taint := range rem.Status.AddedTaints {
-			if !fencing.Owns(node, taint) {
-				continue // never added, or someone else's taint took its place
-			}
-			log.Info("Removing taint added by this remediation", "taint", taint.ToString())
-			if err := fencing.RemoveOwnTaint(ctx, r.Client, node, taint); err != nil {
-				return err
-			}
-			events.NormalEvent(r.Recorder, node, eventTaintRemoved, "Removed "+taint.ToString()+" added by S3GWRemediation "+rem.Name)
-			events.NormalEvent(r.Recorder, rem, eventTaintRemoved, "Removed "+taint.ToString()+" from node "+node.Name)
+	if taint := fencing.OutOfServiceTaint(); node != nil && node.Annotations[fencing.TaintOwnerAnnotation] == string(rem.UID) {
+		// Ours by the node's own record, whatever status says: the taint and
+		// the annotation were written together.
+		log.Info("Removing taint added by this remediation", "taint", taint.ToString())
+		if err := fencing.RemoveOwnedTaint(ctx, r.Client, node, taint, rem.UID); err != nil {
+			return err
 		}
+		events.NormalEvent(r.Recorder, node, eventTaintRemoved, "Removed "+taint.ToString()+" added by S3GWRemediation "+rem.Name)
+		events.NormalEvent(r.Recorder, rem, eventTaintRemoved, "Removed "+taint.ToString()+" from node "+node.Name)
 	}
 	if rem.Spec.Fencing.Delegate != nil {
 		if err := (fencing.Delegate{Client: r.Client, Reader: r.APIReader}).Delete(ctx, rem); err != nil {

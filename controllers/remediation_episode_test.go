@@ -157,25 +157,58 @@ var _ = Describe("Evidence of the current failure", func() {
 		s.expectMoved()
 	})
 
-	It("never removes an out-of-service taint a fencer added while ours was only recorded", func() {
+	It("never removes an out-of-service taint a fencer added in the same second ours would be", func() {
 		s := newFailedNodeScenario(s3gwv1alpha1.S3GWRemediationSpec{Release: s3gwv1alpha1.ReleaseSpec{
 			Strategy: s3gwv1alpha1.ReleaseOutOfServiceTaint}})
 		st := s.w.stepper(managerClient)
-		st.until(s.key, 10, func(rem *s3gwv1alpha1.S3GWRemediation) bool { return len(rem.Status.AddedTaints) == 1 })
-		Expect(fencing.HasTaint(s.w.node("failed"), fencing.OutOfServiceTaint())).To(BeFalse(), "recorded, not added yet")
-
-		// A fencer adds its own taint before our next pass.
-		s.w.clock.Step(5 * time.Second)
+		st.until(s.key, 10, isPhase(s3gwv1alpha1.PhaseEvicting))
+		// The fencer adds its own taint, stamped this very second, before
+		// our pass that would have added ours.
 		theirs := fencing.OutOfServiceTaint()
 		theirs.TimeAdded = ptr.To(metav1.NewTime(s.w.clock.Now()))
 		s.w.taint("failed", theirs)
 		st.until(s.key, 20, succeeded)
 		s.expectMoved()
+		Expect(s.w.remediation(s.key).Status.AddedTaints).To(BeEmpty(), "ours was never added")
 
 		s.recover(st)
 		kept := fencing.Find(s.w.node("failed"), fencing.OutOfServiceTaint())
 		Expect(kept).NotTo(BeNil(), "the fencer's taint stays")
 		Expect(kept.TimeAdded.Unix()).To(Equal(theirs.TimeAdded.Unix()))
+	})
+
+	It("holds a fenced node's release while a replica on it may hold writes the others lack", func() {
+		s := newFailedNodeScenario(s3gwv1alpha1.S3GWRemediationSpec{
+			Fencing: s3gwv1alpha1.FencingSpec{Remediators: farEvidence()}}, withReplicasOn("failed", "healthy"))
+		far := s.w.addFAR("failed", "FenceAgentActionSucceeded", metav1.ConditionFalse)
+		s.w.clock.Step(time.Second)
+		s.w.setCondition(far, "FenceAgentActionSucceeded", metav1.ConditionTrue)
+		recorder := newWriteRecorder()
+		st := s.w.stepper(recorder)
+		st.until(s.key, 10, isPhase(s3gwv1alpha1.PhaseWaitingForStorage))
+		rem := s.w.remediation(s.key)
+		Expect(rem.Status.Conditions).To(haveCondition(s3gwv1alpha1.ConditionSucceeded, metav1.ConditionUnknown, s3gwv1alpha1.ReasonReplicasUnreachable))
+		Expect(conditionOf(rem, s3gwv1alpha1.ConditionSucceeded).Message).To(ContainSubstring(
+			"replica " + s.g.pv + "-r-0 of " + s.g.pv + " is on the failed node"))
+		Expect(recorder.Writes()).To(HaveEach(HaveField("Kind", "S3GWRemediation")), "fenced, yet nothing moves")
+
+		s.w.clock.Step(s3gwv1alpha1.DefaultReleaseTimeout + time.Second)
+		s.w.kubelets()
+		Expect(st.pass(s.key)).To(Succeed())
+		Expect(s.w.remediation(s.key).Status.Conditions).To(haveCondition(s3gwv1alpha1.ConditionSucceeded,
+			metav1.ConditionFalse, s3gwv1alpha1.ReasonReplicasUnreachable), "NHC may escalate, e.g. to a reboot")
+		Expect(s.w.podExists(s.g.pod)).To(BeTrue())
+	})
+
+	It("releases a fenced node's volume with a replica on it when told to accept that", func() {
+		s := newFailedNodeScenario(s3gwv1alpha1.S3GWRemediationSpec{
+			Fencing: s3gwv1alpha1.FencingSpec{Remediators: farEvidence()},
+			Release: s3gwv1alpha1.ReleaseSpec{RequireReachableReplicas: ptr.To(false)}}, withReplicasOn("failed", "healthy"))
+		far := s.w.addFAR("failed", "FenceAgentActionSucceeded", metav1.ConditionFalse)
+		s.w.clock.Step(time.Second)
+		s.w.setCondition(far, "FenceAgentActionSucceeded", metav1.ConditionTrue)
+		s.w.stepper(managerClient).until(s.key, 20, succeeded)
+		s.expectMoved()
 	})
 
 	It("starts over when the node fails again while NHC keeps the CR, with a new delegate", func() {

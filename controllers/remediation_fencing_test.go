@@ -28,10 +28,6 @@ import (
 	"github.com/s3gw-tech/s3gw-remediation/internal/fencing"
 )
 
-// noStorageIsolation keeps a replica on the failed node, so storage
-// isolation cannot open the gate.
-var noStorageIsolation = withReplicasOn("failed", "healthy")
-
 func isPhase(p s3gwv1alpha1.Phase) func(*s3gwv1alpha1.S3GWRemediation) bool {
 	return func(rem *s3gwv1alpha1.S3GWRemediation) bool { return rem.Status.Phase == p }
 }
@@ -42,7 +38,7 @@ var _ = Describe("The fencing gate", func() {
 			Fencing: s3gwv1alpha1.FencingSpec{Remediators: farEvidence()}}, noStorageIsolation)
 		s.w.addFAR("failed", "FenceAgentActionSucceeded", metav1.ConditionFalse) // fencing still running
 		st := closedGate(s, "no node.kubernetes.io/out-of-service taint",
-			"replica "+s.g.pv+"-r-0 of "+s.g.pv+" is on the node", "has no FenceAgentActionSucceeded=True")
+			"storage isolation: Longhorn does not report the node down", "has no FenceAgentActionSucceeded=True")
 		Expect(st.eventsWithReason(eventWaitingForFencing)).To(HaveLen(1), "announced once, not every pass")
 		Expect(st.metric("s3gw_remediation_fencing_blocked", map[string]string{
 			"reason": "OutOfServiceTaint,StorageIsolation,FenceAgentsRemediation"})).To(Equal(1.0))
@@ -70,7 +66,7 @@ var _ = Describe("The fencing gate", func() {
 			"FenceAgentsRemediation/"),
 		Entry("storage isolation: Longhorn reports the node down and it holds no replica",
 			s3gwv1alpha1.S3GWRemediationSpec{},
-			func(s *failedNodeScenario) { s.w.deleteReplicasOn(s.g, "failed") },
+			func(s *failedNodeScenario) { s.w.longhornSeesDown("failed") },
 			"StorageIsolation"),
 	)
 

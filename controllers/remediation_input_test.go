@@ -96,7 +96,7 @@ var _ = Describe("Bad input", func() {
 		st := closedGate(s, `Broken: invalid apiVersion "a/b/c"`)
 		Expect(s.w.remediation(s.key).Status.LastError).To(BeEmpty())
 
-		s.w.deleteReplicasOn(s.g, "failed") // storage isolation now holds
+		s.w.longhornSeesDown("failed") // storage isolation now holds
 		st.until(s.key, 20, succeeded)
 		Expect(s.expectMoved().Status.FencingEvidence).To(ConsistOf("StorageIsolation"))
 	})

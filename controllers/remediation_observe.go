@@ -35,7 +35,6 @@ import (
 	"github.com/s3gw-tech/s3gw-remediation/internal/failover"
 	"github.com/s3gw-tech/s3gw-remediation/internal/fencing"
 	"github.com/s3gw-tech/s3gw-remediation/internal/longhorn"
-	"github.com/s3gw-tech/s3gw-remediation/internal/medik8s"
 	"github.com/s3gw-tech/s3gw-remediation/internal/workloads"
 )
 
@@ -53,8 +52,10 @@ type scope struct {
 	attachments []storagev1.VolumeAttachment
 	// replicaNodes memoises, per node, whether longhorn-manager reaches it.
 	replicaNodes map[string]replicaNode
-	obs          failover.Observation
-	decision     failover.Decision
+	// addedTaint is the taint this pass added to the node, for status.
+	addedTaint *corev1.Taint
+	obs        failover.Observation
+	decision   failover.Decision
 }
 
 func timedOut(rem *s3gwv1alpha1.S3GWRemediation) bool {
@@ -76,12 +77,8 @@ func (r *RemediationReconciler) observe(ctx context.Context, rem *s3gwv1alpha1.S
 		return nil, err
 	}
 	s.obs.Node = &failover.Node{Name: node.Name, Ready: nodeReady(node), Heartbeat: heartbeat(node, lease)}
-	ownTaint := recordedTaint(rem, fencing.OutOfServiceTaint())
-	if err := r.observeOutOfServiceTaint(ctx, s, ownTaint); err != nil {
-		return nil, err
-	}
+	observeOutOfServiceTaint(s)
 	s.obs.Episode = recordedEpisode(rem.Status.FailureEpisode)
-	s.obs.OutOfServiceTaintRecorded = ownTaint != nil
 	if s.obs.TimedOut {
 		return s, nil // no new step starts; nothing else to read
 	}
@@ -317,48 +314,23 @@ func releasedSince(conds []metav1.Condition) *time.Time {
 	return &t
 }
 
-// observeOutOfServiceTaint classifies the node's out-of-service taint: ours
-// (the one this remediation recorded), a peer's (recorded by another
-// remediation of the node; no evidence either), or foreign.
-func (r *RemediationReconciler) observeOutOfServiceTaint(ctx context.Context, s *scope, own *corev1.Taint) error {
+// observeOutOfServiceTaint sees the node's out-of-service taint and whether
+// it is foreign: added by no S3GWRemediation (the node's owner annotation
+// names the one that did).
+func observeOutOfServiceTaint(s *scope) {
 	taint := fencing.Find(s.node, fencing.OutOfServiceTaint())
-	switch {
-	case taint == nil:
-		return nil
-	case own != nil && fencing.Owns(s.node, *own):
-		s.obs.Node.OwnOutOfServiceTaint = true
-		return nil
+	if taint == nil {
+		return
 	}
-	byPeer, err := r.taintRecordedByPeer(ctx, s.rem, s.nodeName, *taint)
-	if err != nil || byPeer {
-		return err
+	s.obs.Node.HasOutOfServiceTaint = true
+	if fencing.TaintOwner(s.node, *taint) != "" {
+		return // ours or a peer's: never evidence
 	}
 	foreign := &failover.Taint{}
 	if taint.TimeAdded != nil {
 		foreign.TimeAdded = &taint.TimeAdded.Time
 	}
 	s.obs.Node.ForeignOutOfServiceTaint = foreign
-	return nil
-}
-
-// taintRecordedByPeer reports whether another remediation of the same node
-// recorded the taint on the node as its own.
-func (r *RemediationReconciler) taintRecordedByPeer(ctx context.Context, rem *s3gwv1alpha1.S3GWRemediation, node string, taint corev1.Taint) (bool, error) {
-	list := &s3gwv1alpha1.S3GWRemediationList{}
-	if err := r.Client.List(ctx, list); err != nil {
-		return false, fmt.Errorf("listing S3GWRemediations: %w", err)
-	}
-	onNode := &corev1.Node{Spec: corev1.NodeSpec{Taints: []corev1.Taint{taint}}}
-	for i := range list.Items {
-		peer := &list.Items[i]
-		if peer.UID == rem.UID || medik8s.NodeName(peer) != node {
-			continue
-		}
-		if recorded := recordedTaint(peer, taint); recorded != nil && fencing.Owns(onNode, *recorded) {
-			return true, nil
-		}
-	}
-	return false, nil
 }
 
 // replicaNode is whether longhorn-manager can stop a replica process on a
@@ -469,17 +441,6 @@ func nodeReady(node *corev1.Node) bool {
 		}
 	}
 	return false
-}
-
-// recordedTaint returns the taint with the key and effect the remediation
-// recorded in status.addedTaints, or nil.
-func recordedTaint(rem *s3gwv1alpha1.S3GWRemediation, taint corev1.Taint) *corev1.Taint {
-	for i := range rem.Status.AddedTaints {
-		if rem.Status.AddedTaints[i].MatchTaint(&taint) {
-			return &rem.Status.AddedTaints[i]
-		}
-	}
-	return nil
 }
 
 // since returns how long ago t was, or 0.

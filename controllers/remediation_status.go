@@ -34,7 +34,6 @@ import (
 
 	s3gwv1alpha1 "github.com/s3gw-tech/s3gw-remediation/api/v1alpha1"
 	"github.com/s3gw-tech/s3gw-remediation/internal/failover"
-	"github.com/s3gw-tech/s3gw-remediation/internal/fencing"
 )
 
 // setStatus writes the pass's observation and decision into the in-memory
@@ -55,11 +54,8 @@ func setStatus(st *s3gwv1alpha1.S3GWRemediationStatus, s *scope) {
 	if d.RestartEpisode != nil {
 		restartEpisode(st, *d.RestartEpisode, s.now)
 	}
-	if d.RecordOutOfServiceTaint {
-		// Stamped now, so the taint on the node is recognised as ours later.
-		taint := fencing.OutOfServiceTaint()
-		taint.TimeAdded = ptr.To(s.now.Rfc3339Copy())
-		st.AddedTaints = append(withoutTaint(st.AddedTaints, taint), taint)
+	if s.addedTaint != nil {
+		st.AddedTaints = append(withoutTaint(st.AddedTaints, *s.addedTaint), *s.addedTaint)
 	}
 	if s.delegate != nil {
 		st.Delegate = s.delegate

@@ -130,7 +130,21 @@ func (w *world) setReady(short string, ready bool) {
 		LastHeartbeatTime: heartbeat, LastTransitionTime: transition}}
 	Expect(w.c.Status().Update(w.ctx, node)).To(Succeed())
 	w.renewLease(short, heartbeat.Time)
+	if !ready && w.longhornBlindOn(node.Name) {
+		lhReason = "ManagerPodDown"
+	}
 	w.setLonghornNode(short, lhStatus, lhReason)
+}
+
+// longhornBlindOn reports whether a gateway on the node asked Longhorn not
+// to report the node down.
+func (w *world) longhornBlindOn(node string) bool {
+	for _, g := range w.gateways {
+		if g.node == node && g.longhornBlind {
+			return true
+		}
+	}
+	return false
 }
 
 // renewLease sets the node Lease's renewTime, as its kubelet does.
@@ -192,15 +206,20 @@ type gateway struct {
 	// stuck keeps the replacement from ever becoming Ready (say, its image
 	// cannot be pulled).
 	stuck bool
+	// node is where the gateway's pod runs.
+	node string
+	// longhornBlind: Longhorn does not report that node down when it fails.
+	longhornBlind bool
 }
 
 type gatewayOption func(*gatewayOptions)
 
 type gatewayOptions struct {
-	accessMode   corev1.PersistentVolumeAccessMode
-	driver       string
-	replicaNodes []string
-	labels       map[string]string
+	accessMode    corev1.PersistentVolumeAccessMode
+	driver        string
+	replicaNodes  []string
+	labels        map[string]string
+	longhornBlind bool
 }
 
 func withAccessMode(m corev1.PersistentVolumeAccessMode) gatewayOption {
@@ -211,6 +230,12 @@ func withReplicasOn(nodes ...string) gatewayOption {
 	return func(o *gatewayOptions) { o.replicaNodes = nodes }
 }
 func withLabels(l map[string]string) gatewayOption { return func(o *gatewayOptions) { o.labels = l } }
+
+// noStorageIsolation keeps storage isolation from holding without putting
+// a replica where Longhorn cannot reach it: Longhorn's manager on the
+// gateway's node is down too, so Longhorn reports that node ManagerPodDown,
+// which is not "down" for a detach. Stories about other evidence use it.
+var noStorageIsolation gatewayOption = func(o *gatewayOptions) { o.longhornBlind = true }
 
 func s3gwLabels() map[string]string {
 	return map[string]string{"app.kubernetes.io/name": "s3gw", "app.kubernetes.io/component": "gateway",
@@ -226,7 +251,8 @@ func (w *world) addGateway(name, on, healthy string, opts ...gatewayOption) *gat
 	for _, opt := range opts {
 		opt(&o)
 	}
-	g := &gateway{name: name, ns: w.ns, claim: name + "-s3gw-pvc", healthy: w.nodeName(healthy)}
+	g := &gateway{name: name, ns: w.ns, claim: name + "-s3gw-pvc", healthy: w.nodeName(healthy),
+		node: w.nodeName(on), longhornBlind: o.longhornBlind}
 	g.pv = "pvc-" + w.id + "-" + name
 
 	g.deployment = &appsv1.Deployment{
@@ -702,14 +728,8 @@ func farEvidence() []s3gwv1alpha1.RemediatorEvidence {
 		Kind: "FenceAgentsRemediation", ConditionType: "FenceAgentActionSucceeded"}}
 }
 
-// deleteReplicasOn removes the gateway's Longhorn replicas on a node, as
-// Longhorn does once it rebuilt them elsewhere.
-func (w *world) deleteReplicasOn(g *gateway, short string) {
-	replicas := &longhorn.ReplicaList{}
-	Expect(w.c.List(w.ctx, replicas, client.InNamespace(longhornNS), client.MatchingLabels{longhorn.VolumeLabel: g.pv})).To(Succeed())
-	for i := range replicas.Items {
-		if replicas.Items[i].Spec.NodeID == w.nodeName(short) {
-			Expect(w.c.Delete(w.ctx, &replicas.Items[i])).To(Succeed())
-		}
-	}
+// longhornSeesDown has Longhorn report the node down, as it does once its
+// manager there is replaced and Kubernetes reports the node NotReady.
+func (w *world) longhornSeesDown(short string) {
+	w.setLonghornNode(short, "False", longhorn.NodeReasonKubernetesNodeNotReady)
 }

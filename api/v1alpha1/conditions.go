@@ -58,6 +58,7 @@ const (
 	ReasonFencingDisabled         = "FencingDisabled"
 	ReasonInvalidDelegate         = "InvalidDelegate"
 	ReasonNoHealthyReplica        = "NoHealthyReplica"
+	ReasonReplicasUnreachable     = "ReplicasUnreachable"
 	ReasonLonghornUnavailable     = "LonghornUnavailable"
 	ReasonEvicting                = "Evicting"
 	ReasonEvicted                 = "Evicted"

@@ -212,6 +212,18 @@ type ReleaseSpec struct {
 	// +optional
 	Strategy ReleaseStrategy `json:"strategy,omitempty"`
 
+	// RequireReachableReplicas releases a volume only when every replica of
+	// it lives on a node longhorn-manager reaches: none on the failed node,
+	// none on another node that is down. Longhorn acknowledges a write once
+	// one replica has it, so an engine cut off from its other replicas
+	// keeps writing to the ones it still reaches until it is fenced; a new
+	// engine started without those replicas loses those writes, fenced or
+	// not. false releases on fencing evidence anyway: only where clients
+	// cannot reach s3gw on a node cut off from the storage network.
+	// +kubebuilder:default=true
+	// +optional
+	RequireReachableReplicas *bool `json:"requireReachableReplicas,omitempty"`
+
 	// LonghornNamespace is where Longhorn's CRs live.
 	// +kubebuilder:default=longhorn-system
 	// +kubebuilder:validation:MinLength=1
@@ -470,6 +482,12 @@ func (s S3GWRemediationSpec) WorkloadSelectorOrDefault() *metav1.LabelSelector {
 		return s.WorkloadSelector
 	}
 	return DefaultWorkloadSelector()
+}
+
+// RequireReachableReplicasOrDefault is release.requireReachableReplicas;
+// unset means the default, true.
+func (r ReleaseSpec) RequireReachableReplicasOrDefault() bool {
+	return r.RequireReachableReplicas == nil || *r.RequireReachableReplicas
 }
 
 // LonghornNamespaceOrDefault is release.longhornNamespace, or its default.

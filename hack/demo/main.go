@@ -170,7 +170,9 @@ func (d *demo) setUp(ctx context.Context) ([]*harness.Gateway, error) {
 		"release: ControllerDetach). node-b is not watched.\n\n")
 
 	specs := []harness.GatewaySpec{
-		{Namespace: "s3gw", Release: "demo", Node: nodeA, Failover: []string{nodeC}, ReplicaNodes: []string{nodeB, nodeC}},
+		// node-b fails too: a replica there would be one Longhorn cannot
+		// stop, so the remediated gateway keeps its replica on node-c only.
+		{Namespace: "s3gw", Release: "demo", Node: nodeA, Failover: []string{nodeC}, ReplicaNodes: []string{nodeC}},
 		{Namespace: "s3gw-unremediated", Release: "demo", Node: nodeB, Failover: []string{nodeC}, ReplicaNodes: []string{nodeA, nodeC}},
 	}
 	var gateways []*harness.Gateway

@@ -60,8 +60,8 @@ func run(episodes int, seed, only string) error {
 	if err != nil {
 		return fmt.Errorf("unmutated run: %w", err)
 	}
-	fmt.Printf("%-58s %10s %10s\n", "mutation", "violations", "new")
-	fmt.Printf("%-58s %10d %10s\n", "(none)", len(base.Violating), "-")
+	fmt.Printf("%-66s %10s %10s\n", "mutation", "violations", "new")
+	fmt.Printf("%-66s %10d %10s\n", "(none)", len(base.Violating), "-")
 	var blind []string
 	for i, m := range mutations {
 		if !strings.Contains(m.Name, only) {
@@ -81,8 +81,12 @@ func run(episodes int, seed, only string) error {
 				added++
 			}
 		}
-		fmt.Printf("%-58s %10d %10d\n", m.Name, len(r.Violating), added)
-		if added == 0 {
+		note := ""
+		if m.ReportOnly {
+			note = "  (report only: a guard behind another guard, or liveness)"
+		}
+		fmt.Printf("%-66s %10d %10d%s\n", m.Name, len(r.Violating), added, note)
+		if added == 0 && !m.ReportOnly {
 			blind = append(blind, m.Name)
 		}
 	}
@@ -92,25 +96,37 @@ func run(episodes int, seed, only string) error {
 	return nil
 }
 
-// mutate writes the mutated file and an overlay that substitutes it.
+// mutate writes the mutated files and an overlay that substitutes them.
 func mutate(tmp string, i int, m Mutation) (string, error) {
-	path, err := filepath.Abs(m.File)
-	if err != nil {
-		return "", err
+	sources := map[string]string{} // absolute path → mutated content
+	for _, e := range m.Edits {
+		path, err := filepath.Abs(e.File)
+		if err != nil {
+			return "", err
+		}
+		src, ok := sources[path]
+		if !ok {
+			data, err := os.ReadFile(path)
+			if err != nil {
+				return "", err
+			}
+			src = string(data)
+		}
+		if n := strings.Count(src, e.Old); n != 1 {
+			return "", fmt.Errorf("mutation %q: its old text occurs %d times in %s (want 1): update hack/mutations/mutations.go", m.Name, n, e.File)
+		}
+		sources[path] = strings.Replace(src, e.Old, e.New, 1)
 	}
-	src, err := os.ReadFile(path)
-	if err != nil {
-		return "", err
-	}
-	if n := strings.Count(string(src), m.Old); n != 1 {
-		return "", fmt.Errorf("mutation %q: its old text occurs %d times in %s (want 1): update hack/mutations/mutations.go", m.Name, n, m.File)
-	}
-	mutated := filepath.Join(tmp, fmt.Sprintf("m%d-%s", i, filepath.Base(m.File)))
-	if err := os.WriteFile(mutated, []byte(strings.Replace(string(src), m.Old, m.New, 1)), 0o644); err != nil {
-		return "", err
+	replace := map[string]string{}
+	for path, src := range sources {
+		mutated := filepath.Join(tmp, fmt.Sprintf("m%d-%d-%s", i, len(replace), filepath.Base(path)))
+		if err := os.WriteFile(mutated, []byte(src), 0o644); err != nil {
+			return "", err
+		}
+		replace[path] = mutated
 	}
 	overlay := filepath.Join(tmp, fmt.Sprintf("m%d.json", i))
-	data, err := json.Marshal(map[string]map[string]string{"Replace": {path: mutated}})
+	data, err := json.Marshal(map[string]map[string]string{"Replace": replace})
 	if err != nil {
 		return "", err
 	}

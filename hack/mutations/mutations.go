@@ -21,25 +21,121 @@ package main
 type Mutation struct {
 	// Name says which defect it plants.
 	Name string
-	// File is relative to the repository root.
-	File string
-	// Old must occur exactly once in File; it is replaced by New.
-	Old, New string
+	// Edits are applied together.
+	Edits []Edit
+	// ReportOnly marks a defect the model is known not to turn into a lost
+	// write on its own (a guard behind another guard, or a liveness rule):
+	// it is run and reported, and a zero does not fail the run.
+	ReportOnly bool
 }
 
-// mutations are the defects the model must catch. Keep Old exact: when the
-// code moves on, the run fails and names the mutation to update.
+// Edit replaces Old, which must occur exactly once in File (relative to the
+// repository root), by New.
+type Edit struct {
+	File, Old, New string
+}
+
+// Files and texts several mutations edit.
+const (
+	gateGo        = "internal/failover/gate.go"
+	decideGo      = "internal/failover/decide.go"
+	strandedCheck = "if stranded := strandedToRelease(o); len(stranded) > 0 && "
+	strandedOff   = "if stranded := strandedToRelease(o); false && len(stranded) > 0 && "
+)
+
+// mutations are the defects the model must catch: the rules issue #8 added,
+// each switched back off. Keep Old exact: when the code moves on, the run
+// fails and names the mutation to update.
 var mutations = []Mutation{
 	{
+		Name: "#8.1 replicas on other unreachable nodes do not count",
+		Edits: []Edit{{
+			File: gateGo,
+			Old:  "\t\t\tunreachable = append(unreachable, strandedReplicas(o.Node.Name, v)...)\n",
+			New:  "",
+		}, {
+			File: decideGo,
+			Old:  strandedCheck,
+			New:  strandedOff,
+		}},
+	},
+	{
+		Name: "#8.1b fencing evidence releases with a replica Longhorn cannot reach",
+		Edits: []Edit{{
+			File: decideGo,
+			Old:  strandedCheck,
+			New:  strandedOff,
+		}},
+	},
+	{
+		Name: "#8.2 evidence from an earlier failure counts",
+		Edits: []Edit{{
+			File: gateGo,
+			Old:  "\thb := o.Node.Heartbeat\n\tif last := hb.LastSignOfLife(); !t.After(last) {",
+			New:  "\thb := o.Node.Heartbeat\n\tif last := hb.LastSignOfLife(); false && !t.After(last) {",
+		}, {
+			File: gateGo,
+			Old:  "\tif !hb.Silent(o.Now) {\n\t\treturn fmt.Sprintf(\"is not trusted yet",
+			New:  "\tif false && !hb.Silent(o.Now) {\n\t\treturn fmt.Sprintf(\"is not trusted yet",
+		}},
+	},
+	{
+		Name: "#8.3 a new failure under the same CR does not start over",
+		Edits: []Edit{{
+			File: decideGo,
+			Old:  "o.Episode != nil && !o.Episode.Continues(o.Node.Heartbeat):",
+			New:  "o.Episode != nil && false && !o.Episode.Continues(o.Node.Heartbeat):",
+		}},
+		ReportOnly: true,
+	},
+	{
+		Name: "#8.4 ControllerDetach edits a live kubelet's volumesInUse",
+		Edits: []Edit{{
+			File: decideGo,
+			Old:  "\tkubeletAlive := !o.Node.Heartbeat.Lost(o.Now)\n",
+			New:  "\tkubeletAlive := false && !o.Node.Heartbeat.Lost(o.Now)\n",
+		}},
+		ReportOnly: true,
+	},
+	{
+		Name: "#8.5 volumes are released while their pod is in the API",
+		Edits: []Edit{{
+			File: decideGo,
+			Old:  "\t\t\tcase t.PodPresent:\n\t\t\t\t// The attach-detach controller still wants it on the node.\n",
+			New:  "\t\t\tcase false:\n",
+		}},
+		ReportOnly: true,
+	},
+	{
+		Name: "#8.6 cleanup removes an out-of-service taint it did not add",
+		Edits: []Edit{{
+			File: "controllers/remediation_delete.go",
+			Old:  "node != nil && node.Annotations[fencing.TaintOwnerAnnotation] == string(rem.UID) {",
+			New:  "node != nil && fencing.HasTaint(node, taint) {",
+		}, {
+			File: "internal/fencing/taints.go",
+			Old:  "\tif types.UID(node.Annotations[TaintOwnerAnnotation]) != owner {\n\t\treturn nil\n\t}\n",
+			New:  "",
+		}},
+	},
+	{
 		Name: "storage isolation ignores a replica on the failed node",
-		File: "internal/longhorn/state.go",
-		Old:  "\t\tcase r.Spec.NodeID == node:\n\t\t\tp.OnNode = true\n",
-		New:  "\t\tcase r.Spec.NodeID == node:\n\t\t\tp.OnNode = false\n",
+		Edits: []Edit{{
+			File: gateGo,
+			Old:  "\t\t\t\tif r.Node == o.Node.Name {\n\t\t\t\t\treturn fmt.Sprintf(\"replica %s of %s is on the node\", r.Name, v.LonghornVolume)\n\t\t\t\t}\n",
+			New:  "",
+		}, {
+			File: decideGo,
+			Old:  strandedCheck,
+			New:  strandedOff,
+		}},
 	},
 	{
 		Name: "a remediator condition counts whatever its status",
-		File: "internal/fencing/remediators.go",
-		Old:  "\t\t\treturn m[\"status\"] == string(metav1.ConditionTrue)\n",
-		New:  "\t\t\treturn m[\"status\"] != \"\"\n",
+		Edits: []Edit{{
+			File: "internal/fencing/remediators.go",
+			Old:  "\t\tif m[\"status\"] != string(metav1.ConditionTrue) {\n\t\t\treturn false, nil\n\t\t}\n",
+			New:  "",
+		}},
 	},
 }

@@ -223,9 +223,11 @@ func fencedCondition(gate Gate) metav1.Condition {
 
 // replicaCheck holds the remediation while a volume still to release has
 // no healthy replica on another node (releasing it would only yield a
-// faulted volume) or Longhorn cannot be read: both may pass (a replica
-// rebuilds, Longhorn restarts), so they are waited for until the release
-// deadline, and only then reported as failed so NHC escalates.
+// faulted volume), has a replica Longhorn cannot reach (it may hold
+// acknowledged writes the others lack), or Longhorn cannot be read: all may
+// pass (a replica rebuilds, a node returns, Longhorn restarts), so they are
+// waited for until the release deadline, and only then reported as failed
+// so NHC escalates.
 func replicaCheck(o Observation, gate Gate, fenced metav1.Condition, progress []metav1.Condition) (bool, Decision) {
 	var unhealthy []string
 	for _, t := range o.Targets {
@@ -247,11 +249,30 @@ func replicaCheck(o Observation, gate Gate, fenced metav1.Condition, progress []
 			}
 		}
 	}
-	if len(unhealthy) == 0 {
-		return false, Decision{}
+	if len(unhealthy) > 0 {
+		msg := fmt.Sprintf("No healthy replica on another node for %s: releasing would only fault the volume", strings.Join(unhealthy, ", "))
+		return true, blocked(o, gate, fenced, progress, s3gwv1alpha1.ReasonNoHealthyReplica, msg)
 	}
-	msg := fmt.Sprintf("No healthy replica on another node for %s: releasing would only fault the volume", strings.Join(unhealthy, ", "))
-	return true, blocked(o, gate, fenced, progress, s3gwv1alpha1.ReasonNoHealthyReplica, msg)
+	if stranded := strandedToRelease(o); len(stranded) > 0 && !gate.Disabled && o.Spec.Release.RequireReachableReplicasOrDefault() {
+		msg := "Replicas Longhorn cannot reach may hold writes the old engine acknowledged while cut off from the others, " +
+			"before any fence stopped it; a new engine started without them would lose those writes: " + strings.Join(stranded, ", ")
+		return true, blocked(o, gate, fenced, progress, s3gwv1alpha1.ReasonReplicasUnreachable, msg)
+	}
+	return false, Decision{}
+}
+
+// strandedToRelease lists the stranded replicas of the volumes still to
+// release.
+func strandedToRelease(o Observation) []string {
+	var out []string
+	for _, t := range o.Targets {
+		for _, v := range t.Volumes {
+			if v.Releasable() && !v.Released() {
+				out = append(out, strandedReplicas(o.Node.Name, v)...)
+			}
+		}
+	}
+	return out
 }
 
 // blocked reports a storage problem that may pass: Processing while the
@@ -291,12 +312,10 @@ func actions(o Observation, gate Gate, fenced metav1.Condition, progress []metav
 	}
 	plan := planRelease(o)
 	d.UnmarkInUse, d.DeleteAttachments = plan.unmark, plan.deleteAttachments
-	if plan.pending && !plan.podsPresent && o.Spec.Release.Strategy == s3gwv1alpha1.ReleaseOutOfServiceTaint &&
-		!o.Node.OwnOutOfServiceTaint && o.Node.ForeignOutOfServiceTaint == nil {
-		// Persist the intent first; the taint is added on the next pass.
-		d.RecordOutOfServiceTaint = !o.OutOfServiceTaintRecorded
-		d.AddOutOfServiceTaint = o.OutOfServiceTaintRecorded
-	}
+	// A taint already there (ours, a peer's, a fencer's) releases the
+	// volumes as well as ours would.
+	d.AddOutOfServiceTaint = plan.pending && !plan.podsPresent &&
+		o.Spec.Release.Strategy == s3gwv1alpha1.ReleaseOutOfServiceTaint && !o.Node.HasOutOfServiceTaint
 
 	switch {
 	case plan.podsPresent:

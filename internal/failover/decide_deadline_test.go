@@ -23,6 +23,7 @@ import (
 	. "github.com/onsi/gomega"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/utils/ptr"
 
 	s3gwv1alpha1 "github.com/s3gw-tech/s3gw-remediation/api/v1alpha1"
 )
@@ -141,4 +142,60 @@ func TestDecideWorkloadSelector(t *testing.T) {
 		expectConditions(g, d.Conditions,
 			cond{s3gwv1alpha1.ConditionWorkloadSelectorValid, metav1.ConditionTrue, s3gwv1alpha1.ReasonWorkloadSelectorValid})
 	})
+}
+
+// TestDecideStrandedReplicas: a replica Longhorn cannot reach may hold
+// writes the old engine acknowledged while cut off from the others; by
+// default nothing is evicted or released while one exists, whatever the
+// evidence.
+func TestDecideStrandedReplicas(t *testing.T) {
+	onFailedNode := func(o *Observation) {
+		v := &o.Targets[0].Volumes[0]
+		v.Replicas = append(v.Replicas, replicaOn(v.LonghornVolume, testNode))
+	}
+	onDownNode := func(o *Observation) {
+		v := &o.Targets[0].Volumes[0]
+		down := replicaOn(v.LonghornVolume, "worker-3")
+		down.NodeReachable, down.NodeState = false, "Longhorn Node Ready=False (KubernetesNodeNotReady)"
+		v.Replicas = append(v.Replicas, down)
+	}
+	tests := []struct {
+		name    string
+		mutate  []func(o *Observation)
+		phase   s3gwv1alpha1.Phase
+		evicts  bool
+		message string
+	}{
+		{"a replica on the fenced node holds the release", []func(*Observation){onFailedNode},
+			s3gwv1alpha1.PhaseWaitingForStorage, false, "replica pvc-a-r-worker-1 of pvc-a is on the failed node"},
+		{"a replica on another down node holds the release", []func(*Observation){onDownNode},
+			s3gwv1alpha1.PhaseWaitingForStorage, false, "replica pvc-a-r-worker-3 of pvc-a is on node worker-3, which longhorn-manager cannot reach"},
+		{"past the release deadline it fails, so NHC can escalate", []func(*Observation){onFailedNode, pastReleaseDeadline},
+			s3gwv1alpha1.PhaseFailed, false, "may hold writes the old engine acknowledged"},
+		{"requireReachableReplicas: false releases on fencing evidence anyway", []func(*Observation){onFailedNode,
+			func(o *Observation) { o.Spec.Release.RequireReachableReplicas = ptr.To(false) }},
+			s3gwv1alpha1.PhaseEvicting, true, ""},
+		{"an already released volume's replicas do not matter", []func(*Observation){onFailedNode, evicted,
+			func(o *Observation) { o.Targets[0].Volumes[0] = releasedVolume("a") }},
+			s3gwv1alpha1.PhaseWaitingForReplacement, false, ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			g := NewWithT(t)
+			o := fencedByFAR()
+			for _, m := range tt.mutate {
+				m(&o)
+			}
+
+			d := Decide(o)
+
+			g.Expect(d.Phase).To(Equal(tt.phase))
+			g.Expect(d.Evict != nil).To(Equal(tt.evicts))
+			if tt.message != "" {
+				c := d.Condition(s3gwv1alpha1.ConditionSucceeded)
+				g.Expect(c.Reason).To(Equal(s3gwv1alpha1.ReasonReplicasUnreachable))
+				g.Expect(c.Message).To(ContainSubstring(tt.message))
+			}
+		})
+	}
 }

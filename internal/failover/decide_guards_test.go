@@ -52,7 +52,6 @@ func TestDecideGuards(t *testing.T) {
 		g.Expect(EvaluateGate(o).Open).To(BeTrue())
 		d := Decide(o)
 		g.Expect(d.Destructive()).To(BeFalse())
-		g.Expect(d.RecordOutOfServiceTaint).To(BeFalse())
 		g.Expect(d.Phase).To(Equal(s3gwv1alpha1.PhaseWaitingForFencing))
 		g.Expect(fencedConditionOf(d).Message).To(ContainSubstring("needs proof the node is shut down"))
 

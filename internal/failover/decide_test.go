@@ -49,21 +49,19 @@ func expectConditions(g *WithT, actual []metav1.Condition, want ...cond) {
 // writes is every write a Decision can ask for, by name, so a table row
 // asserts all of them at once: its zero value means "no writes".
 type writes struct {
-	RecordTargets           bool
-	RecordOutOfServiceTaint bool
-	CreateDelegate          bool
-	AddOutOfServiceTaint    bool
-	Evict                   []string // pod names
-	UnmarkInUse             []string // Longhorn volume names
-	DeleteAttachments       []string // Longhorn volume names
+	RecordTargets        bool
+	CreateDelegate       bool
+	AddOutOfServiceTaint bool
+	Evict                []string // pod names
+	UnmarkInUse          []string // Longhorn volume names
+	DeleteAttachments    []string // Longhorn volume names
 }
 
 func writesOf(d Decision) writes {
 	w := writes{
-		RecordTargets:           d.RecordTargets,
-		RecordOutOfServiceTaint: d.RecordOutOfServiceTaint,
-		CreateDelegate:          d.CreateDelegate,
-		AddOutOfServiceTaint:    d.AddOutOfServiceTaint,
+		RecordTargets:        d.RecordTargets,
+		CreateDelegate:       d.CreateDelegate,
+		AddOutOfServiceTaint: d.AddOutOfServiceTaint,
 	}
 	for _, t := range d.Evict {
 		w.Evict = append(w.Evict, t.Name)
@@ -81,7 +79,7 @@ func writesOf(d Decision) writes {
 // the gate is open.
 func fenced() Observation {
 	o := notFenced()
-	o.Node.ForeignOutOfServiceTaint = freshTaint()
+	o.Node.ForeignOutOfServiceTaint, o.Node.HasOutOfServiceTaint = freshTaint(), true
 	return o
 }
 
@@ -194,7 +192,6 @@ func TestDecide(t *testing.T) {
 				o.TimedOut = true
 				o.Spec.Fencing.Mode = s3gwv1alpha1.FencingModeDisabled
 				o.Node.ForeignOutOfServiceTaint = nil
-				o.OutOfServiceTaintRecorded = true
 			}},
 			phase: s3gwv1alpha1.PhaseStopped,
 			wait:  WaitNone,
@@ -307,8 +304,7 @@ func TestDecide(t *testing.T) {
 			name: "gate closed by our own out-of-service taint only",
 			obs:  notFenced,
 			mutate: []func(o *Observation){strategy(s3gwv1alpha1.ReleaseOutOfServiceTaint), func(o *Observation) {
-				o.Node.OwnOutOfServiceTaint = true
-				o.OutOfServiceTaintRecorded = true
+				o.Node.HasOutOfServiceTaint = true
 			}},
 			phase: s3gwv1alpha1.PhaseWaitingForFencing,
 			wait:  WaitForFencing,
@@ -453,7 +449,6 @@ func TestDecide(t *testing.T) {
 			obs:  fencedByFAR,
 			mutate: []func(o *Observation){strategy(s3gwv1alpha1.ReleaseControllerDetach), func(o *Observation) {
 				o.Targets[0].ForceDeleted = true
-				o.OutOfServiceTaintRecorded = true
 			}},
 			phase: s3gwv1alpha1.PhaseEvicting,
 			wait:  WaitForRelease,
@@ -464,7 +459,6 @@ func TestDecide(t *testing.T) {
 			obs:  fencedByFAR,
 			mutate: []func(o *Observation){strategy(s3gwv1alpha1.ReleaseDeleteVolumeAttachment), func(o *Observation) {
 				o.Targets[0].ForceDeleted = true
-				o.OutOfServiceTaintRecorded = true
 			}},
 			phase: s3gwv1alpha1.PhaseEvicting,
 			wait:  WaitForRelease,
@@ -475,7 +469,6 @@ func TestDecide(t *testing.T) {
 			obs:  fencedByFAR,
 			mutate: []func(o *Observation){strategy(s3gwv1alpha1.ReleaseOutOfServiceTaint), func(o *Observation) {
 				o.Targets[0].ForceDeleted = true
-				o.OutOfServiceTaintRecorded = true
 			}},
 			phase: s3gwv1alpha1.PhaseEvicting,
 			wait:  WaitForRelease,
@@ -567,23 +560,22 @@ func TestDecide(t *testing.T) {
 			writes: writes{DeleteAttachments: []string{"pvc-a"}},
 		},
 		{
-			name:   "OutOfServiceTaint records the taint before adding it",
+			name:   "OutOfServiceTaint adds the taint (with its owner annotation) once the pods are gone",
 			obs:    fencedByFAR,
 			mutate: []func(o *Observation){evicted, strategy(s3gwv1alpha1.ReleaseOutOfServiceTaint)},
 			phase:  s3gwv1alpha1.PhaseReleasing,
 			wait:   WaitForRelease,
 			conds:  []cond{processingTrueStarted, fencedByEvidence},
-			writes: writes{RecordOutOfServiceTaint: true},
+			writes: writes{AddOutOfServiceTaint: true},
 		},
 		{
-			name: "OutOfServiceTaint adds the taint once recorded",
+			name: "OutOfServiceTaint adds nothing while a peer's taint is there",
 			obs:  fencedByFAR,
 			mutate: []func(o *Observation){evicted, strategy(s3gwv1alpha1.ReleaseOutOfServiceTaint), func(o *Observation) {
-				o.OutOfServiceTaintRecorded = true
+				o.Node.HasOutOfServiceTaint = true
 			}},
-			phase:  s3gwv1alpha1.PhaseReleasing,
-			wait:   WaitForRelease,
-			writes: writes{AddOutOfServiceTaint: true},
+			phase: s3gwv1alpha1.PhaseReleasing,
+			wait:  WaitForRelease,
 		},
 		{
 			name: "OutOfServiceTaint is neither recorded nor added while a pod is still in the API",
@@ -633,8 +625,7 @@ func TestDecide(t *testing.T) {
 			name: "OutOfServiceTaint adds nothing when our own taint is there",
 			obs:  fencedByFAR,
 			mutate: []func(o *Observation){evicted, strategy(s3gwv1alpha1.ReleaseOutOfServiceTaint), func(o *Observation) {
-				o.OutOfServiceTaintRecorded = true
-				o.Node.OwnOutOfServiceTaint = true
+				o.Node.HasOutOfServiceTaint = true
 			}},
 			phase: s3gwv1alpha1.PhaseReleasing,
 			wait:  WaitForRelease,
@@ -643,7 +634,6 @@ func TestDecide(t *testing.T) {
 			name: "OutOfServiceTaint adds nothing once every volume is released",
 			obs:  fencedByFAR,
 			mutate: []func(o *Observation){evicted, strategy(s3gwv1alpha1.ReleaseOutOfServiceTaint), func(o *Observation) {
-				o.OutOfServiceTaintRecorded = true
 				o.Targets[0].Volumes = []Volume{releasedVolume("a")}
 			}},
 			phase: s3gwv1alpha1.PhaseWaitingForReplacement,
@@ -675,7 +665,6 @@ func TestDecide(t *testing.T) {
 			name: "only skipped volumes: nothing to release under any strategy",
 			obs:  fencedByFAR,
 			mutate: []func(o *Observation){evicted, strategy(s3gwv1alpha1.ReleaseOutOfServiceTaint), func(o *Observation) {
-				o.OutOfServiceTaintRecorded = true
 				o.Targets[0].Volumes = []Volume{skippedVolume("nfs")}
 			}},
 			phase: s3gwv1alpha1.PhaseWaitingForReplacement,

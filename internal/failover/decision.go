@@ -62,9 +62,6 @@ type Decision struct {
 	RestartEpisode *Episode
 	// RecordTargets: persist newly found targets before anything is deleted.
 	RecordTargets bool
-	// RecordOutOfServiceTaint: persist the intent to add the taint before
-	// adding it, so a crash can never leave an unrecorded taint behind.
-	RecordOutOfServiceTaint bool
 	// CreateDelegate creates the fencing CR from spec.fencing.delegate. It
 	// fences (e.g. power-cycles) the node, so it too is only decided for a
 	// node that is not Ready and runs recorded targets.
@@ -82,7 +79,9 @@ type Decision struct {
 	// DeleteAttachments lists volumes whose storage.k8s.io VolumeAttachment
 	// on the node to delete (DeleteVolumeAttachment).
 	DeleteAttachments []Volume
-	// AddOutOfServiceTaint adds node.kubernetes.io/out-of-service (OutOfServiceTaint).
+	// AddOutOfServiceTaint adds node.kubernetes.io/out-of-service
+	// (OutOfServiceTaint), with the node annotation that names this
+	// remediation its owner, in one write.
 	AddOutOfServiceTaint bool
 	// Conditions to set on status (times are filled in by the controller).
 	Conditions []metav1.Condition

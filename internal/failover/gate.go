@@ -225,6 +225,24 @@ func reusableFencer(o Observation) *RemediatorCR {
 	return nil
 }
 
+// strandedReplicas describes the replicas of v that live where
+// longhorn-manager cannot reach them: on the failed node, or on another
+// node that is down. Longhorn cannot stop their processes, and they may
+// hold writes the others lack.
+func strandedReplicas(failedNode string, v Volume) []string {
+	var out []string
+	for _, r := range v.Replicas {
+		switch {
+		case r.Node == failedNode:
+			out = append(out, fmt.Sprintf("replica %s of %s is on the failed node", r.Name, v.LonghornVolume))
+		case r.Node != "" && !r.NodeReachable:
+			out = append(out, fmt.Sprintf("replica %s of %s is on node %s, which longhorn-manager cannot reach (%s)",
+				r.Name, v.LonghornVolume, r.Node, r.NodeState))
+		}
+	}
+	return out
+}
+
 // storageIsolationMissing returns why storage isolation does not hold, or ""
 // when it does: Longhorn reports the node down, every target volume is a
 // Longhorn RWO volume with no replica on the node, and every other replica
@@ -248,14 +266,11 @@ func storageIsolationMissing(o Observation) string {
 				return fmt.Sprintf("volume %s is not a Longhorn RWO volume", v.Claim)
 			}
 			for _, r := range v.Replicas {
-				switch {
-				case r.Node == o.Node.Name:
+				if r.Node == o.Node.Name {
 					return fmt.Sprintf("replica %s of %s is on the node", r.Name, v.LonghornVolume)
-				case !r.NodeReachable:
-					unreachable = append(unreachable, fmt.Sprintf("replica %s of %s is on node %s, which longhorn-manager cannot reach (%s)",
-						r.Name, v.LonghornVolume, r.Node, r.NodeState))
 				}
 			}
+			unreachable = append(unreachable, strandedReplicas(o.Node.Name, v)...)
 			volumes++
 		}
 	}

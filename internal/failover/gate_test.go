@@ -255,7 +255,7 @@ func TestEvaluateGate(t *testing.T) {
 		},
 		{
 			name:    "our own out-of-service taint is never evidence",
-			mutate:  func(o *Observation) { o.Node.OwnOutOfServiceTaint = true },
+			mutate:  func(o *Observation) { o.Node.HasOutOfServiceTaint = true },
 			missing: []string{"no node.kubernetes.io/out-of-service taint"},
 			sources: []string{EvidenceOutOfServiceTaint, EvidenceStorageIsolation},
 		},
@@ -511,7 +511,7 @@ func TestEvaluateGate(t *testing.T) {
 			mutate: func(o *Observation) {
 				withFAR(o)
 				withDelegate(o)
-				o.Node.OwnOutOfServiceTaint = true
+				o.Node.HasOutOfServiceTaint = true
 				v := attachedVolume("b")
 				v.Replicas = append(v.Replicas, replicaOn(v.LonghornVolume, testNode))
 				o.Targets = []Target{recordedTarget("s3gw-0", v)}

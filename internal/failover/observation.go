@@ -47,9 +47,6 @@ type Observation struct {
 	Evidence Evidence
 	// LonghornAvailable is false when Longhorn's CRDs are not served.
 	LonghornAvailable bool
-	// OutOfServiceTaintRecorded is true once status records that this
-	// remediation adds the out-of-service taint (recorded before added).
-	OutOfServiceTaintRecorded bool
 	// FencedSince is when status last reported the gate open (Fenced=True),
 	// which starts the release deadline; nil while it is closed.
 	FencedSince *time.Time
@@ -72,13 +69,13 @@ type Node struct {
 	// Heartbeat is the node's Ready condition and Lease.
 	Heartbeat Heartbeat
 	// ForeignOutOfServiceTaint is node.kubernetes.io/out-of-service when it
-	// is on the node and neither this remediation nor a peer added it; nil
-	// otherwise. Our own taint is never evidence: it would keep the gate
-	// open after evidence went away.
+	// is on the node and no S3GWRemediation added it; nil otherwise. Our own
+	// taint is never evidence: it would keep the gate open after evidence
+	// went away.
 	ForeignOutOfServiceTaint *Taint
-	// OwnOutOfServiceTaint is true when the taint this remediation recorded
-	// (same key, effect and timeAdded) is on the node.
-	OwnOutOfServiceTaint bool
+	// HasOutOfServiceTaint is true when the node carries
+	// node.kubernetes.io/out-of-service, whoever added it.
+	HasOutOfServiceTaint bool
 }
 
 // Taint is a taint seen on the node.

@@ -21,6 +21,8 @@ import (
 	"fmt"
 
 	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 )
 
@@ -39,19 +41,6 @@ func HasTaint(node *corev1.Node, taint corev1.Taint) bool {
 	return false
 }
 
-// Owns reports whether the node carries the taint a remediation recorded:
-// same key and effect, and the timeAdded it stamped (to the second, as the
-// API stores it). A taint someone else added, even with the same key and
-// value, is not ours.
-func Owns(node *corev1.Node, recorded corev1.Taint) bool {
-	for i := range node.Spec.Taints {
-		if sameTaint(&node.Spec.Taints[i], &recorded) {
-			return true
-		}
-	}
-	return false
-}
-
 // Find returns the node's taint with the key and effect, or nil.
 func Find(node *corev1.Node, taint corev1.Taint) *corev1.Taint {
 	for i := range node.Spec.Taints {
@@ -62,44 +51,59 @@ func Find(node *corev1.Node, taint corev1.Taint) *corev1.Taint {
 	return nil
 }
 
-func sameTaint(t, recorded *corev1.Taint) bool {
-	return t.MatchTaint(recorded) && t.TimeAdded != nil && recorded.TimeAdded != nil &&
-		t.TimeAdded.Unix() == recorded.TimeAdded.Unix()
+// TaintOwnerAnnotation names, on the node, the S3GWRemediation (by UID)
+// that added its out-of-service taint. It is written in the same patch as
+// the taint and removed with it, so whose taint it is is never in doubt:
+// not after a crash between two writes, not when a fencer adds the same
+// taint in the same second.
+const TaintOwnerAnnotation = "s3gw-remediation.medik8s.io/out-of-service-taint-owner"
+
+// TaintOwner returns the UID of the remediation that added the node's taint
+// with the key and effect, or "" when the node carries none or someone
+// else's (no owner annotation).
+func TaintOwner(node *corev1.Node, taint corev1.Taint) types.UID {
+	if !HasTaint(node, taint) {
+		return ""
+	}
+	return types.UID(node.Annotations[TaintOwnerAnnotation])
 }
 
-// AddTaint adds the taint, with its own timeAdded, unless one with its key
-// and effect is there. The patch is optimistic-locked so it never drops a
-// taint another controller (e.g. the node-lifecycle controller) added
-// meanwhile, and so that a taint it adds is certainly the one recorded.
-func AddTaint(ctx context.Context, c client.Client, node *corev1.Node, taint corev1.Taint) error {
+// AddOwnedTaint adds the taint, stamped now, and the owner annotation in one
+// patch, unless a taint with its key and effect is there already: that one
+// is someone else's, and nothing is written. The patch is optimistic-locked
+// on the node the caller read, so it never drops a taint another controller
+// added meanwhile. It reports whether it added the taint.
+func AddOwnedTaint(ctx context.Context, c client.Client, node *corev1.Node, taint corev1.Taint, owner types.UID, now metav1.Time) (bool, error) {
 	if HasTaint(node, taint) {
-		return nil
+		return false, nil
 	}
 	patch := client.MergeFromWithOptions(node.DeepCopy(), client.MergeFromWithOptimisticLock{})
+	taint.TimeAdded = &now
 	node.Spec.Taints = append(node.Spec.Taints, taint)
+	metav1.SetMetaDataAnnotation(&node.ObjectMeta, TaintOwnerAnnotation, string(owner))
 	if err := c.Patch(ctx, node, patch); err != nil {
-		return fmt.Errorf("adding taint %s:%s to node %s: %w", taint.Key, taint.Effect, node.Name, err)
+		return false, fmt.Errorf("adding taint %s:%s to node %s: %w", taint.Key, taint.Effect, node.Name, err)
 	}
-	return nil
+	return true, nil
 }
 
-// RemoveOwnTaint removes the recorded taint if the node still carries it
-// (Owns); a taint with the same key and effect that someone else added
-// stays.
-func RemoveOwnTaint(ctx context.Context, c client.Client, node *corev1.Node, recorded corev1.Taint) error {
-	if !Owns(node, recorded) {
+// RemoveOwnedTaint removes the taint and the owner annotation in one patch
+// if the annotation names owner; a taint someone else added stays.
+func RemoveOwnedTaint(ctx context.Context, c client.Client, node *corev1.Node, taint corev1.Taint, owner types.UID) error {
+	if types.UID(node.Annotations[TaintOwnerAnnotation]) != owner {
 		return nil
 	}
 	patch := client.MergeFromWithOptions(node.DeepCopy(), client.MergeFromWithOptimisticLock{})
 	kept := node.Spec.Taints[:0:0]
 	for _, t := range node.Spec.Taints {
-		if !sameTaint(&t, &recorded) {
+		if !t.MatchTaint(&taint) {
 			kept = append(kept, t)
 		}
 	}
 	node.Spec.Taints = kept
+	delete(node.Annotations, TaintOwnerAnnotation)
 	if err := c.Patch(ctx, node, patch); err != nil {
-		return fmt.Errorf("removing taint %s:%s from node %s: %w", recorded.Key, recorded.Effect, node.Name, err)
+		return fmt.Errorf("removing taint %s:%s from node %s: %w", taint.Key, taint.Effect, node.Name, err)
 	}
 	return nil
 }

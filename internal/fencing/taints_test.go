@@ -18,45 +18,38 @@ package fencing
 
 import (
 	"testing"
-	"time"
 
 	. "github.com/onsi/gomega"
 	corev1 "k8s.io/api/core/v1"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/utils/ptr"
+	"k8s.io/apimachinery/pkg/types"
 )
 
-func TestOwns(t *testing.T) {
-	at := time.Date(2026, time.March, 4, 12, 0, 0, 0, time.UTC)
-	ours := OutOfServiceTaint()
-	ours.TimeAdded = ptr.To(metav1.NewTime(at))
-	onNode := func(taints ...corev1.Taint) *corev1.Node {
-		return &corev1.Node{Spec: corev1.NodeSpec{Taints: taints}}
-	}
-	with := func(timeAdded *metav1.Time, mutate ...func(*corev1.Taint)) corev1.Taint {
-		t := OutOfServiceTaint()
-		t.TimeAdded = timeAdded
-		for _, m := range mutate {
-			m(&t)
+func TestTaintOwner(t *testing.T) {
+	taint := OutOfServiceTaint()
+	node := func(annotation string, taints ...corev1.Taint) *corev1.Node {
+		n := &corev1.Node{Spec: corev1.NodeSpec{Taints: taints}}
+		if annotation != "" {
+			n.Annotations = map[string]string{TaintOwnerAnnotation: annotation}
 		}
-		return t
+		return n
+	}
+	noExecute := func(key string) corev1.Taint {
+		return corev1.Taint{Key: key, Effect: corev1.TaintEffectNoExecute}
 	}
 	tests := []struct {
-		name string
-		node *corev1.Node
-		owns bool
+		name  string
+		node  *corev1.Node
+		owner types.UID
 	}{
-		{"the recorded taint", onNode(with(ptr.To(metav1.NewTime(at)))), true},
-		{"the recorded taint, stored to the second", onNode(with(ptr.To(metav1.NewTime(at.Add(400 * time.Millisecond))))), true},
-		{"another value of the same key and effect is still ours", onNode(with(ptr.To(metav1.NewTime(at)), func(t *corev1.Taint) { t.Value = "x" })), true},
-		{"someone else's, added at another time", onNode(with(ptr.To(metav1.NewTime(at.Add(time.Second))))), false},
-		{"someone else's, without timeAdded", onNode(with(nil)), false},
-		{"another effect", onNode(with(ptr.To(metav1.NewTime(at)), func(t *corev1.Taint) { t.Effect = corev1.TaintEffectNoSchedule })), false},
-		{"no taint", onNode(), false},
+		{"ours: taint and annotation", node("uid-1", taint), "uid-1"},
+		{"someone else's: no annotation", node("", taint), ""},
+		{"annotation left without the taint", node("uid-1"), ""},
+		{"annotation with another taint only", node("uid-1", noExecute("other")), ""},
+		{"no taint, no annotation", node(""), ""},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			NewWithT(t).Expect(Owns(tt.node, ours)).To(Equal(tt.owns))
+			NewWithT(t).Expect(TaintOwner(tt.node, taint)).To(Equal(tt.owner))
 		})
 	}
 }

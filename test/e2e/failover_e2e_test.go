@@ -214,8 +214,11 @@ var _ = Describe("Fencing gate", func() {
 
 	It("accepts an out-of-service taint an admin put on the node as fencing evidence", func(ctx SpecContext) {
 		s := newScenario(ctx, "admin-taint", 1)
-		em := s.remediate(ctx, s3gwv1alpha1.S3GWRemediationSpec{})
-		g := s.gateway(ctx, "demo", s.victims[0], s.victims[0], s.spare)
+		// Storage isolation off, so the taint is the only evidence; the
+		// replica is off the failed node, or nothing would move whatever
+		// the evidence (a replica there may hold writes the others lack).
+		em := s.remediate(ctx, s3gwv1alpha1.S3GWRemediationSpec{Fencing: s3gwv1alpha1.FencingSpec{StorageIsolation: ptr.To(false)}})
+		g := s.gateway(ctx, "demo", s.victims[0], s.spare)
 
 		r := fail(ctx, g)[0]
 		Expect(r.Wait(ctx, harness.RemediationCreated, crDeadline)).To(Succeed())

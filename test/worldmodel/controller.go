@@ -29,7 +29,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 
 	"github.com/s3gw-tech/s3gw-remediation/controllers"
-	"github.com/s3gw-tech/s3gw-remediation/internal/fencing"
+	"github.com/s3gw-tech/s3gw-remediation/internal/medik8s"
 	"github.com/s3gw-tech/s3gw-remediation/internal/metrics"
 )
 
@@ -79,7 +79,10 @@ func (m *manager) afterWrite(verb string, old, obj client.Object) {
 }
 
 // watch maps committed writes to requests as SetupWithManager's watches
-// do: our CRs, the nodes they name, and VolumeAttachments by node.
+// do: our CRs, the nodes they name, and VolumeAttachments by node. Pods,
+// Longhorn's CRs and FAR CRs wake every remediation: the real mapping is
+// narrower (by node, namespace or volume), and waking more only adds
+// passes, which the model pays for in runtime, not in safety.
 func (m *manager) watch(changes []change) {
 	for _, c := range changes {
 		switch c.gvk {
@@ -89,13 +92,17 @@ func (m *manager) watch(changes []change) {
 			m.enqueueNode(c.name)
 		case gvkKubeAttachment:
 			m.enqueueNode(c.nodeName)
+		case gvkPod, gvkLonghornNode, gvkLonghornReplica, gvkLonghornAttachment, gvkFAR:
+			for _, rem := range m.w.api.remediations() {
+				m.queue.watch(client.ObjectKeyFromObject(rem), m.w.now)
+			}
 		}
 	}
 }
 
 func (m *manager) enqueueNode(node string) {
 	for _, rem := range m.w.api.remediations() {
-		if fencing.NodeName(rem) == node {
+		if medik8s.NodeName(rem) == node {
 			m.queue.watch(client.ObjectKeyFromObject(rem), m.w.now)
 		}
 	}

@@ -19,8 +19,6 @@ package worldmodel
 import (
 	"math/rand/v2"
 	"time"
-
-	s3gwv1alpha1 "github.com/s3gw-tech/s3gw-remediation/api/v1alpha1"
 )
 
 // settleDuration is how long everything runs healed before the check:
@@ -47,9 +45,9 @@ func episodeRand(seed uint64, i int) *rand.Rand {
 }
 
 // runEpisode draws and plays one episode; tr (may be nil) records it.
-func runEpisode(seed uint64, i int, mode s3gwv1alpha1.FencingMode, tr *trace) result {
+func runEpisode(seed uint64, i int, p Policy, tr *trace) result {
 	rnd := episodeRand(seed, i)
-	sc := generate(rnd, mode)
+	sc := generate(rnd, p)
 	w := newWorld(sc, rnd, tr)
 	w.describe()
 	m := newManager(w)

@@ -27,14 +27,12 @@ import (
 	"sync/atomic"
 	"syscall"
 	"time"
-
-	s3gwv1alpha1 "github.com/s3gw-tech/s3gw-remediation/api/v1alpha1"
 )
 
 // summary aggregates a run of episodes.
 type summary struct {
 	seed        uint64
-	mode        s3gwv1alpha1.FencingMode
+	policy      Policy
 	episodes    int
 	destructive int
 	succeeded   int
@@ -55,7 +53,7 @@ type summary struct {
 
 // runEpisodes plays episodes [0, n) on every core; the result does not
 // depend on scheduling.
-func runEpisodes(seed uint64, n int, mode s3gwv1alpha1.FencingMode) *summary {
+func runEpisodes(seed uint64, n int, p Policy) *summary {
 	results := make([]result, n)
 	var next atomic.Int64
 	var wg sync.WaitGroup
@@ -63,12 +61,12 @@ func runEpisodes(seed uint64, n int, mode s3gwv1alpha1.FencingMode) *summary {
 	for range runtime.GOMAXPROCS(0) {
 		wg.Go(func() {
 			for i := int(next.Add(1) - 1); i < n; i = int(next.Add(1) - 1) {
-				results[i] = runEpisode(seed, i, mode, nil)
+				results[i] = runEpisode(seed, i, p, nil)
 			}
 		})
 	}
 	wg.Wait()
-	s := &summary{seed: seed, mode: mode, episodes: n, categories: map[string]int{}, environment: map[string]int{},
+	s := &summary{seed: seed, policy: p, episodes: n, categories: map[string]int{}, environment: map[string]int{},
 		example: map[string]int{}, elapsed: time.Since(began), cpu: cpuTime() - cpuBefore}
 	for i, r := range results {
 		s.add(i, r)
@@ -109,7 +107,7 @@ func (s *summary) add(i int, r result) {
 // line is the one-line result the test prints.
 func (s *summary) line() string {
 	return fmt.Sprintf("worldmodel: %d episodes, %d destructive, %d succeeded, %d ran s3gw elsewhere, %d violations (seed %#x, fencing %s, %s)",
-		s.episodes, s.destructive, s.succeeded, s.moved, len(s.violating), s.seed, s.mode, s.elapsed.Round(time.Second))
+		s.episodes, s.destructive, s.succeeded, s.moved, len(s.violating), s.seed, s.policy, s.elapsed.Round(time.Second))
 }
 
 // work is the cost per episode, for tuning.

@@ -105,8 +105,26 @@ func between(r *rand.Rand, lo, hi time.Duration) time.Duration {
 	return lo + time.Duration(r.Int64N(int64(hi-lo)+1))
 }
 
-// generate draws a scenario. mode is the fencing mode of the template.
-func generate(r *rand.Rand, mode s3gwv1alpha1.FencingMode) *Scenario {
+// Policy is what an episode's template is drawn under: its fencing mode,
+// and whether it accepts releasing while a replica lives where Longhorn
+// cannot reach it (release.requireReachableReplicas: false).
+type Policy struct {
+	Mode                      s3gwv1alpha1.FencingMode
+	AcceptUnreachableReplicas bool
+}
+
+// safePolicy is the one the safety run uses: the defaults.
+var safePolicy = Policy{Mode: s3gwv1alpha1.FencingModeRequireEvidence}
+
+func (p Policy) String() string {
+	if p.AcceptUnreachableReplicas {
+		return string(p.Mode) + ", requireReachableReplicas false"
+	}
+	return string(p.Mode)
+}
+
+// generate draws a scenario under the policy.
+func generate(r *rand.Rand, p Policy) *Scenario {
 	sc := &Scenario{Nodes: 3 + r.IntN(4), Duration: 20 * time.Minute,
 		CrashRate: pick(r, 0.0, 0.05, 0.15), InterleaveRate: pick(r, 0.0, 0.02, 0.1)}
 	instances := 1
@@ -119,7 +137,7 @@ func generate(r *rand.Rand, mode s3gwv1alpha1.FencingMode) *Scenario {
 	sc.FAR = FARSpec{Installed: chance(r, 0.8), Action: pick(r, "off", "reboot"),
 		Strategy: pick(r, "ResourceDeletion", farStrategyOutOfServe), Delay: between(r, 5*time.Second, 40*time.Second),
 		FailRate: pick(r, 0.0, 0.1, 0.5), BootTime: between(r, 30*time.Second, 3*time.Minute)}
-	sc.Spec = generateSpec(r, mode, sc.FAR.Installed)
+	sc.Spec = generateSpec(r, p, sc.FAR.Installed)
 	sc.MultiTemplate = chance(r, 0.5)
 	sc.NHC = NHCSpec{Escalating: sc.FAR.Installed && chance(r, 0.4),
 		FARTimeout: between(r, time.Minute, 5*time.Minute), OurTimeout: pick(r, 5*time.Minute, 10*time.Minute, 20*time.Minute),
@@ -141,7 +159,9 @@ func generateInstance(r *rand.Rand, nodes int) InstanceSpec {
 	in := InstanceSpec{Node: r.IntN(nodes)}
 	count := min(pick(r, 1, 2, 3, 3), nodes)
 	order := r.Perm(nodes)
-	if chance(r, 0.5) {
+	// Longhorn's default layout often keeps a replica beside the pod; the
+	// recommended one for s3gw does not.
+	if chance(r, 0.35) {
 		in.Replicas = append(in.Replicas, in.Node)
 	}
 	for _, n := range order {
@@ -157,9 +177,13 @@ func generateInstance(r *rand.Rand, nodes int) InstanceSpec {
 
 // generateSpec randomizes the template: release strategy and evidence
 // sources; RequireEvidence always needs one source (the CRD's rule).
-func generateSpec(r *rand.Rand, mode s3gwv1alpha1.FencingMode, far bool) s3gwv1alpha1.S3GWRemediationSpec {
+func generateSpec(r *rand.Rand, p Policy, far bool) s3gwv1alpha1.S3GWRemediationSpec {
+	mode := p.Mode
 	spec := s3gwv1alpha1.S3GWRemediationSpec{}
 	spec.Fencing.Mode = mode
+	if p.AcceptUnreachableReplicas {
+		spec.Release.RequireReachableReplicas = ptr.To(false)
+	}
 	spec.Release.Strategy = pick(r, s3gwv1alpha1.ReleaseControllerDetach, s3gwv1alpha1.ReleaseDeleteVolumeAttachment,
 		s3gwv1alpha1.ReleaseOutOfServiceTaint)
 	if mode == s3gwv1alpha1.FencingModeDisabled {

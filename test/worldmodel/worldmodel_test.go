@@ -51,10 +51,10 @@ func TestWorldModel(t *testing.T) {
 	defer debug.SetGCPercent(debug.SetGCPercent(400))
 	seed := seedFromEnv(t)
 	if replay, ok := os.LookupEnv("WORLDMODEL_EPISODE"); ok {
-		replayEpisode(t, seed, replay, s3gwv1alpha1.FencingModeRequireEvidence)
+		replayEpisode(t, seed, replay, safePolicy)
 		return
 	}
-	s := runEpisodes(seed, intFromEnv(t, "WORLDMODEL_EPISODES", defaultEpisodes), s3gwv1alpha1.FencingModeRequireEvidence)
+	s := runEpisodes(seed, intFromEnv(t, "WORLDMODEL_EPISODES", defaultEpisodes), safePolicy)
 	report(t, s)
 	if share := float64(s.destructive) / float64(s.episodes); share < minDestructiveShare {
 		t.Errorf("only %.0f%% of episodes had a destructive operator write (want ≥ %.0f%%): the model no longer exercises the gate",
@@ -65,18 +65,31 @@ func TestWorldModel(t *testing.T) {
 	}
 	if len(s.violating) > 0 {
 		t.Errorf("%d of %d episodes broke an invariant\n%s%s",
-			len(s.violating), s.episodes, s.breakdown(), traces(s, s3gwv1alpha1.FencingModeRequireEvidence))
+			len(s.violating), s.episodes, s.breakdown(), traces(s, safePolicy))
 	}
 }
 
 // TestWorldModelCatchesDisabledFencing proves the checker can fail: with
 // fencing.mode Disabled (unsafe by design) the operator loses writes.
 func TestWorldModelCatchesDisabledFencing(t *testing.T) {
-	s := runEpisodes(seedFromEnv(t), 1000, s3gwv1alpha1.FencingModeDisabled)
+	s := runEpisodes(seedFromEnv(t), 1000, Policy{Mode: s3gwv1alpha1.FencingModeDisabled})
 	t.Log(s.line())
 	t.Log(s.breakdown())
 	if len(s.violating) == 0 {
 		t.Errorf("no violation with fencing disabled: the model cannot see split brain")
+	}
+}
+
+// TestWorldModelCatchesUnreachableReplicas shows the rule that no replica
+// may live where Longhorn cannot reach it is load-bearing: switched off,
+// fencing alone loses writes an engine cut off from its other replicas
+// acknowledged to the ones it still reached, before it was fenced.
+func TestWorldModelCatchesUnreachableReplicas(t *testing.T) {
+	s := runEpisodes(seedFromEnv(t), 2000, Policy{Mode: s3gwv1alpha1.FencingModeRequireEvidence, AcceptUnreachableReplicas: true})
+	t.Log(s.line())
+	t.Log(s.breakdown())
+	if len(s.violating) == 0 {
+		t.Errorf("no violation with requireReachableReplicas false: the model cannot see writes stranded on a fenced node")
 	}
 }
 
@@ -106,10 +119,10 @@ func report(t *testing.T, s *summary) {
 }
 
 // traces replays the first violating episodes with their timelines.
-func traces(s *summary, mode s3gwv1alpha1.FencingMode) string {
+func traces(s *summary, p Policy) string {
 	out := ""
 	for _, i := range s.violating[:min(tracesShown, len(s.violating))] {
-		r := runEpisode(s.seed, i, mode, &trace{})
+		r := runEpisode(s.seed, i, p, &trace{})
 		out += fmt.Sprintf("\n--- episode %d (replay: WORLDMODEL_SEED=%#x WORLDMODEL_EPISODE=%d)\n", i, s.seed, i)
 		for _, v := range r.violations {
 			out += fmt.Sprintf("VIOLATION [%s] %s\n", v.category, v.detail)
@@ -119,12 +132,12 @@ func traces(s *summary, mode s3gwv1alpha1.FencingMode) string {
 	return out
 }
 
-func replayEpisode(t *testing.T, seed uint64, value string, mode s3gwv1alpha1.FencingMode) {
+func replayEpisode(t *testing.T, seed uint64, value string, p Policy) {
 	i, err := strconv.Atoi(value)
 	if err != nil {
 		t.Fatalf("WORLDMODEL_EPISODE=%q: %v", value, err)
 	}
-	r := runEpisode(seed, i, mode, &trace{api: os.Getenv("WORLDMODEL_TRACE_API") != ""})
+	r := runEpisode(seed, i, p, &trace{api: os.Getenv("WORLDMODEL_TRACE_API") != ""})
 	t.Logf("episode %d of seed %#x:\n%s", i, seed, r.trace)
 	for _, v := range r.violations {
 		msg := fmt.Sprintf("[%s] %s", v.category, v.detail)
