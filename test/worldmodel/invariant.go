@@ -89,7 +89,7 @@ func (w *World) explain(v *Volume, lost []ack) violation {
 	}
 	var act *operatorAct
 	for i := range w.stats.acts[v.Index] {
-		if x := &w.stats.acts[v.Index][i]; x.at <= fork.StartedAt {
+		if x := &w.stats.acts[v.Index][i]; x.at <= fork.StartedAt && couldRelease(x, a.engine, fork) {
 			act = x
 		}
 	}
@@ -106,6 +106,16 @@ func (w *World) explain(v *Volume, lost []ack) violation {
 		vi.detail += fmt.Sprintf("; last operator write before it: %s on %s at %.1fs (evidence %v)", act.what, act.node, act.at, act.evidence)
 	}
 	return vi
+}
+
+// couldRelease is whether an operator write can have moved the volume away
+// from engine e: one made while e ran, or one on e's node that may still
+// hold (an out-of-service taint outlives the failure it was added for). A
+// write for another node before e started released an earlier engine; the
+// volume moving away from e later is not its doing. When e's own writes were
+// discarded (fork == e), every earlier write counts.
+func couldRelease(x *operatorAct, e, fork *Engine) bool {
+	return fork == e || x.at >= e.StartedAt || x.node == e.Node.Name
 }
 
 // fork is the engine start that split the history a lost write of e
