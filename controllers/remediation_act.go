@@ -31,7 +31,7 @@ import (
 	s3gwv1alpha1 "github.com/s3gw-tech/s3gw-remediation/api/v1alpha1"
 	"github.com/s3gw-tech/s3gw-remediation/internal/failover"
 	"github.com/s3gw-tech/s3gw-remediation/internal/fencing"
-	"github.com/s3gw-tech/s3gw-remediation/internal/longhorn"
+	"github.com/s3gw-tech/s3gw-remediation/internal/release"
 	"github.com/s3gw-tech/s3gw-remediation/internal/workloads"
 )
 
@@ -125,13 +125,13 @@ func (r *RemediationReconciler) actOnDelegate(ctx context.Context, s *scope) err
 // addOutOfServiceTaint adds the taint with its owner annotation, unless one
 // is there already.
 func (r *RemediationReconciler) addOutOfServiceTaint(ctx context.Context, s *scope) error {
-	taint := fencing.OutOfServiceTaint()
+	taint := release.OutOfServiceTaint()
 	logf.FromContext(ctx).Info("Adding out-of-service taint", "taint", taint.ToString())
-	added, err := fencing.AddOwnedTaint(ctx, r.Client, s.node, taint, s.rem.UID, s.now.Rfc3339Copy())
+	added, err := release.AddOwnedTaint(ctx, r.Client, s.node, taint, s.rem.UID, s.now.Rfc3339Copy())
 	if err != nil || !added {
 		return err
 	}
-	s.addedTaint = fencing.Find(s.node, taint)
+	s.addedTaint = release.FindTaint(s.node, taint)
 	for range unreleasedVolumes(s.obs.Targets) {
 		r.Metrics.AttachmentReleased(string(s3gwv1alpha1.ReleaseOutOfServiceTaint))
 	}
@@ -192,7 +192,7 @@ func (r *RemediationReconciler) unmarkInUse(ctx context.Context, s *scope, volum
 		handles = append(handles, v.LonghornVolume)
 	}
 	logf.FromContext(ctx).Info("Removing volumes from the dead kubelet's volumesInUse", "volumes", handles)
-	removed, err := longhorn.UnmarkInUse(ctx, r.Client, s.node, handles)
+	removed, err := release.UnmarkInUse(ctx, r.Client, s.node, handles)
 	if err != nil {
 		return err
 	}
@@ -208,7 +208,7 @@ func (r *RemediationReconciler) unmarkInUse(ctx context.Context, s *scope, volum
 
 func (r *RemediationReconciler) deleteAttachment(ctx context.Context, s *scope, v failover.Volume) error {
 	logf.FromContext(ctx).Info("Deleting VolumeAttachment", "volume", v.LonghornVolume)
-	deleted, err := longhorn.DeleteKubeAttachments(ctx, r.Client, r.Client, v.PersistentVolume, s.nodeName)
+	deleted, err := release.DeleteVolumeAttachments(ctx, r.Client, r.Client, v.PersistentVolume, s.nodeName)
 	if err != nil {
 		return err
 	}

@@ -29,9 +29,9 @@ import (
 	"k8s.io/utils/ptr"
 
 	s3gwv1alpha1 "github.com/s3gw-tech/s3gw-remediation/api/v1alpha1"
-	"github.com/s3gw-tech/s3gw-remediation/internal/fencing"
 	"github.com/s3gw-tech/s3gw-remediation/internal/longhorn"
 	"github.com/s3gw-tech/s3gw-remediation/internal/nhc"
+	"github.com/s3gw-tech/s3gw-remediation/internal/release"
 )
 
 func succeeded(rem *s3gwv1alpha1.S3GWRemediation) bool {
@@ -147,17 +147,17 @@ var _ = Describe("S3GWRemediation", func() {
 					"only ControllerDetach edits the dead kubelet's volumesInUse")
 			}
 			if strategy == s3gwv1alpha1.ReleaseOutOfServiceTaint {
-				Expect(fencing.HasTaint(failed, fencing.OutOfServiceTaint())).To(BeTrue())
+				Expect(release.HasTaint(failed, release.OutOfServiceTaint())).To(BeTrue())
 				Expect(rem.Status.AddedTaints).To(ConsistOf(HaveField("Key", corev1.TaintNodeOutOfService)))
 			} else {
-				Expect(fencing.HasTaint(failed, fencing.OutOfServiceTaint())).To(BeFalse())
+				Expect(release.HasTaint(failed, release.OutOfServiceTaint())).To(BeFalse())
 				Expect(rem.Status.AddedTaints).To(BeEmpty())
 			}
 
 			lease, err := s.e.Lease(s.w.ctx, s.w.nodeName("failed"))
 			Expect(err).NotTo(HaveOccurred())
 			s.recover(st)
-			Expect(fencing.HasTaint(s.w.node("failed"), fencing.OutOfServiceTaint())).To(BeFalse(), "the out-of-service taint went with the CR")
+			Expect(release.HasTaint(s.w.node("failed"), release.OutOfServiceTaint())).To(BeFalse(), "the out-of-service taint went with the CR")
 			Expect(lease.Spec.HolderIdentity).To(HaveValue(Equal("NodeHealthCheck-"+s.e.Name)), "the operator never took NHC's lease")
 		},
 		Entry("ControllerDetach", s3gwv1alpha1.ReleaseControllerDetach, eventVolumeUnmarked),
@@ -259,7 +259,7 @@ var _ = Describe("S3GWRemediation", func() {
 
 	It("waits for a healthy replica elsewhere, then fails so NHC can escalate", func() {
 		s := newFailedNodeScenario(s3gwv1alpha1.S3GWRemediationSpec{}, withReplicasOn("failed"))
-		s.w.taint("failed", fencing.OutOfServiceTaint())
+		s.w.taint("failed", release.OutOfServiceTaint())
 		st := s.w.stepper(managerClient)
 		st.until(s.key, 5, isPhase(s3gwv1alpha1.PhaseWaitingForStorage))
 		rem := s.w.remediation(s.key)

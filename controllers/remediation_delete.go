@@ -28,6 +28,7 @@ import (
 
 	s3gwv1alpha1 "github.com/s3gw-tech/s3gw-remediation/api/v1alpha1"
 	"github.com/s3gw-tech/s3gw-remediation/internal/fencing"
+	"github.com/s3gw-tech/s3gw-remediation/internal/release"
 )
 
 // reconcileDelete runs when NHC deletes the CR (node healthy again, or
@@ -40,11 +41,11 @@ func (r *RemediationReconciler) reconcileDelete(ctx context.Context, rem *s3gwv1
 		return nil
 	}
 	log := logf.FromContext(ctx)
-	if taint := fencing.OutOfServiceTaint(); node != nil && node.Annotations[fencing.TaintOwnerAnnotation] == string(rem.UID) {
+	if taint := release.OutOfServiceTaint(); node != nil && node.Annotations[release.TaintOwnerAnnotation] == string(rem.UID) {
 		// Ours by the node's own record, whatever status says: the taint and
 		// the annotation were written together.
 		log.Info("Removing taint added by this remediation", "taint", taint.ToString())
-		if err := fencing.RemoveOwnedTaint(ctx, r.Client, node, taint, rem.UID); err != nil {
+		if err := release.RemoveOwnedTaint(ctx, r.Client, node, taint, rem.UID); err != nil {
 			return err
 		}
 		events.NormalEvent(r.Recorder, node, eventTaintRemoved, "Removed "+taint.ToString()+" added by S3GWRemediation "+rem.Name)

@@ -30,6 +30,7 @@ import (
 	s3gwv1alpha1 "github.com/s3gw-tech/s3gw-remediation/api/v1alpha1"
 	"github.com/s3gw-tech/s3gw-remediation/internal/fencing"
 	"github.com/s3gw-tech/s3gw-remediation/internal/longhorn"
+	"github.com/s3gw-tech/s3gw-remediation/internal/release"
 )
 
 // closedGate runs passes and checks that the gate held: the remediation
@@ -95,7 +96,7 @@ var _ = Describe("Evidence of the current failure", func() {
 
 	It("ignores an out-of-service taint from an earlier failure", func() {
 		s := newFailedNodeScenario(s3gwv1alpha1.S3GWRemediationSpec{}, noStorageIsolation)
-		old := fencing.OutOfServiceTaint()
+		old := release.OutOfServiceTaint()
 		old.TimeAdded = ptr.To(metav1.NewTime(s.w.clock.Now().Add(-time.Hour)))
 		s.w.taint("failed", old)
 
@@ -164,7 +165,7 @@ var _ = Describe("Evidence of the current failure", func() {
 		st.until(s.key, 10, isPhase(s3gwv1alpha1.PhaseEvicting))
 		// The fencer adds its own taint, stamped this very second, before
 		// our pass that would have added ours.
-		theirs := fencing.OutOfServiceTaint()
+		theirs := release.OutOfServiceTaint()
 		theirs.TimeAdded = ptr.To(metav1.NewTime(s.w.clock.Now()))
 		s.w.taint("failed", theirs)
 		st.until(s.key, 20, succeeded)
@@ -172,7 +173,7 @@ var _ = Describe("Evidence of the current failure", func() {
 		Expect(s.w.remediation(s.key).Status.AddedTaints).To(BeEmpty(), "ours was never added")
 
 		s.recover(st)
-		kept := fencing.Find(s.w.node("failed"), fencing.OutOfServiceTaint())
+		kept := release.FindTaint(s.w.node("failed"), release.OutOfServiceTaint())
 		Expect(kept).NotTo(BeNil(), "the fencer's taint stays")
 		Expect(kept.TimeAdded.Unix()).To(Equal(theirs.TimeAdded.Unix()))
 	})

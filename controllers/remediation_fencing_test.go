@@ -25,7 +25,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	s3gwv1alpha1 "github.com/s3gw-tech/s3gw-remediation/api/v1alpha1"
-	"github.com/s3gw-tech/s3gw-remediation/internal/fencing"
+	"github.com/s3gw-tech/s3gw-remediation/internal/release"
 )
 
 func isPhase(p s3gwv1alpha1.Phase) func(*s3gwv1alpha1.S3GWRemediation) bool {
@@ -58,7 +58,7 @@ var _ = Describe("The fencing gate", func() {
 		},
 		Entry("an out-of-service taint set by an admin or fencer",
 			s3gwv1alpha1.S3GWRemediationSpec{},
-			func(s *failedNodeScenario) { s.w.taint("failed", fencing.OutOfServiceTaint()) },
+			func(s *failedNodeScenario) { s.w.taint("failed", release.OutOfServiceTaint()) },
 			"OutOfServiceTaint"),
 		Entry("a listed remediator's CR with its condition True",
 			s3gwv1alpha1.S3GWRemediationSpec{Fencing: s3gwv1alpha1.FencingSpec{Remediators: farEvidence()}},
@@ -73,7 +73,7 @@ var _ = Describe("The fencing gate", func() {
 	It("ignores the out-of-service taint when that source is switched off", func() {
 		s := newFailedNodeScenario(s3gwv1alpha1.S3GWRemediationSpec{Fencing: s3gwv1alpha1.FencingSpec{
 			OutOfServiceTaint: ptr.To(false)}}, noStorageIsolation)
-		s.w.taint("failed", fencing.OutOfServiceTaint())
+		s.w.taint("failed", release.OutOfServiceTaint())
 		st := s.w.stepper(managerClient)
 		for range 4 {
 			Expect(st.pass(s.key)).To(Succeed())
@@ -158,7 +158,7 @@ var _ = Describe("The fencing gate", func() {
 			Expect(st.pass(s.key)).To(Succeed())
 		}
 		Expect(s.w.podExists(s.g.pod)).To(BeTrue())
-		Expect(fencing.HasTaint(s.w.node("failed"), fencing.OutOfServiceTaint())).To(BeFalse())
+		Expect(release.HasTaint(s.w.node("failed"), release.OutOfServiceTaint())).To(BeFalse())
 		Expect(st.eventsWithReason("RemediationStopped")).To(HaveLen(1))
 
 		s.recover(st)
@@ -171,7 +171,7 @@ var _ = Describe("The fencing gate", func() {
 		// by keeping its node NotReady, so the CR is mid-way when deleted.
 		st := s.w.stepper(managerClient)
 		st.until(s.key, 10, func(*s3gwv1alpha1.S3GWRemediation) bool {
-			return fencing.HasTaint(s.w.node("failed"), fencing.OutOfServiceTaint())
+			return release.HasTaint(s.w.node("failed"), release.OutOfServiceTaint())
 		})
 		rem := s.w.remediation(s.key)
 		Expect(rem.Status.AddedTaints).To(HaveLen(1))
@@ -179,7 +179,7 @@ var _ = Describe("The fencing gate", func() {
 		_, err := s.e.NodeHealthy(s.w.ctx, s.w.nodeName("failed"))
 		Expect(err).NotTo(HaveOccurred())
 		Expect(st.pass(s.key)).To(Succeed())
-		Expect(fencing.HasTaint(s.w.node("failed"), fencing.OutOfServiceTaint())).To(BeFalse())
+		Expect(release.HasTaint(s.w.node("failed"), release.OutOfServiceTaint())).To(BeFalse())
 		remaining, err := s.e.NodeHealthy(s.w.ctx, s.w.nodeName("failed"))
 		Expect(err).NotTo(HaveOccurred())
 		Expect(remaining).To(BeZero())
@@ -188,12 +188,12 @@ var _ = Describe("The fencing gate", func() {
 	It("never removes an out-of-service taint it did not add", func() {
 		s := newFailedNodeScenario(s3gwv1alpha1.S3GWRemediationSpec{Release: s3gwv1alpha1.ReleaseSpec{
 			Strategy: s3gwv1alpha1.ReleaseOutOfServiceTaint}}, noStorageIsolation)
-		s.w.taint("failed", fencing.OutOfServiceTaint()) // the fencer's
+		s.w.taint("failed", release.OutOfServiceTaint()) // the fencer's
 		st := s.w.stepper(managerClient)
 		st.until(s.key, 20, succeeded)
 		Expect(s.w.remediation(s.key).Status.AddedTaints).To(BeEmpty())
 		s.recover(st)
-		Expect(fencing.HasTaint(s.w.node("failed"), fencing.OutOfServiceTaint())).To(BeTrue(),
+		Expect(release.HasTaint(s.w.node("failed"), release.OutOfServiceTaint())).To(BeTrue(),
 			"the fencer removes its own taint")
 	})
 })

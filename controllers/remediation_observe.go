@@ -35,6 +35,7 @@ import (
 	"github.com/s3gw-tech/s3gw-remediation/internal/failover"
 	"github.com/s3gw-tech/s3gw-remediation/internal/fencing"
 	"github.com/s3gw-tech/s3gw-remediation/internal/longhorn"
+	"github.com/s3gw-tech/s3gw-remediation/internal/release"
 	"github.com/s3gw-tech/s3gw-remediation/internal/workloads"
 )
 
@@ -98,7 +99,7 @@ func (r *RemediationReconciler) observe(ctx context.Context, rem *s3gwv1alpha1.S
 		r.watchLonghorn(ctx)
 	}
 	// One list serves every target volume and the orphan search.
-	if s.attachments, err = longhorn.NodeAttachments(ctx, r.Client, nodeName); err != nil {
+	if s.attachments, err = release.NodeAttachments(ctx, r.Client, nodeName); err != nil {
 		return nil, err
 	}
 	if err := r.observeTargets(ctx, s, lh); err != nil {
@@ -231,11 +232,11 @@ func (r *RemediationReconciler) observeVolume(ctx context.Context, s *scope, lh 
 		v.SkipReason = tv.Reason
 		return v, nil
 	}
-	for _, va := range longhorn.OfVolume(s.attachments, tv.PersistentVolume) {
+	for _, va := range release.OfVolume(s.attachments, tv.PersistentVolume) {
 		v.Attachments = append(v.Attachments, failover.Attachment{Name: va.Name,
 			Deleting: va.DeletionTimestamp != nil, Finalizers: va.Finalizers})
 	}
-	v.InUseOnNode = longhorn.InUse(s.node, tv.LonghornVolume)
+	v.InUseOnNode = release.InUse(s.node, tv.LonghornVolume)
 	if s.obs.LonghornAvailable {
 		view, err := lh.Volume(ctx, tv.LonghornVolume, s.nodeName)
 		if err != nil {
@@ -318,12 +319,12 @@ func releasedSince(conds []metav1.Condition) *time.Time {
 // it is foreign: added by no S3GWRemediation (the node's owner annotation
 // names the one that did).
 func observeOutOfServiceTaint(s *scope) {
-	taint := fencing.Find(s.node, fencing.OutOfServiceTaint())
+	taint := release.FindTaint(s.node, release.OutOfServiceTaint())
 	if taint == nil {
 		return
 	}
 	s.obs.Node.HasOutOfServiceTaint = true
-	if fencing.TaintOwner(s.node, *taint) != "" {
+	if release.TaintOwner(s.node, *taint) != "" {
 		return // ours or a peer's: never evidence
 	}
 	foreign := &failover.Taint{}

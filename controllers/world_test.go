@@ -47,6 +47,7 @@ import (
 	"github.com/s3gw-tech/s3gw-remediation/internal/longhorn"
 	"github.com/s3gw-tech/s3gw-remediation/internal/metrics"
 	"github.com/s3gw-tech/s3gw-remediation/internal/nhc"
+	"github.com/s3gw-tech/s3gw-remediation/internal/release"
 	"github.com/s3gw-tech/s3gw-remediation/internal/testenv"
 	"github.com/s3gw-tech/s3gw-remediation/internal/workloads"
 )
@@ -381,7 +382,7 @@ func (w *world) attach(g *gateway, node string) {
 
 // attachments lists the gateway's VolumeAttachments on a node.
 func (w *world) attachments(g *gateway, node string) []storagev1.VolumeAttachment {
-	vas, err := longhorn.KubeAttachments(w.ctx, w.c, g.pv, node)
+	vas, err := release.VolumeAttachments(w.ctx, w.c, g.pv, node)
 	Expect(err).NotTo(HaveOccurred())
 	return vas
 }
@@ -433,7 +434,7 @@ func (w *world) attachDetachController() {
 		for _, t := range node.Spec.Taints {
 			oos = oos || t.Key == corev1.TaintNodeOutOfService
 		}
-		if oos || !longhorn.InUse(node, handle) {
+		if oos || !release.InUse(node, handle) {
 			Expect(client.IgnoreNotFound(w.c.Delete(w.ctx, va))).To(Succeed())
 		}
 	}

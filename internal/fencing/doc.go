@@ -15,6 +15,7 @@ limitations under the License.
 */
 
 // Package fencing gathers fencing evidence (other remediators' CRs, the
-// delegate fencing CR this operator creates) and owns the one taint helper
-// of the project. The gate itself is a pure function in internal/failover.
+// delegate fencing CR this operator creates). The gate itself is a pure
+// function in internal/failover; the out-of-service taint the operator adds
+// belongs to internal/release.
 package fencing

@@ -34,7 +34,7 @@ import (
 // to be released. A volume counts only if a pod matching the selector, in an
 // allowed namespace and not on the failed node, uses its claim. covered
 // holds the PersistentVolumes existing targets already release; attached
-// are Longhorn's VolumeAttachments on the node (longhorn.NodeAttachments).
+// are Longhorn's VolumeAttachments on the node (release.NodeAttachments).
 func Orphans(ctx context.Context, reader client.Reader, spec s3gwv1alpha1.S3GWRemediationSpec, node string,
 	attached []storagev1.VolumeAttachment, covered map[string]bool) ([]s3gwv1alpha1.TargetPod, error) {
 	var out []s3gwv1alpha1.TargetPod

@@ -14,7 +14,7 @@ See the License for the specific language governing permissions and
 limitations under the License.
 */
 
-package fencing
+package release
 
 import (
 	"context"
@@ -41,8 +41,8 @@ func HasTaint(node *corev1.Node, taint corev1.Taint) bool {
 	return false
 }
 
-// Find returns the node's taint with the key and effect, or nil.
-func Find(node *corev1.Node, taint corev1.Taint) *corev1.Taint {
+// FindTaint returns the node's taint with the key and effect, or nil.
+func FindTaint(node *corev1.Node, taint corev1.Taint) *corev1.Taint {
 	for i := range node.Spec.Taints {
 		if node.Spec.Taints[i].MatchTaint(&taint) {
 			return &node.Spec.Taints[i]

@@ -1,0 +1,89 @@
+/*
+Copyright 2026 The s3gw-remediation Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package release
+
+import (
+	"context"
+	"fmt"
+
+	storagev1 "k8s.io/api/storage/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	"github.com/s3gw-tech/s3gw-remediation/internal/longhorn"
+)
+
+// NodeAttachments returns the storage.k8s.io VolumeAttachments of Longhorn's
+// driver on the node that name a PersistentVolume.
+func NodeAttachments(ctx context.Context, reader client.Reader, node string) ([]storagev1.VolumeAttachment, error) {
+	list := &storagev1.VolumeAttachmentList{}
+	if err := reader.List(ctx, list); err != nil {
+		return nil, fmt.Errorf("listing VolumeAttachments: %w", err)
+	}
+	var out []storagev1.VolumeAttachment
+	for _, va := range list.Items {
+		if va.Spec.Attacher == longhorn.CSIDriverName && va.Spec.NodeName == node && va.Spec.Source.PersistentVolumeName != nil {
+			out = append(out, va)
+		}
+	}
+	return out, nil
+}
+
+// OfVolume keeps the attachments of one PersistentVolume (normally one,
+// named csi-<sha256>).
+func OfVolume(vas []storagev1.VolumeAttachment, pv string) []storagev1.VolumeAttachment {
+	var out []storagev1.VolumeAttachment
+	for _, va := range vas {
+		if *va.Spec.Source.PersistentVolumeName == pv {
+			out = append(out, va)
+		}
+	}
+	return out
+}
+
+// VolumeAttachments returns Longhorn's VolumeAttachments for the PV on the node.
+func VolumeAttachments(ctx context.Context, reader client.Reader, pv, node string) ([]storagev1.VolumeAttachment, error) {
+	vas, err := NodeAttachments(ctx, reader, node)
+	return OfVolume(vas, pv), err
+}
+
+// DeleteVolumeAttachments deletes the PV's VolumeAttachments on the node, each
+// preconditioned on its UID. The external-attacher then unpublishes the
+// volume, which removes Longhorn's ticket. It returns how many it deleted.
+func DeleteVolumeAttachments(ctx context.Context, reader client.Reader, c client.Client, pv, node string) (int, error) {
+	vas, err := VolumeAttachments(ctx, reader, pv, node)
+	if err != nil {
+		return 0, err
+	}
+	deleted := 0
+	for i := range vas {
+		va := &vas[i]
+		if va.DeletionTimestamp != nil {
+			continue
+		}
+		uid := va.UID
+		err := c.Delete(ctx, va, client.Preconditions{UID: &uid})
+		switch {
+		case err == nil:
+			deleted++
+		case apierrors.IsNotFound(err):
+		default:
+			return deleted, fmt.Errorf("deleting VolumeAttachment %s: %w", va.Name, err)
+		}
+	}
+	return deleted, nil
+}
