@@ -23,6 +23,7 @@ import (
 	operatorsv1alpha1 "github.com/operator-framework/api/pkg/operators/v1alpha1"
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
+	policyv1 "k8s.io/api/policy/v1"
 	rbacv1 "k8s.io/api/rbac/v1"
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
@@ -50,7 +51,8 @@ type inputs struct {
 	clusterRoles        []*unstructured.Unstructured
 	roleBindings        []*unstructured.Unstructured
 	clusterRoleBindings []*unstructured.Unstructured
-	// others go to bundle/manifests as they are (Services and the like).
+	// others go to bundle/manifests as they are (Services, the
+	// PodDisruptionBudget: kinds OLM's InstallPlan creates).
 	others    []*unstructured.Unstructured
 	examples  []*unstructured.Unstructured
 	scorecard *unstructured.Unstructured
@@ -136,7 +138,8 @@ func (in *inputs) add(u *unstructured.Unstructured, crdGroups map[string]bool) e
 		in.roleBindings = append(in.roleBindings, u)
 	case schema.GroupKind{Group: rbacv1.GroupName, Kind: "ClusterRoleBinding"}:
 		in.clusterRoleBindings = append(in.clusterRoleBindings, u)
-	case schema.GroupKind{Group: corev1.GroupName, Kind: "Service"}:
+	case schema.GroupKind{Group: corev1.GroupName, Kind: "Service"},
+		schema.GroupKind{Group: policyv1.GroupName, Kind: "PodDisruptionBudget"}:
 		in.others = append(in.others, u)
 	case schema.GroupKind{Group: "scorecard.operatorframework.io", Kind: "Configuration"}:
 		in.scorecard = u
