@@ -18,6 +18,7 @@ package testenv
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -127,7 +128,7 @@ func waitEnforced(ctx context.Context, admin, manager client.Client) error {
 			return apierrors.IsForbidden(last) && strings.Contains(last.Error(), policyMessagePrefix), nil
 		})
 		if err != nil {
-			return fmt.Errorf("the admission policies do not refuse the manager's %s (last answer: %v): %w", name, last, err)
+			return fmt.Errorf("the admission policies do not refuse the manager's %s: %w", name, errors.Join(err, last))
 		}
 	}
 	return nil
