@@ -42,7 +42,9 @@ var (
 	// account bound only to the shipped aggregation ClusterRole.
 	nhcClient client.Client
 	// managerClient acts as the operator's service account bound only to
-	// the generated config/rbac/role.yaml, proving the RBAC markers suffice.
+	// the generated config/rbac/role.yaml and held by config/policy's
+	// admission policies, proving the RBAC markers suffice and the policies
+	// allow every write the manager makes.
 	managerClient client.Client
 	suiteCtx      context.Context
 	cancel        context.CancelFunc
@@ -61,6 +63,9 @@ var _ = BeforeSuite(func() {
 	env, cfg, k8sClient = started.Env, started.Config, started.Client
 	nhcClient = impersonateNHC()
 	managerClient = impersonateManager()
+	// Every story runs under the optional admission policies too: they
+	// must allow each write the manager makes.
+	Expect(testenv.InstallManagerPolicy(suiteCtx, k8sClient, managerClient)).To(Succeed())
 })
 
 var _ = AfterSuite(func() {
@@ -68,23 +73,22 @@ var _ = AfterSuite(func() {
 	Expect(env.Stop()).To(Succeed())
 })
 
-// impersonateManager binds a service account to the manager ClusterRole
-// generated from the +kubebuilder:rbac markers, and returns a client acting
-// as it.
+// impersonateManager binds the manager's service account to the manager
+// ClusterRole generated from the +kubebuilder:rbac markers, and returns a
+// client acting as it.
 func impersonateManager() client.Client {
 	data, err := readRepoFile("config/rbac/role.yaml")
 	Expect(err).NotTo(HaveOccurred())
 	role := &rbacv1.ClusterRole{}
 	Expect(yaml.Unmarshal(data, role)).To(Succeed())
 	Expect(k8sClient.Create(suiteCtx, role)).To(Succeed())
-	const user = "system:serviceaccount:s3gw-remediation-system:s3gw-remediation-controller-manager"
 	Expect(k8sClient.Create(suiteCtx, &rbacv1.ClusterRoleBinding{
 		ObjectMeta: metav1.ObjectMeta{Name: "manager-role"},
 		RoleRef:    rbacv1.RoleRef{APIGroup: rbacv1.GroupName, Kind: "ClusterRole", Name: role.Name},
-		Subjects:   []rbacv1.Subject{{Kind: rbacv1.UserKind, APIGroup: rbacv1.GroupName, Name: user}},
+		Subjects:   []rbacv1.Subject{{Kind: rbacv1.UserKind, APIGroup: rbacv1.GroupName, Name: testenv.ManagerUser}},
 	})).To(Succeed())
 	impersonated := rest.CopyConfig(cfg)
-	impersonated.Impersonate = rest.ImpersonationConfig{UserName: user}
+	impersonated.Impersonate = rest.ImpersonationConfig{UserName: testenv.ManagerUser}
 	c, err := client.New(impersonated, client.Options{Scheme: env.Scheme})
 	Expect(err).NotTo(HaveOccurred())
 	return c

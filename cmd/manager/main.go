@@ -58,6 +58,8 @@ func main() {
 		metricsSecure        bool
 		probeAddr            string
 		enableLeaderElection bool
+		leaderElection       leaderElectionTimings
+		leaderElectionNS     string
 		enableHTTP2          bool
 		workloadCache        string
 	)
@@ -67,6 +69,14 @@ func main() {
 	flag.StringVar(&probeAddr, "health-probe-bind-address", ":8081", "Address the health and ready probes bind to.")
 	flag.BoolVar(&enableLeaderElection, "leader-elect", false,
 		"Elect a leader so that only one manager acts; the Deployment turns it on.")
+	flag.DurationVar(&leaderElection.LeaseDuration, "leader-elect-lease-duration", defaultLeaderElection.LeaseDuration,
+		"How long a standby waits after the leader's last renewal before it takes over: the takeover time when the leader's node dies.")
+	flag.DurationVar(&leaderElection.RenewDeadline, "leader-elect-renew-deadline", defaultLeaderElection.RenewDeadline,
+		"How long the leader keeps trying to renew before it gives up leadership and exits; shorter than the lease duration.")
+	flag.DurationVar(&leaderElection.RetryPeriod, "leader-elect-retry-period", defaultLeaderElection.RetryPeriod,
+		"How often the leader renews and a standby tries to acquire the lease.")
+	flag.StringVar(&leaderElectionNS, "leader-election-namespace", "",
+		"Namespace of the leader election Lease; empty means the manager's own namespace (required outside a cluster).")
 	flag.BoolVar(&enableHTTP2, "enable-http2", false,
 		"Serve metrics over HTTP/2; off by default against the HTTP/2 stream-cancellation CVEs.")
 	flag.StringVar(&workloadCache, "workload-cache-selector", controllers.DefaultWorkloadCacheSelector,
@@ -77,6 +87,10 @@ func main() {
 	flag.Parse()
 	ctrl.SetLogger(zap.New(zap.UseFlagOptions(&opts)))
 	setupLog.Info("Starting s3gw-remediation", "version", version.Version)
+	if err := leaderElection.validate(); err != nil {
+		setupLog.Error(err, "Invalid leader election timings")
+		os.Exit(1)
+	}
 
 	var tlsOpts []func(*tls.Config)
 	if !enableHTTP2 {
@@ -97,12 +111,20 @@ func main() {
 		os.Exit(1)
 	}
 	mgr, err := ctrl.NewManager(ctrl.GetConfigOrDie(), ctrl.Options{
-		Scheme:                 scheme,
-		Metrics:                metricsOptions,
-		HealthProbeBindAddress: probeAddr,
-		WebhookServer:          newWebhookServer(tlsOpts),
-		LeaderElection:         enableLeaderElection,
-		LeaderElectionID:       "s3gw-remediation.medik8s.io",
+		Scheme:                  scheme,
+		Metrics:                 metricsOptions,
+		HealthProbeBindAddress:  probeAddr,
+		WebhookServer:           newWebhookServer(tlsOpts),
+		LeaderElection:          enableLeaderElection,
+		LeaderElectionID:        "s3gw-remediation.medik8s.io",
+		LeaderElectionNamespace: leaderElectionNS,
+		LeaseDuration:           &leaderElection.LeaseDuration,
+		RenewDeadline:           &leaderElection.RenewDeadline,
+		RetryPeriod:             &leaderElection.RetryPeriod,
+		// main exits as soon as the manager stops, so the leader can hand
+		// the Lease over on SIGTERM (drain, rollout): the standby takes
+		// over at once instead of after the lease duration.
+		LeaderElectionReleaseOnCancel: true,
 		// Cached objects are only read, and trimmed to what is read.
 		Cache:  controllers.CacheOptions(cachedPods),
 		Client: controllers.ClientOptions(),

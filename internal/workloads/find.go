@@ -100,6 +100,15 @@ func Present(ctx context.Context, reader client.Reader, t s3gwv1alpha1.TargetPod
 	if err != nil || pod.UID != t.UID {
 		return Presence{}, client.IgnoreNotFound(err)
 	}
-	forceDeleted := pod.DeletionTimestamp != nil && pod.DeletionGracePeriodSeconds != nil && *pod.DeletionGracePeriodSeconds == 0
-	return Presence{Present: true, ForceDeleted: forceDeleted, Finalizers: pod.Finalizers}, nil
+	return Presence{Present: true, ForceDeleted: heldByFinalizers(pod), Finalizers: pod.Finalizers}, nil
+}
+
+// heldByFinalizers reports whether the pod was deleted with grace period 0
+// and only finalizers keep it. Without finalizers such a pod is a force
+// delete cut short: kube-apiserver stores grace 0 first and removes the pod
+// in a second step, and a client killed in between leaves it there. Another
+// delete finishes it (registry/rest.BeforeDelete), so it must be sent.
+func heldByFinalizers(pod *corev1.Pod) bool {
+	return pod.DeletionTimestamp != nil && pod.DeletionGracePeriodSeconds != nil &&
+		*pod.DeletionGracePeriodSeconds == 0 && len(pod.Finalizers) > 0
 }

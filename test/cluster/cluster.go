@@ -105,37 +105,33 @@ func (c *Cluster) boot(ctx context.Context, bins binaries) error {
 	if err != nil {
 		return err
 	}
+	if c.opts.AuditPolicy != "" {
+		if err := writeFiles(map[string][]byte{auditPolicyPath(c.dir): []byte(c.opts.AuditPolicy)}); err != nil {
+			return err
+		}
+	}
 	apiserverClient, err := verifyingHTTPClient(c.creds.caCertPEM)
 	if err != nil {
 		return err
 	}
 
-	steps := []struct {
-		name, binary string
-		args, env    []string
-		ready        probe
-	}{
-		{"etcd", bins.etcd, etcdArgs(c.dir, p), nil,
-			httpProbe(plainHTTPClient(), fmt.Sprintf("http://127.0.0.1:%d/health", p.etcdClient), "", `"health":"true"`)},
-		{apiserverName, bins.apiserver, apiserverArgs(c.dir, p, c.creds, c.opts), nil,
-			httpProbe(apiserverClient, c.creds.apiserverHost+"/readyz", c.creds.adminToken, "ok")},
-		{"kube-controller-manager", bins.controllerManager, controllerManagerArgs(p, c.creds, c.opts), nil,
-			httpProbe(selfSignedHTTPClient(), fmt.Sprintf("https://127.0.0.1:%d/healthz", p.controllerManager), "", "ok")},
-		{"kube-scheduler", bins.scheduler, schedulerArgs(p, c.creds), nil,
-			httpProbe(selfSignedHTTPClient(), fmt.Sprintf("https://127.0.0.1:%d/healthz", p.scheduler), "", "ok")},
+	c.components = []*component{
+		{name: Etcd, binary: bins.etcd, args: etcdArgs(c.dir, p),
+			ready: httpProbe(plainHTTPClient(), fmt.Sprintf("http://127.0.0.1:%d/health", p.etcdClient), "", `"health":"true"`)},
+		{name: APIServer, binary: bins.apiserver, args: apiserverArgs(c.dir, c.logDir, p, c.creds, c.opts),
+			ready: httpProbe(apiserverClient, c.creds.apiserverHost+"/readyz", c.creds.adminToken, "ok")},
+		{name: "kube-controller-manager", binary: bins.controllerManager, args: controllerManagerArgs(p, c.creds, c.opts),
+			ready: httpProbe(selfSignedHTTPClient(), fmt.Sprintf("https://127.0.0.1:%d/healthz", p.controllerManager), "", "ok")},
+		{name: "kube-scheduler", binary: bins.scheduler, args: schedulerArgs(p, c.creds),
+			ready: httpProbe(selfSignedHTTPClient(), fmt.Sprintf("https://127.0.0.1:%d/healthz", p.scheduler), "", "ok")},
 		// HOME points into the cluster directory so that kwok ignores any
 		// ~/.kwok/kwok.yaml of the person running the tests.
-		{"kwok", bins.kwok, kwokArgs(c.creds.kubeconfig, stagePaths, p.kwok, c.opts), []string{"HOME=" + c.dir},
-			httpProbe(plainHTTPClient(), fmt.Sprintf("http://127.0.0.1:%d/healthz", p.kwok), "", "ok")},
+		{name: "kwok", binary: bins.kwok, args: kwokArgs(c.creds.kubeconfig, stagePaths, p.kwok, c.opts), env: []string{"HOME=" + c.dir},
+			ready: httpProbe(plainHTTPClient(), fmt.Sprintf("http://127.0.0.1:%d/healthz", p.kwok), "", "ok")},
 	}
-	for _, s := range steps {
-		log.V(1).Info("Starting component", "component", s.name)
-		comp, err := startComponent(s.name, s.binary, s.args, s.env, filepath.Join(c.logDir, s.name+".log"))
-		if err != nil {
-			return err
-		}
-		c.components = append(c.components, comp)
-		if err := waitReady(ctx, comp, c.opts.StartTimeout, s.ready); err != nil {
+	for _, comp := range c.components {
+		log.V(1).Info("Starting component", "component", comp.name)
+		if err := c.launch(ctx, comp); err != nil {
 			return err
 		}
 	}
@@ -147,7 +143,7 @@ func (c *Cluster) boot(ctx context.Context, bins binaries) error {
 	// ServiceAccount exists, so the cluster is usable only after
 	// kube-controller-manager has created it.
 	if err := c.waitForDefaultServiceAccount(ctx, corev1.NamespaceDefault); err != nil {
-		return c.component("kube-controller-manager").failure(fmt.Errorf("controllers not running: %w", err))
+		return c.component("kube-controller-manager").process().Failure(fmt.Errorf("controllers not running: %w", err))
 	}
 	log.Info("Started local cluster", "took", time.Since(began).Round(time.Millisecond), "timings", c.opts.Describe())
 	return nil
@@ -182,6 +178,10 @@ func (c *Cluster) Options() Options { return c.opts }
 // Describe says which timings are in force; see Options.Describe.
 func (c *Cluster) Describe() string { return c.opts.Describe() }
 
+// AuditLogPath is kube-apiserver's audit log (JSON lines), written when
+// Options.AuditPolicy is set; it lives with the component logs.
+func (c *Cluster) AuditLogPath() string { return auditLogPath(c.logDir) }
+
 // LogDir is where the component logs are written.
 func (c *Cluster) LogDir() string { return c.logDir }
 
@@ -194,22 +194,26 @@ func (c *Cluster) Stop() error {
 		if c.stopOnCtxCancel != nil {
 			c.stopOnCtxCancel()
 		}
-		var clients, servers []*component
+		var clients, servers []*Process
 		for _, comp := range c.components {
+			proc := comp.process()
+			if proc == nil {
+				continue // never started
+			}
 			switch comp.name {
-			case "etcd", apiserverName:
-				servers = append(servers, comp)
+			case Etcd, APIServer:
+				servers = append(servers, proc)
 			default:
-				clients = append(clients, comp)
+				clients = append(clients, proc)
 			}
 		}
 		var wg sync.WaitGroup
-		for _, comp := range clients {
-			wg.Go(func() { comp.stop(stopGrace) })
+		for _, proc := range clients {
+			wg.Go(func() { proc.Stop(stopGrace) })
 		}
 		wg.Wait()
 		for i := len(servers) - 1; i >= 0; i-- {
-			servers[i].stop(stopGrace)
+			servers[i].Stop(stopGrace)
 		}
 		if err := os.RemoveAll(c.dir); err != nil {
 			c.stopErr = fmt.Errorf("removing cluster directory: %w", err)
@@ -232,7 +236,9 @@ func (c *Cluster) component(name string) *component {
 func (c *Cluster) processIDs() []int {
 	pids := make([]int, 0, len(c.components))
 	for _, comp := range c.components {
-		pids = append(pids, comp.pid())
+		if proc := comp.process(); proc != nil {
+			pids = append(pids, proc.Pid())
+		}
 	}
 	return pids
 }

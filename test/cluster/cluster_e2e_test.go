@@ -23,13 +23,16 @@ import (
 	"errors"
 	"io/fs"
 	"os"
+	"strings"
 	"testing"
 	"time"
 
 	appsv1 "k8s.io/api/apps/v1"
+	authenticationv1 "k8s.io/api/authentication/v1"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/wait"
+	"k8s.io/client-go/tools/clientcmd"
 	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
@@ -176,4 +179,81 @@ func livingProcesses(pgids []int) []int {
 		}
 	}
 	return alive
+}
+
+// TestRestartComponentsKeepsStateAndCredentials kills kube-apiserver and
+// etcd, brings them back, and checks that the data, a ServiceAccount's
+// token and the audit log survive, and that the killed processes are gone.
+func TestRestartComponentsKeepsStateAndCredentials(t *testing.T) {
+	ctx, cancel := context.WithTimeout(t.Context(), 5*time.Minute)
+	defer cancel()
+	opts := Compressed()
+	opts.AuditPolicy = "apiVersion: audit.k8s.io/v1\nkind: Policy\nomitStages: [RequestReceived]\nrules:\n" +
+		"- level: Metadata\n  users: [\"system:serviceaccount:default:tester\"]\n- level: None\n"
+	c, err := Start(ctx, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { assertStopLeavesNoProcess(t, c) })
+
+	cm := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Namespace: corev1.NamespaceDefault, Name: "survivor"}, Data: map[string]string{"k": "v"}}
+	sa := &corev1.ServiceAccount{ObjectMeta: metav1.ObjectMeta{Namespace: corev1.NamespaceDefault, Name: "tester"}}
+	for _, obj := range []client.Object{cm, sa} {
+		if err := c.Client().Create(ctx, obj); err != nil {
+			t.Fatal(err)
+		}
+	}
+	kubeconfig, err := c.ServiceAccountKubeconfig(ctx, sa.Namespace, sa.Name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	whoami := func() string {
+		t.Helper()
+		cfg, err := clientcmd.BuildConfigFromFlags("", kubeconfig)
+		if err != nil {
+			t.Fatal(err)
+		}
+		saClient, err := client.New(cfg, client.Options{Scheme: c.Client().Scheme()})
+		if err != nil {
+			t.Fatal(err)
+		}
+		review := &authenticationv1.SelfSubjectReview{}
+		if err := saClient.Create(ctx, review); err != nil {
+			t.Fatal(err)
+		}
+		return review.Status.UserInfo.Username
+	}
+	if got := whoami(); got != "system:serviceaccount:default:tester" {
+		t.Fatalf("the ServiceAccount kubeconfig authenticates as %q", got)
+	}
+
+	before := c.processIDs()
+	down, err := c.RestartComponents(ctx, 500*time.Millisecond, APIServer, Etcd)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("kube-apiserver and etcd unavailable for %s", down.Round(time.Millisecond))
+	if down < 500*time.Millisecond {
+		t.Errorf("unavailable for %s, less than the downtime asked for", down)
+	}
+	after := c.processIDs()
+	for i, name := range []string{Etcd, APIServer} {
+		if before[i] == after[i] || len(livingProcesses(before[i:i+1])) > 0 {
+			t.Errorf("%s: process %d not replaced (now %d) or still alive", name, before[i], after[i])
+		}
+	}
+	got := &corev1.ConfigMap{}
+	if err := c.Client().Get(ctx, client.ObjectKeyFromObject(cm), got); err != nil || got.Data["k"] != "v" {
+		t.Errorf("ConfigMap after the restart: %v, %v", got.Data, err)
+	}
+	if got := whoami(); got != "system:serviceaccount:default:tester" {
+		t.Errorf("after the restart the token authenticates as %q", got)
+	}
+	audit, err := os.ReadFile(c.AuditLogPath())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := strings.Count(string(audit), `"resource":"selfsubjectreviews"`); n != 2 {
+		t.Errorf("audit log holds %d SelfSubjectReviews of the ServiceAccount, want 2 (one before, one after the restart)", n)
+	}
 }

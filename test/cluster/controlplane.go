@@ -31,7 +31,7 @@ type ports struct {
 }
 
 func allocatePorts() (ports, error) {
-	p, err := freePorts(6)
+	p, err := FreePorts(6)
 	if err != nil {
 		return ports{}, err
 	}
@@ -58,9 +58,10 @@ func etcdArgs(dir string, p ports) []string {
 
 // apiserverArgs serves on loopback with the cluster's own PKI, static-token
 // admin authentication and RBAC. The default toleration seconds are the
-// clock of taint-based eviction.
-func apiserverArgs(dir string, p ports, c *credentials, o Options) []string {
-	return []string{
+// clock of taint-based eviction. With an audit policy it logs the requests
+// the policy selects to logDir/audit.log.
+func apiserverArgs(dir, logDir string, p ports, c *credentials, o Options) []string {
+	args := []string{
 		fmt.Sprintf("--etcd-servers=http://127.0.0.1:%d", p.etcdClient),
 		bindLoopback,
 		"--advertise-address=127.0.0.1",
@@ -81,7 +82,15 @@ func apiserverArgs(dir string, p ports, c *credentials, o Options) []string {
 		fmt.Sprintf("--default-not-ready-toleration-seconds=%d", o.DefaultNotReadyTolerationSeconds),
 		fmt.Sprintf("--default-unreachable-toleration-seconds=%d", o.DefaultUnreachableTolerationSeconds),
 	}
+	if o.AuditPolicy != "" {
+		args = append(args, "--audit-policy-file="+auditPolicyPath(dir), "--audit-log-path="+auditLogPath(logDir),
+			"--audit-log-format=json")
+	}
+	return args
 }
+
+func auditPolicyPath(dir string) string { return filepath.Join(dir, "audit-policy.yaml") }
+func auditLogPath(logDir string) string { return filepath.Join(logDir, "audit.log") }
 
 // controllerManagerArgs runs every controller (node lifecycle, taint
 // eviction, attach-detach, Pod GC, workload controllers, garbage

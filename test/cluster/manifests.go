@@ -42,6 +42,11 @@ func ReadManifests(dir string) ([]*unstructured.Unstructured, error) {
 	if len(paths) == 0 {
 		return nil, fmt.Errorf("no CRD fixtures in %s", dir)
 	}
+	return ReadManifestFiles(paths...)
+}
+
+// ReadManifestFiles decodes every YAML document of the files, in order.
+func ReadManifestFiles(paths ...string) ([]*unstructured.Unstructured, error) {
 	var objs []*unstructured.Unstructured
 	for _, path := range paths {
 		data, err := os.ReadFile(path)

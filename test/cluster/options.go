@@ -46,6 +46,10 @@ type Options struct {
 	LogDir string
 	// StartTimeout bounds how long each component may take to become ready.
 	StartTimeout time.Duration
+	// AuditPolicy, if set, is a kube-apiserver audit Policy (YAML); the
+	// requests it selects are logged to Cluster.AuditLogPath, so tests can
+	// count the writes a client really made.
+	AuditPolicy string
 
 	// NodeMonitorGracePeriod is how long the node-lifecycle controller
 	// waits without a heartbeat before it marks a node Unknown and taints it

@@ -89,12 +89,26 @@ func TestControllerManagerArgsCarryTimings(t *testing.T) {
 
 func TestAPIServerArgsCarryTolerations(t *testing.T) {
 	o := Compressed().withDefaults()
-	args := strings.Join(apiserverArgs("/d", ports{}, &credentials{}, o), " ")
+	args := strings.Join(apiserverArgs("/d", "/d/logs", ports{}, &credentials{}, o), " ")
 	for _, want := range []string{
 		"--default-not-ready-toleration-seconds=10",
 		"--default-unreachable-toleration-seconds=10",
 		"--bind-address=127.0.0.1",
 	} {
+		if !strings.Contains(args, want) {
+			t.Errorf("kube-apiserver args %q lack %q", args, want)
+		}
+	}
+}
+
+func TestAPIServerAuditsOnlyWithAPolicy(t *testing.T) {
+	o := Compressed().withDefaults()
+	if args := strings.Join(apiserverArgs("/d", "/d/logs", ports{}, &credentials{}, o), " "); strings.Contains(args, "--audit") {
+		t.Errorf("kube-apiserver audits without a policy: %q", args)
+	}
+	o.AuditPolicy = "apiVersion: audit.k8s.io/v1\nkind: Policy\nrules:\n- level: Metadata\n"
+	args := strings.Join(apiserverArgs("/d", "/l", ports{}, &credentials{}, o), " ")
+	for _, want := range []string{"--audit-policy-file=/d/audit-policy.yaml", "--audit-log-path=/l/audit.log"} {
 		if !strings.Contains(args, want) {
 			t.Errorf("kube-apiserver args %q lack %q", args, want)
 		}

@@ -172,14 +172,20 @@ func (c *credentials) writeAdminToken() error {
 // writeKubeconfig writes the admin kubeconfig that kube-controller-manager,
 // kube-scheduler, kwok and people (kubectl --kubeconfig) use.
 func (c *credentials) writeKubeconfig() error {
+	return c.writeKubeconfigFor(c.kubeconfig, adminUser, c.adminToken)
+}
+
+// writeKubeconfigFor writes a kubeconfig for the cluster that authenticates
+// with a bearer token.
+func (c *credentials) writeKubeconfigFor(path, user, token string) error {
 	const name = "s3gw-local"
 	cfg := clientcmdapi.NewConfig()
 	cfg.Clusters[name] = &clientcmdapi.Cluster{Server: c.apiserverHost, CertificateAuthorityData: c.caCertPEM}
-	cfg.AuthInfos[adminUser] = &clientcmdapi.AuthInfo{Token: c.adminToken}
-	cfg.Contexts[name] = &clientcmdapi.Context{Cluster: name, AuthInfo: adminUser}
+	cfg.AuthInfos[user] = &clientcmdapi.AuthInfo{Token: token}
+	cfg.Contexts[name] = &clientcmdapi.Context{Cluster: name, AuthInfo: user}
 	cfg.CurrentContext = name
-	if err := clientcmd.WriteToFile(*cfg, c.kubeconfig); err != nil {
-		return fmt.Errorf("writing kubeconfig: %w", err)
+	if err := clientcmd.WriteToFile(*cfg, path); err != nil {
+		return fmt.Errorf("writing kubeconfig %s: %w", path, err)
 	}
 	return nil
 }

@@ -21,10 +21,10 @@ import (
 	"net"
 )
 
-// freePorts reserves n distinct loopback ports by listening on them all at
+// FreePorts reserves n distinct loopback ports by listening on them all at
 // once, then releases them for the components to bind. Another process could
 // take one in between; on a test machine that is rare enough to accept.
-func freePorts(n int) ([]int, error) {
+func FreePorts(n int) ([]int, error) {
 	listeners := make([]net.Listener, 0, n)
 	defer func() {
 		for _, l := range listeners {

@@ -28,19 +28,24 @@ import (
 	"time"
 )
 
-// component is one control-plane process. Each runs in its own process
-// group so that stop reaches anything it spawned, and with a parent-death
-// signal so that a crashed test binary does not leave it running.
-type component struct {
-	name    string
-	logPath string
+// Process is a child process of the tests: a control-plane component, or
+// the operator built from cmd/manager. Each runs in its own process group so
+// that Stop reaches anything it spawned, and with a parent-death signal so
+// that a crashed test binary does not leave it running.
+type Process struct {
+	// Name names the process in errors.
+	Name string
+	// LogPath receives its stdout and stderr, appended.
+	LogPath string
+
 	cmd     *exec.Cmd
 	done    chan struct{} // closed once the process has been reaped
 	exitErr error         // valid after done is closed
 }
 
-// startComponent launches binary with its output appended to logPath.
-func startComponent(name, binary string, args, extraEnv []string, logPath string) (*component, error) {
+// StartProcess launches binary with its output appended to logPath and
+// extraEnv added to the test's environment.
+func StartProcess(name, binary string, args, extraEnv []string, logPath string) (*Process, error) {
 	logFile, err := os.OpenFile(logPath, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644)
 	if err != nil {
 		return nil, fmt.Errorf("opening %s log: %w", name, err)
@@ -54,46 +59,56 @@ func startComponent(name, binary string, args, extraEnv []string, logPath string
 		_ = logFile.Close()
 		return nil, fmt.Errorf("starting %s: %w", name, err)
 	}
-	c := &component{name: name, logPath: logPath, cmd: cmd, done: make(chan struct{})}
+	p := &Process{Name: name, LogPath: logPath, cmd: cmd, done: make(chan struct{})}
 	go func() {
-		c.exitErr = cmd.Wait()
+		p.exitErr = cmd.Wait()
 		_ = logFile.Close()
-		close(c.done)
+		close(p.done)
 	}()
-	return c, nil
+	return p, nil
 }
 
-// pid is the process id, which is also its process group id.
-func (c *component) pid() int { return c.cmd.Process.Pid }
+// Pid is the process id, which is also its process group id.
+func (p *Process) Pid() int { return p.cmd.Process.Pid }
 
-// exited reports whether the process has ended, and how.
-func (c *component) exited() (bool, error) {
+// Done is closed once the process has ended and been reaped.
+func (p *Process) Done() <-chan struct{} { return p.done }
+
+// Exited reports whether the process has ended, and how.
+func (p *Process) Exited() (bool, error) {
 	select {
-	case <-c.done:
-		if c.exitErr == nil {
+	case <-p.done:
+		if p.exitErr == nil {
 			return true, errors.New("exited with status 0")
 		}
-		return true, c.exitErr
+		return true, p.exitErr
 	default:
 		return false, nil
 	}
 }
 
-// stop sends SIGTERM to the process group, then SIGKILL after grace, and
+// Stop sends SIGTERM to the process group, then SIGKILL after grace, and
 // returns once the process has been reaped and its group is empty. The
 // final SIGKILL to the group reaches any child that outlived its parent;
 // signals are delivered asynchronously, hence the wait for the group.
-func (c *component) stop(grace time.Duration) {
-	pgid := c.pid()
-	_ = syscall.Kill(-pgid, syscall.SIGTERM)
+func (p *Process) Stop(grace time.Duration) {
+	_ = syscall.Kill(-p.Pid(), syscall.SIGTERM)
 	select {
-	case <-c.done:
+	case <-p.done:
 	case <-time.After(grace):
-		_ = syscall.Kill(-pgid, syscall.SIGKILL)
-		<-c.done
 	}
+	p.Kill()
+}
+
+// Kill sends SIGKILL to the process group, as a crash or a dead machine
+// would end it, and returns once the process has been reaped and its group
+// is empty (bounded by stopGrace).
+func (p *Process) Kill() {
+	pgid := p.Pid()
 	_ = syscall.Kill(-pgid, syscall.SIGKILL)
-	for deadline := time.Now().Add(grace); time.Now().Before(deadline); time.Sleep(10 * time.Millisecond) {
+	<-p.done
+	_ = syscall.Kill(-pgid, syscall.SIGKILL)
+	for deadline := time.Now().Add(stopGrace); time.Now().Before(deadline); time.Sleep(10 * time.Millisecond) {
 		if len(runningInGroup(pgid)) == 0 {
 			return
 		}
@@ -126,8 +141,8 @@ func runningInGroup(pgid int) []int {
 	return pids
 }
 
-// failure wraps err with the tail of the component's log, which nearly
+// Failure wraps err with the tail of the process's log, which nearly
 // always says why it did not come up.
-func (c *component) failure(err error) error {
-	return fmt.Errorf("%s: %w\n--- last lines of %s ---\n%s", c.name, err, c.logPath, logTail(c.logPath, 30))
+func (p *Process) Failure(err error) error {
+	return fmt.Errorf("%s: %w\n--- last lines of %s ---\n%s", p.Name, err, p.LogPath, logTail(p.LogPath, 30))
 }

@@ -82,7 +82,7 @@ func TestStartReportsLogTailOfCrashingComponent(t *testing.T) {
 func TestStopKillsStubbornProcessGroup(t *testing.T) {
 	t.Setenv(fakeComponentEnv, "stubborn")
 	logPath := filepath.Join(t.TempDir(), "stubborn.log")
-	comp, err := startComponent("stubborn", os.Args[0], nil, nil, logPath)
+	comp, err := StartProcess("stubborn", os.Args[0], nil, nil, logPath)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -101,13 +101,13 @@ func TestStopKillsStubbornProcessGroup(t *testing.T) {
 	ctx, cancel := context.WithTimeout(t.Context(), 10*time.Second)
 	defer cancel()
 	stopped := make(chan struct{})
-	go func() { comp.stop(200 * time.Millisecond); close(stopped) }()
+	go func() { comp.Stop(200 * time.Millisecond); close(stopped) }()
 	select {
 	case <-stopped:
 	case <-ctx.Done():
 		t.Fatal("stop did not return")
 	}
-	if alive := runningInGroup(comp.pid()); len(alive) > 0 {
+	if alive := runningInGroup(comp.Pid()); len(alive) > 0 {
 		t.Errorf("processes %v (grandchild %d) survived stop", alive, grandchild)
 	}
 }

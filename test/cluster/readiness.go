@@ -33,22 +33,22 @@ type probe func(ctx context.Context) error
 
 // waitReady polls probe until it passes, the component exits, or timeout
 // elapses. Failures carry the component's log tail.
-func waitReady(ctx context.Context, c *component, timeout time.Duration, check probe) error {
+func waitReady(ctx context.Context, c *Process, timeout time.Duration, check probe) error {
 	ctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
 	ticker := time.NewTicker(200 * time.Millisecond)
 	defer ticker.Stop()
 	var lastErr error
 	for {
-		if exited, err := c.exited(); exited {
-			return c.failure(fmt.Errorf("exited before becoming ready: %w", err))
+		if exited, err := c.Exited(); exited {
+			return c.Failure(fmt.Errorf("exited before becoming ready: %w", err))
 		}
 		if lastErr = check(ctx); lastErr == nil {
 			return nil
 		}
 		select {
 		case <-ctx.Done():
-			return c.failure(fmt.Errorf("not ready after %s: %w", timeout, errors.Join(ctx.Err(), lastErr)))
+			return c.Failure(fmt.Errorf("not ready after %s: %w", timeout, errors.Join(ctx.Err(), lastErr)))
 		case <-ticker.C:
 		}
 	}

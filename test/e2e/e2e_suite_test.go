@@ -61,6 +61,8 @@ var _ = BeforeSuite(func() {
 	klog.SetLogger(logr.Discard())
 
 	opts := harness.Options{Cluster: cluster.Compressed(), Logger: log}
+	// The specs with manager processes count the manager's writes.
+	opts.Cluster.AuditPolicy = harness.ManagerAuditPolicy()
 	if dir := os.Getenv(logDirEnv); dir != "" {
 		opts.Cluster.LogDir = filepath.Join(dir, "e2e")
 	}

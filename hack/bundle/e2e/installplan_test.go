@@ -173,7 +173,7 @@ func TestCommittedBundleInstallPlan(t *testing.T) {
 	csv.UID = types.UID("6f0f3c1e-0000-4000-8000-000000000001")
 	objs, err := b.InstallPlanObjects(csv, func(gvk schema.GroupVersionKind) (bool, error) {
 		switch gvk.Kind {
-		case "Service":
+		case "Service", "PodDisruptionBudget":
 			return true, nil
 		case kindClusterRole:
 			return false, nil
@@ -189,15 +189,18 @@ func TestCommittedBundleInstallPlan(t *testing.T) {
 		if o.GetLabels()[OLMManagedLabel] != "true" {
 			t.Errorf("%s lacks %s", Describe(o), OLMManagedLabel)
 		}
-		if u, ok := o.(*unstructured.Unstructured); ok && u.GetKind() == "Service" {
+		if u, ok := o.(*unstructured.Unstructured); ok && (u.GetKind() == "Service" || u.GetKind() == "PodDisruptionBudget") {
 			if u.GetNamespace() != ns || len(u.GetOwnerReferences()) != 1 || u.GetOwnerReferences()[0].UID != csv.UID {
-				t.Errorf("Service %s: namespace %q, owners %v; want %s, owned by the CSV", u.GetName(), u.GetNamespace(), u.GetOwnerReferences(), ns)
+				t.Errorf("%s %s: namespace %q, owners %v; want %s, owned by the CSV", u.GetKind(), u.GetName(), u.GetNamespace(), u.GetOwnerReferences(), ns)
 			}
 		}
 	}
 	t.Logf("InstallPlan objects after the CRDs and the CSV: %v", kinds)
 	if kinds[kindServiceAccount] != 1 || kinds[kindClusterRole] < 3 || kinds[kindRole] == 0 || kinds[kindClusterRoleBinding] == 0 || kinds[kindRoleBinding] == 0 {
 		t.Errorf("want one ServiceAccount and its Roles and ClusterRoles, got %v", kinds)
+	}
+	if kinds["PodDisruptionBudget"] != 1 {
+		t.Errorf("want the manager's PodDisruptionBudget, got %v", kinds)
 	}
 }
 

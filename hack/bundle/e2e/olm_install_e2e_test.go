@@ -451,15 +451,18 @@ func checkDeployment(ctx context.Context, t *testing.T, w waiter, cl client.Clie
 	if err := cl.List(ctx, &pods, client.InNamespace(csv.Namespace), client.MatchingLabels(spec.Spec.Selector.MatchLabels)); err != nil {
 		t.Fatal(err)
 	}
-	running := 0
+	running := map[string]string{} // node → pod
 	for _, p := range pods.Items {
 		if p.Status.Phase == corev1.PodRunning && slices.Contains(nodes, p.Spec.NodeName) && p.Spec.ServiceAccountName == spec.Spec.Template.Spec.ServiceAccountName {
-			running++
+			if other, ok := running[p.Spec.NodeName]; ok {
+				t.Errorf("Pods %s and %s both run on %s: the required anti-affinity keeps replicas on distinct nodes", other, p.Name, p.Spec.NodeName)
+			}
+			running[p.Spec.NodeName] = p.Name
 			t.Logf("Pod %s Running on %s as %s (admitted under pod-security enforce=restricted; kwok runs no container)", p.Name, p.Spec.NodeName, p.Spec.ServiceAccountName)
 		}
 	}
-	if running != int(ptrValue(spec.Spec.Replicas)) {
-		t.Errorf("%d Running pods of Deployment %s, want %d", running, dep.Name, ptrValue(spec.Spec.Replicas))
+	if len(running) != int(ptrValue(spec.Spec.Replicas)) {
+		t.Errorf("Running pods of Deployment %s on distinct nodes: %v, want %d", dep.Name, running, ptrValue(spec.Spec.Replicas))
 	}
 
 	cond := &unstructured.Unstructured{}

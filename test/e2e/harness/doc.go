@@ -36,6 +36,13 @@ limitations under the License.
 // NodeHealthCheck operator can run against Env.Cluster.KubeconfigPath
 // instead (docs/benchmark.md says what to apply).
 //
+// StartOperatorProcess runs the manager instead as the Deployment does: a
+// process built from cmd/manager, authenticated as its ServiceAccount with
+// the generated RBAC and config/policy's admission policies, with or
+// without leader election; ManagerWrites reads what it wrote from the API
+// server's audit log (ManagerAuditPolicy), and the cluster can kill and
+// restart kube-apiserver and etcd (cluster.Cluster.RestartComponents).
+//
 // DeployGateway creates an s3gw gateway as the s3gw chart does (labels,
 // one replica, Recreate, an RWO Longhorn claim) on chosen nodes; Fail stops
 // a node's kubelet and returns a Run, whose Timeline records, from watches,

@@ -91,6 +91,15 @@ type Env struct {
 	nhc      *nhcDispatcher
 	fencer   *farFencer
 
+	// Manager processes (StartOperatorProcess).
+	prepareOnce       sync.Once
+	prepareErr        error
+	managerBuildDir   string
+	managerBinary     string
+	managerKubeconfig string
+	procMu            sync.Mutex
+	processes         []*OperatorProcess
+
 	stopOnce sync.Once
 	stopErr  error
 }
@@ -153,7 +162,7 @@ func (e *Env) start(ctx context.Context) error {
 // idempotent and safe to defer.
 func (e *Env) Stop() error {
 	e.stopOnce.Do(func() {
-		var errs []error
+		errs := []error{e.stopProcesses()}
 		for _, r := range []*runner{e.infra, e.operator} {
 			if r != nil {
 				errs = append(errs, r.stop())
@@ -171,6 +180,29 @@ func (e *Env) Stop() error {
 		e.stopErr = errors.Join(errs...)
 	})
 	return e.stopErr
+}
+
+// StopInProcessOperator stops the in-process operator, so that manager
+// processes (StartOperatorProcess) act alone; StartInProcessOperator brings
+// it back.
+func (e *Env) StopInProcessOperator() error {
+	if e.operator == nil {
+		return nil
+	}
+	err := e.operator.stop()
+	e.operator = nil
+	return err
+}
+
+// StartInProcessOperator starts the in-process operator unless it runs or
+// Options.NoOperator is set.
+func (e *Env) StartInProcessOperator(ctx context.Context) error {
+	if e.operator != nil || e.opts.NoOperator {
+		return nil
+	}
+	var err error
+	e.operator, err = startOperator(logr.NewContext(ctx, e.log), e.Cluster.RESTConfig(), e.log.WithName("operator"), e.opts.Intervals)
+	return err
 }
 
 // UnhealthyDuration is the NHC duration EnableRemediation uses by default.

@@ -24,6 +24,7 @@ import (
 	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
+	policyv1 "k8s.io/api/policy/v1"
 	rbacv1 "k8s.io/api/rbac/v1"
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
@@ -51,8 +52,9 @@ type inputs struct {
 	clusterRoles        []*unstructured.Unstructured
 	roleBindings        []*unstructured.Unstructured
 	clusterRoleBindings []*unstructured.Unstructured
-	// others go to bundle/manifests as they are (Services and the like),
-	// except the webhook Service.
+	// others go to bundle/manifests as they are (Services, the
+	// PodDisruptionBudget: kinds OLM's InstallPlan creates), except the
+	// webhook Service.
 	others []*unstructured.Unstructured
 	// mutatingWebhooks become the CSV's webhookdefinitions.
 	mutatingWebhooks []*unstructured.Unstructured
@@ -140,7 +142,8 @@ func (in *inputs) add(u *unstructured.Unstructured, crdGroups map[string]bool) e
 		in.roleBindings = append(in.roleBindings, u)
 	case schema.GroupKind{Group: rbacv1.GroupName, Kind: "ClusterRoleBinding"}:
 		in.clusterRoleBindings = append(in.clusterRoleBindings, u)
-	case schema.GroupKind{Group: corev1.GroupName, Kind: serviceKind}:
+	case schema.GroupKind{Group: corev1.GroupName, Kind: serviceKind},
+		schema.GroupKind{Group: policyv1.GroupName, Kind: "PodDisruptionBudget"}:
 		in.others = append(in.others, u)
 	case schema.GroupKind{Group: admissionregistrationv1.GroupName, Kind: "MutatingWebhookConfiguration"}:
 		in.mutatingWebhooks = append(in.mutatingWebhooks, u)
