@@ -39,7 +39,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	s3gwv1alpha1 "github.com/s3gw-tech/s3gw-remediation/api/v1alpha1"
-	"github.com/s3gw-tech/s3gw-remediation/internal/fencing"
+	"github.com/s3gw-tech/s3gw-remediation/internal/medik8s"
 	"github.com/s3gw-tech/s3gw-remediation/internal/nhc"
 	"github.com/s3gw-tech/s3gw-remediation/test/cluster"
 	"github.com/s3gw-tech/s3gw-remediation/test/e2e/harness"
@@ -418,7 +418,7 @@ func (k *killer) states(ctx context.Context) map[types.UID]string {
 	out := map[types.UID]string{}
 	for i := range rems.Items {
 		rem := &rems.Items[i]
-		if !k.covers(fencing.NodeName(rem)) {
+		if !k.covers(medik8s.NodeName(rem)) {
 			continue
 		}
 		phase := string(rem.Status.Phase)
