@@ -78,6 +78,11 @@ var mutations = []Mutation{
 			Old:  "\tif !hb.Silent(o.Now) {\n\t\treturn fmt.Sprintf(\"is not trusted yet",
 			New:  "\tif false && !hb.Silent(o.Now) {\n\t\treturn fmt.Sprintf(\"is not trusted yet",
 		}},
+		// Behind the reachability guard since every replica must be
+		// reachable: Longhorn then stops each replica the old engine could
+		// still write to, so a gate opened on stale evidence loses nothing
+		// in the model. (On the code before that guard: 172 of 20 000.)
+		ReportOnly: true,
 	},
 	{
 		Name: "#8.3 a new failure under the same CR does not start over",
