@@ -127,8 +127,8 @@ var mutations = []Mutation{
 		Name: "storage isolation ignores a replica on the failed node",
 		Edits: []Edit{{
 			File: gateGo,
-			Old:  "\t\t\t\tif r.Node == o.Node.Name {\n\t\t\t\t\treturn fmt.Sprintf(\"replica %s of %s is on the node\", r.Name, v.LonghornVolume)\n\t\t\t\t}\n",
-			New:  "",
+			Old:  "\t\t\t\tif r.Node == o.Node.Name {\n\t\t\t\t\treturn fmt.Sprintf(\"replica %s of %s is on the node\"",
+			New:  "\t\t\t\tif false && r.Node == o.Node.Name {\n\t\t\t\t\treturn fmt.Sprintf(\"replica %s of %s is on the node\"",
 		}, {
 			File: decideGo,
 			Old:  strandedCheck,
@@ -139,8 +139,8 @@ var mutations = []Mutation{
 		Name: "a remediator condition counts whatever its status",
 		Edits: []Edit{{
 			File: "internal/fencing/remediators.go",
-			Old:  "\t\tif m[\"status\"] != string(metav1.ConditionTrue) {\n\t\t\treturn false, nil\n\t\t}\n",
-			New:  "",
+			Old:  "\t\tif m[\"status\"] != string(metav1.ConditionTrue) {\n",
+			New:  "\t\tif false && m[\"status\"] != string(metav1.ConditionTrue) {\n",
 		}},
 	},
 }

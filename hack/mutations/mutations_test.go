@@ -18,12 +18,16 @@ package main
 
 import (
 	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
 	"testing"
 )
 
 // TestMutationsStillApply keeps the planted defects in step with the code:
-// a refactor that moves or rewords a mutated line fails here, in make test,
-// rather than in the next make test-mutations.
+// a refactor that moves or rewords a mutated line, or leaves a mutation that
+// no longer compiles, fails here, in make test, rather than in the next make
+// test-mutations.
 func TestMutationsStillApply(t *testing.T) {
 	t.Chdir("../..") // edits name files from the repository root
 	if _, err := os.Stat("go.mod"); err != nil {
@@ -31,8 +35,20 @@ func TestMutationsStillApply(t *testing.T) {
 	}
 	tmp := t.TempDir()
 	for i, m := range mutations {
-		if _, err := mutate(tmp, i, m); err != nil {
+		overlay, err := mutate(tmp, i, m)
+		if err != nil {
 			t.Error(err)
+			continue
+		}
+		var packages []string
+		for _, e := range m.Edits {
+			if dir := "./" + filepath.Dir(e.File); !slices.Contains(packages, dir) {
+				packages = append(packages, dir)
+			}
+		}
+		build := exec.Command("go", append([]string{"build", "-overlay", overlay}, packages...)...)
+		if out, err := build.CombinedOutput(); err != nil {
+			t.Errorf("mutation %q does not compile: %v\n%s", m.Name, err, out)
 		}
 	}
 }
