@@ -45,6 +45,7 @@ type Cluster struct {
 	dir        string
 	logDir     string
 	creds      *credentials
+	audit      auditFiles
 	kubectl    string
 	client     client.Client
 	components []*component // in start order
@@ -97,8 +98,13 @@ func (c *Cluster) boot(ctx context.Context, bins binaries) error {
 	if err != nil {
 		return err
 	}
-	if c.creds, err = writeCredentials(c.dir, p.apiserver); err != nil {
+	if c.creds, err = writeCredentials(c.dir, p.apiserver, c.opts.Users); err != nil {
 		return err
+	}
+	if c.opts.AuditLog {
+		if c.audit, err = writeAuditPolicy(c.dir, c.logDir); err != nil {
+			return err
+		}
 	}
 	c.KubeconfigPath = c.creds.kubeconfig
 	stagePaths, err := writeStages(filepath.Join(c.dir, "kwok-stages"))
@@ -117,7 +123,7 @@ func (c *Cluster) boot(ctx context.Context, bins binaries) error {
 	}{
 		{"etcd", bins.etcd, etcdArgs(c.dir, p), nil,
 			httpProbe(plainHTTPClient(), fmt.Sprintf("http://127.0.0.1:%d/health", p.etcdClient), "", `"health":"true"`)},
-		{apiserverName, bins.apiserver, apiserverArgs(c.dir, p, c.creds, c.opts), nil,
+		{apiserverName, bins.apiserver, append(apiserverArgs(c.dir, p, c.creds, c.opts), c.audit.args()...), nil,
 			httpProbe(apiserverClient, c.creds.apiserverHost+"/readyz", c.creds.adminToken, "ok")},
 		{"kube-controller-manager", bins.controllerManager, controllerManagerArgs(p, c.creds, c.opts), nil,
 			httpProbe(selfSignedHTTPClient(), fmt.Sprintf("https://127.0.0.1:%d/healthz", p.controllerManager), "", "ok")},
@@ -162,9 +168,35 @@ func (c *Cluster) waitForDefaultServiceAccount(ctx context.Context, namespace st
 
 // RESTConfig returns a fresh admin client configuration.
 func (c *Cluster) RESTConfig() *rest.Config {
+	return c.restConfig(c.creds.adminToken)
+}
+
+// RESTConfigFor returns a fresh client configuration for one of
+// Options.Users.
+func (c *Cluster) RESTConfigFor(user string) (*rest.Config, error) {
+	token, ok := c.creds.userTokens[user]
+	if !ok {
+		return nil, fmt.Errorf("no user %q: add it to cluster.Options.Users", user)
+	}
+	return c.restConfig(token), nil
+}
+
+// KubeconfigFor writes a kubeconfig for one of Options.Users into the
+// cluster directory and returns its path, for a client that runs as a
+// process of its own.
+func (c *Cluster) KubeconfigFor(user string) (string, error) {
+	token, ok := c.creds.userTokens[user]
+	if !ok {
+		return "", fmt.Errorf("no user %q: add it to cluster.Options.Users", user)
+	}
+	path := filepath.Join(c.dir, user+".kubeconfig")
+	return path, c.creds.writeKubeconfig(path, user, token)
+}
+
+func (c *Cluster) restConfig(token string) *rest.Config {
 	return &rest.Config{
 		Host:            c.creds.apiserverHost,
-		BearerToken:     c.creds.adminToken,
+		BearerToken:     token,
 		TLSClientConfig: rest.TLSClientConfig{CAData: c.creds.caCertPEM},
 		// Tests and simulators issue bursts of requests; the client-side
 		// default of 5 QPS would throttle them and distort timings.

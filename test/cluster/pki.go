@@ -30,6 +30,7 @@ import (
 	"net"
 	"os"
 	"path/filepath"
+	"strings"
 	"time"
 
 	"k8s.io/client-go/tools/clientcmd"
@@ -43,21 +44,23 @@ const adminUser = "local-cluster-admin"
 // cluster's directory: a CA and serving certificate for kube-apiserver, the
 // service-account signing key pair, and the admin token.
 type credentials struct {
-	caCertPEM     []byte
-	caCertFile    string
-	servingCert   string
-	servingKey    string
-	saPublicKey   string
-	saPrivateKey  string
-	tokenFile     string
-	adminToken    string
+	caCertPEM    []byte
+	caCertFile   string
+	servingCert  string
+	servingKey   string
+	saPublicKey  string
+	saPrivateKey string
+	tokenFile    string
+	adminToken   string
+	// userTokens are the tokens of Options.Users.
+	userTokens    map[string]string
 	kubeconfig    string
 	apiserverHost string
 }
 
 // writeCredentials generates fresh keys for one cluster. Nothing is reused
 // between clusters, so a leaked file from a previous run is harmless.
-func writeCredentials(dir string, apiserverPort int) (*credentials, error) {
+func writeCredentials(dir string, apiserverPort int, users []string) (*credentials, error) {
 	c := &credentials{
 		caCertFile:    filepath.Join(dir, "ca.crt"),
 		servingCert:   filepath.Join(dir, "apiserver.crt"),
@@ -74,10 +77,10 @@ func writeCredentials(dir string, apiserverPort int) (*credentials, error) {
 	if err := c.writeServiceAccountKeys(); err != nil {
 		return nil, err
 	}
-	if err := c.writeAdminToken(); err != nil {
+	if err := c.writeTokens(users); err != nil {
 		return nil, err
 	}
-	if err := c.writeKubeconfig(); err != nil {
+	if err := c.writeKubeconfig(c.kubeconfig, adminUser, c.adminToken); err != nil {
 		return nil, err
 	}
 	return c, nil
@@ -157,28 +160,35 @@ func (c *credentials) writeServiceAccountKeys() error {
 	})
 }
 
-// writeAdminToken writes kube-apiserver's static token file: one admin in
-// system:masters, which RBAC always allows.
-func (c *credentials) writeAdminToken() error {
-	token := make([]byte, 24)
-	if _, err := rand.Read(token); err != nil {
-		return fmt.Errorf("generating admin token: %w", err)
+// writeTokens writes kube-apiserver's static token file: the admin and
+// every extra user, all in system:masters, which RBAC always allows.
+func (c *credentials) writeTokens(users []string) error {
+	var lines strings.Builder
+	c.userTokens = map[string]string{}
+	for _, user := range append([]string{adminUser}, users...) {
+		token := make([]byte, 24)
+		if _, err := rand.Read(token); err != nil {
+			return fmt.Errorf("generating a token for %s: %w", user, err)
+		}
+		c.userTokens[user] = hex.EncodeToString(token)
+		fmt.Fprintf(&lines, "%s,%s,%s,\"system:masters\"\n", c.userTokens[user], user, user)
 	}
-	c.adminToken = hex.EncodeToString(token)
-	line := fmt.Sprintf("%s,%s,%s,\"system:masters\"\n", c.adminToken, adminUser, adminUser)
-	return writeFiles(map[string][]byte{c.tokenFile: []byte(line)})
+	c.adminToken = c.userTokens[adminUser]
+	delete(c.userTokens, adminUser)
+	return writeFiles(map[string][]byte{c.tokenFile: []byte(lines.String())})
 }
 
-// writeKubeconfig writes the admin kubeconfig that kube-controller-manager,
-// kube-scheduler, kwok and people (kubectl --kubeconfig) use.
-func (c *credentials) writeKubeconfig() error {
+// writeKubeconfig writes a kubeconfig for one static-token user: the admin
+// kubeconfig that kube-controller-manager, kube-scheduler, kwok and people
+// (kubectl --kubeconfig) use, or one of Options.Users'.
+func (c *credentials) writeKubeconfig(path, user, token string) error {
 	const name = "s3gw-local"
 	cfg := clientcmdapi.NewConfig()
 	cfg.Clusters[name] = &clientcmdapi.Cluster{Server: c.apiserverHost, CertificateAuthorityData: c.caCertPEM}
-	cfg.AuthInfos[adminUser] = &clientcmdapi.AuthInfo{Token: c.adminToken}
-	cfg.Contexts[name] = &clientcmdapi.Context{Cluster: name, AuthInfo: adminUser}
+	cfg.AuthInfos[user] = &clientcmdapi.AuthInfo{Token: token}
+	cfg.Contexts[name] = &clientcmdapi.Context{Cluster: name, AuthInfo: user}
 	cfg.CurrentContext = name
-	if err := clientcmd.WriteToFile(*cfg, c.kubeconfig); err != nil {
+	if err := clientcmd.WriteToFile(*cfg, path); err != nil {
 		return fmt.Errorf("writing kubeconfig: %w", err)
 	}
 	return nil
