@@ -180,6 +180,9 @@ func (c Count) Kinds() []string {
 
 // String lists the kinds on one line: "42 (12 list pods, 10 get nodes, …)".
 func (c Count) String() string {
+	if c.Total == 0 {
+		return "0"
+	}
 	parts := make([]string, 0, len(c.ByKind))
 	for _, k := range c.Kinds() {
 		parts = append(parts, fmt.Sprintf("%d %s", c.ByKind[k], k))

@@ -131,3 +131,34 @@ func runningInGroup(pgid int) []int {
 func (c *component) failure(err error) error {
 	return fmt.Errorf("%s: %w\n--- last lines of %s ---\n%s", c.name, err, c.logPath, logTail(c.logPath, 30))
 }
+
+// Process is a program started as the cluster starts its components: in a
+// process group of its own, killed with its parent, output appended to a
+// log file. The harness runs the operator's manager this way, so that its
+// memory and CPU are its own.
+type Process struct{ c *component }
+
+// StartProcess launches binary with args and extra environment variables.
+func StartProcess(name, binary string, args, env []string, logPath string) (*Process, error) {
+	c, err := startComponent(name, binary, args, env, logPath)
+	if err != nil {
+		return nil, err
+	}
+	return &Process{c: c}, nil
+}
+
+// PID is the process id, which is also its process group id.
+func (p *Process) PID() int { return p.c.pid() }
+
+// Exited reports whether the process has ended, and how.
+func (p *Process) Exited() (bool, error) { return p.c.exited() }
+
+// Usage is the process's memory and CPU so far; see ProcessUsage.
+func (p *Process) Usage() (Usage, error) { return ProcessUsage(p.PID()) }
+
+// Failure wraps err with the tail of the process's log.
+func (p *Process) Failure(err error) error { return p.c.failure(err) }
+
+// Stop sends SIGTERM to the process group, SIGKILL after 10 s, and returns
+// once nothing of the group runs.
+func (p *Process) Stop() { p.c.stop(stopGrace) }
