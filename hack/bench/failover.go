@@ -14,15 +14,43 @@ See the License for the specific language governing permissions and
 limitations under the License.
 */
 
-// Command bench measures s3gw's recovery time after a node failure on the
-// local cluster, N times per mode, with Kubernetes' default timings:
+package main
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"os"
+	"path/filepath"
+	"runtime"
+	"slices"
+	"strings"
+	"sync"
+	"time"
+
+	"k8s.io/utils/ptr"
+
+	s3gwv1alpha1 "github.com/s3gw-tech/s3gw-remediation/api/v1alpha1"
+	"github.com/s3gw-tech/s3gw-remediation/test/cluster"
+	"github.com/s3gw-tech/s3gw-remediation/test/e2e/harness"
+	"github.com/s3gw-tech/s3gw-remediation/test/longhornsim"
+)
+
+// The failover benchmark measures s3gw's recovery time after a node
+// failure, N times per mode, with Kubernetes' default timings:
 //
-//   - none: no remediation, Longhorn's default policy (do-nothing);
+//   - controller-detach: the shipped configuration, NodeHealthCheck (its
+//     unhealthy duration from config/samples) with s3gw-remediation's
+//     ControllerDetach, fencing evidence from storage isolation;
 //   - longhorn-policy: Longhorn's node-down-pod-deletion-policy
-//     delete-deployment-pod;
-//   - controller-detach, delete-volume-attachment, out-of-service-taint:
-//     NodeHealthCheck with s3gw-remediation, one release strategy each,
-//     with fencing evidence present.
+//     delete-deployment-pod, with the gateway's not-ready/unreachable
+//     tolerations shortened to the NodeHealthCheck duration: the best a
+//     user can do without the operator;
+//   - none: Longhorn's default (do-nothing);
+//   - oos-at-notready: a fencer adds the out-of-service taint the moment the
+//     node is NotReady, no operator: the floor any remediation can reach;
+//   - delete-volume-attachment, out-of-service-taint (not by default): the
+//     operator's other release strategies.
 //
 // All runs share one cluster and run concurrently: each has a zone of its
 // own with the failing node and a spare, so that the node-lifecycle
@@ -30,36 +58,11 @@ limitations under the License.
 // failure as if it were alone. Failures start a few seconds apart to spread
 // the load. Results go to bench/results/<date>/: results.md, runs.json and
 // rto.svg.
-//
-//	go run ./hack/bench [-n 10] [-nhc-duration 300s] [-modes ...] [-out DIR]
-package main
 
-import (
-	"context"
-	"errors"
-	"flag"
-	"fmt"
-	"os"
-	"os/signal"
-	"path/filepath"
-	"runtime"
-	"slices"
-	"strings"
-	"sync"
-	"syscall"
-	"time"
-
-	"github.com/go-logr/logr"
-	"github.com/go-logr/logr/funcr"
-	"k8s.io/klog/v2"
-	"k8s.io/utils/ptr"
-	ctrl "sigs.k8s.io/controller-runtime"
-
-	s3gwv1alpha1 "github.com/s3gw-tech/s3gw-remediation/api/v1alpha1"
-	"github.com/s3gw-tech/s3gw-remediation/test/cluster"
-	"github.com/s3gw-tech/s3gw-remediation/test/e2e/harness"
-	"github.com/s3gw-tech/s3gw-remediation/test/longhornsim"
-)
+// shippedNHCDuration is the unhealthy duration of the NodeHealthCheck in
+// config/samples for a lost node (Ready=Unknown), the case the benchmark
+// fails nodes into.
+const shippedNHCDuration = 10 * time.Second
 
 const poolLabel = "bench.s3gw.io/mode"
 
@@ -70,8 +73,14 @@ type mode struct {
 	Strategy s3gwv1alpha1.ReleaseStrategy
 	// LonghornPolicy turns on delete-deployment-pod for the mode's namespace.
 	LonghornPolicy bool
+	// MatchTolerations sets the gateway's not-ready and unreachable
+	// tolerationSeconds to the NodeHealthCheck duration.
+	MatchTolerations bool
 	// FAR adds fence-agents-remediation evidence (required by OutOfServiceTaint).
 	FAR bool
+	// OutOfServiceAtNotReady has a fencer taint the node out-of-service as
+	// soon as it is NotReady.
+	OutOfServiceAtNotReady bool
 }
 
 func (m mode) namespace() string { return "bench-" + m.Name }
@@ -79,12 +88,16 @@ func (m mode) namespace() string { return "bench-" + m.Name }
 func (m mode) operator() bool { return m.Strategy != "" }
 
 var allModes = []mode{
-	{Name: "none", Title: "no remediation"},
-	{Name: "longhorn-policy", Title: "Longhorn delete-deployment-pod", LonghornPolicy: true},
-	{Name: "controller-detach", Title: "s3gw-remediation ControllerDetach", Strategy: s3gwv1alpha1.ReleaseControllerDetach},
+	{Name: "controller-detach", Title: "s3gw-remediation ControllerDetach (shipped)", Strategy: s3gwv1alpha1.ReleaseControllerDetach},
+	{Name: "longhorn-policy", Title: "Longhorn delete-deployment-pod, tolerations = NHC duration", LonghornPolicy: true, MatchTolerations: true},
+	{Name: "none", Title: "Longhorn default (do-nothing)"},
+	{Name: "oos-at-notready", Title: "out-of-service taint at NotReady (floor)", OutOfServiceAtNotReady: true},
 	{Name: "delete-volume-attachment", Title: "s3gw-remediation DeleteVolumeAttachment", Strategy: s3gwv1alpha1.ReleaseDeleteVolumeAttachment},
 	{Name: "out-of-service-taint", Title: "s3gw-remediation OutOfServiceTaint", Strategy: s3gwv1alpha1.ReleaseOutOfServiceTaint, FAR: true},
 }
+
+// defaultModes are the modes run unless -modes says otherwise.
+const defaultModes = "controller-detach,longhorn-policy,none,oos-at-notready"
 
 type config struct {
 	n           int
@@ -98,42 +111,33 @@ type config struct {
 	logDir      string
 }
 
-func main() {
+func failoverMain(ctx context.Context, args []string) error {
 	var cfg config
+	fs := flag.NewFlagSet("failover", flag.ExitOnError)
 	var modes string
-	flag.IntVar(&cfg.n, "n", 10, "node failures per mode")
-	flag.StringVar(&modes, "modes", "", "comma-separated modes (default all): "+modeNames(allModes))
-	flag.StringVar(&cfg.timings, "timings", "defaults", "cluster timings: defaults (Kubernetes defaults) or compressed (quick checks only)")
-	flag.DurationVar(&cfg.nhcDuration, "nhc-duration", 300*time.Second, "NodeHealthCheck unhealthy duration (NHC default 300s)")
-	flag.DurationVar(&cfg.stagger, "stagger", 2*time.Second, "delay between the starts of consecutive failures")
-	flag.DurationVar(&cfg.window, "window", 0,
+	fs.IntVar(&cfg.n, "n", 20, "node failures per mode")
+	fs.StringVar(&modes, "modes", defaultModes, "comma-separated modes: "+modeNames(allModes))
+	fs.StringVar(&cfg.timings, "timings", "defaults", "cluster timings: defaults (Kubernetes defaults) or compressed (quick checks only)")
+	fs.DurationVar(&cfg.nhcDuration, "nhc-duration", shippedNHCDuration,
+		"NodeHealthCheck unhealthy duration (config/samples: 10s for a lost node; NHC's default 300s)")
+	fs.DurationVar(&cfg.stagger, "stagger", 2*time.Second, "delay between the starts of consecutive failures")
+	fs.DurationVar(&cfg.window, "window", 0,
 		"how long after its failure a run may take to recover (default: NotReady grace + eviction + 6m force detach + 1m)")
-	flag.IntVar(&cfg.parallel, "parallel", 8, "concurrent setup operations")
-	flag.StringVar(&cfg.out, "out", "", "result directory (default bench/results/<date>)")
-	flag.StringVar(&cfg.logDir, "logs", "", "keep control-plane and controller logs in this directory")
-	from := flag.String("from", "", "rewrite results.md and rto.svg from this runs.json instead of measuring")
-	flag.Parse()
-
-	if *from != "" {
-		if err := rewrite(*from); err != nil {
-			fmt.Fprintln(os.Stderr, "bench:", err)
-			os.Exit(1)
-		}
-		return
+	fs.IntVar(&cfg.parallel, "parallel", 8, "concurrent setup operations")
+	fs.StringVar(&cfg.out, "out", "", "result directory (default bench/results/<date>)")
+	fs.StringVar(&cfg.logDir, "logs", "", "keep control-plane and controller logs in this directory")
+	from := fs.String("from", "", "rewrite results.md and rto.svg from this runs.json instead of measuring")
+	if err := fs.Parse(args); err != nil {
+		return err
 	}
-
+	if *from != "" {
+		return rewrite(*from)
+	}
 	var err error
 	if cfg.modes, err = parseModes(modes); err != nil {
-		fmt.Fprintln(os.Stderr, err)
-		os.Exit(2)
+		return err
 	}
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	defer stop()
-	if err := run(ctx, cfg, strings.Join(os.Args[1:], " ")); err != nil {
-		fmt.Fprintln(os.Stderr, "bench:", err)
-		stop()
-		os.Exit(1)
-	}
+	return run(ctx, cfg, strings.Join(args, " "))
 }
 
 func modeNames(ms []mode) string {
@@ -145,9 +149,6 @@ func modeNames(ms []mode) string {
 }
 
 func parseModes(s string) ([]mode, error) {
-	if s == "" {
-		return allModes, nil
-	}
 	var out []mode
 	for _, name := range strings.Split(s, ",") {
 		i := slices.IndexFunc(allModes, func(m mode) bool { return m.Name == strings.TrimSpace(name) })
@@ -179,7 +180,7 @@ func run(ctx context.Context, cfg config, args string) error {
 	}
 	defer closeLog()
 
-	opts := harness.Options{Logger: log, UnhealthyDuration: cfg.nhcDuration}
+	opts := harness.Options{Logger: log, UnhealthyDuration: cfg.nhcDuration, AuditLog: true}
 	switch cfg.timings {
 	case "defaults":
 		opts.Cluster = cluster.KubernetesDefaults()
@@ -227,17 +228,23 @@ func run(ctx context.Context, cfg config, args string) error {
 	}
 
 	res := summarize(cfg, runs, env.Sim.Options().AttachDelay)
+	requests, err := env.OperatorRequests(runs[0].run.FailedAt, time.Now())
+	if err != nil {
+		return err
+	}
+	res.OperatorRequests = &requests
+	for _, r := range runs {
+		if _, ok := r.run.Seen(harness.RemediationCreated); ok {
+			res.Remediations++
+		}
+	}
 	res.Settings, res.Args, res.Started = settings, args, began
 	res.Grace, res.Eviction = c.NodeMonitorGracePeriod, time.Duration(c.DefaultUnreachableTolerationSeconds)*time.Second
 	res.Wall = time.Since(began)
 	res.Machine = fmt.Sprintf("%s/%s, %d CPUs (shared with other work)", runtime.GOOS, runtime.GOARCH, runtime.NumCPU())
-	out := cfg.out
-	if out == "" {
-		root, err := cluster.RepoRoot()
-		if err != nil {
-			return err
-		}
-		out = filepath.Join(root, "bench", "results", began.Format("2006-01-02"))
+	out, err := resultDir(cfg.out, began, "")
+	if err != nil {
+		return err
 	}
 	if err := res.write(out); err != nil {
 		return err
@@ -270,6 +277,11 @@ func setUp(ctx context.Context, env *harness.Env, cfg config) ([]*benchRun, erro
 				return nil, err
 			}
 		}
+		if m.OutOfServiceAtNotReady {
+			if err := env.EnableOutOfServiceFencer(map[string]string{poolLabel: m.Name}); err != nil {
+				return nil, err
+			}
+		}
 		if !m.operator() {
 			continue
 		}
@@ -289,11 +301,15 @@ func setUp(ctx context.Context, env *harness.Env, cfg config) ([]*benchRun, erro
 		}
 	}
 	err = parallel(ctx, cfg.parallel, runs, func(ctx context.Context, r *benchRun) error {
-		var err error
-		r.gw, err = env.DeployGateway(ctx, harness.GatewaySpec{
+		spec := harness.GatewaySpec{
 			Namespace: r.mode.namespace(), Release: fmt.Sprintf("s3gw-%d", r.index),
 			Node: r.node, Failover: []string{r.spare}, ReplicaNodes: []string{r.spare},
-		})
+		}
+		if r.mode.MatchTolerations {
+			spec.NodeFailureToleration = ptr.To(int64(cfg.nhcDuration.Seconds()))
+		}
+		var err error
+		r.gw, err = env.DeployGateway(ctx, spec)
 		return err
 	})
 	return runs, err
@@ -380,55 +396,4 @@ func stuckState(ctx context.Context, env *harness.Env, r *benchRun) string {
 		return "replacement not Ready"
 	}
 	return strings.Join(parts, ", ")
-}
-
-// parallel runs f for every run, at most n at a time, and returns the
-// first error.
-func parallel(ctx context.Context, n int, runs []*benchRun, f func(context.Context, *benchRun) error) error {
-	ctx, cancel := context.WithCancel(ctx)
-	defer cancel()
-	sem := make(chan struct{}, n)
-	errs := make([]error, len(runs))
-	var wg sync.WaitGroup
-	for i, r := range runs {
-		select {
-		case sem <- struct{}{}:
-		case <-ctx.Done():
-			wg.Wait()
-			return errors.Join(append(errs, ctx.Err())...)
-		}
-		wg.Go(func() {
-			defer func() { <-sem }()
-			if errs[i] = f(ctx, r); errs[i] != nil {
-				cancel()
-			}
-		})
-	}
-	wg.Wait()
-	return errors.Join(errs...)
-}
-
-// logger sends controller logs to logDir/controllers.log, or nowhere.
-func logger(logDir string) (logr.Logger, func(), error) {
-	if logDir == "" {
-		ctrl.SetLogger(logr.Discard())
-		klog.SetLogger(logr.Discard())
-		return logr.Discard(), func() {}, nil
-	}
-	if err := os.MkdirAll(logDir, 0o755); err != nil {
-		return logr.Logger{}, nil, fmt.Errorf("creating %s: %w", logDir, err)
-	}
-	f, err := os.Create(filepath.Join(logDir, "controllers.log"))
-	if err != nil {
-		return logr.Logger{}, nil, fmt.Errorf("creating the controller log: %w", err)
-	}
-	var mu sync.Mutex
-	l := funcr.New(func(prefix, args string) {
-		mu.Lock()
-		defer mu.Unlock()
-		_, _ = fmt.Fprintln(f, prefix, args)
-	}, funcr.Options{LogTimestamp: true})
-	ctrl.SetLogger(l)
-	klog.SetLogger(l)
-	return l, func() { _ = f.Close() }, nil
 }

@@ -44,7 +44,7 @@ func TestReadCountsEachRequestOnceInArrivalOrder(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var got []string
+	got := make([]string, 0, len(reqs))
 	for _, r := range reqs {
 		got = append(got, r.Verb+" "+r.Target())
 	}

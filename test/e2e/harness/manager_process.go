@@ -110,7 +110,7 @@ const managerControllers = 2
 
 func (m *ManagerProcess) stop() error {
 	if m.Process != nil {
-		m.Process.Stop()
+		m.Stop()
 	}
 	return os.RemoveAll(m.dir)
 }

@@ -1,0 +1,156 @@
+/*
+Copyright 2026 The s3gw-remediation Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+// Command bench measures s3gw-remediation on the local cluster
+// (docs/benchmark.md). Three benchmarks, one per first argument:
+//
+//	go run ./hack/bench [failover] [-n 20] [-nhc-duration 10s] [-modes ...]   # make bench-failover
+//	go run ./hack/bench scale [-nodes 1000] [-gateways 100] [-fail 20]        # make bench-scale
+//	go run ./hack/bench requests [-runs 3]                                     # make bench-requests
+//
+// failover compares s3gw's recovery time after a node failure per mode,
+// with Kubernetes' default timings; scale fails many nodes of a large
+// cluster at once and measures the operator's latency, memory, CPU and API
+// requests; requests counts the API requests of one remediation. Results go
+// to bench/results/<date>[-scale|-requests]/.
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"maps"
+	"os"
+	"os/signal"
+	"path/filepath"
+	"sync"
+	"syscall"
+	"time"
+
+	"github.com/go-logr/logr"
+	"github.com/go-logr/logr/funcr"
+	"k8s.io/klog/v2"
+	ctrl "sigs.k8s.io/controller-runtime"
+
+	"github.com/s3gw-tech/s3gw-remediation/test/cluster"
+)
+
+func main() {
+	args := os.Args[1:]
+	benchmark := failoverMain
+	if len(args) > 0 {
+		switch args[0] {
+		case "failover":
+			args = args[1:]
+		case "scale":
+			benchmark, args = scaleMain, args[1:]
+		case "requests":
+			benchmark, args = requestsMain, args[1:]
+		}
+	}
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	if err := benchmark(ctx, args); err != nil {
+		fmt.Fprintln(os.Stderr, "bench:", err)
+		stop()
+		os.Exit(1)
+	}
+}
+
+// resultDir is the directory a benchmark writes to: out, or
+// bench/results/<date><suffix>.
+func resultDir(out string, began time.Time, suffix string) (string, error) {
+	if out != "" {
+		return out, nil
+	}
+	root, err := cluster.RepoRoot()
+	if err != nil {
+		return "", err
+	}
+	return filepath.Join(root, "bench", "results", began.Format("2006-01-02")+suffix), nil
+}
+
+// writeResults writes a benchmark's result to dir: the report as
+// results.md, v as indented JSON in jsonName, and the other files as given.
+func writeResults(dir, jsonName string, v any, report string, other map[string]string) error {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return fmt.Errorf("creating %s: %w", dir, err)
+	}
+	data, err := json.MarshalIndent(v, "", "  ")
+	if err != nil {
+		return fmt.Errorf("encoding results: %w", err)
+	}
+	files := map[string]string{"results.md": report, jsonName: string(data) + "\n"}
+	maps.Copy(files, other)
+	for name, content := range files {
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(content), 0o644); err != nil {
+			return fmt.Errorf("writing %s: %w", name, err)
+		}
+	}
+	return nil
+}
+
+// parallel runs f for every item, at most n at a time, and returns the
+// first error.
+func parallel[T any](ctx context.Context, n int, items []T, f func(context.Context, T) error) error {
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	sem := make(chan struct{}, n)
+	errs := make([]error, len(items))
+	var wg sync.WaitGroup
+	for i, item := range items {
+		select {
+		case sem <- struct{}{}:
+		case <-ctx.Done():
+			wg.Wait()
+			return errors.Join(append(errs, ctx.Err())...)
+		}
+		wg.Go(func() {
+			defer func() { <-sem }()
+			if errs[i] = f(ctx, item); errs[i] != nil {
+				cancel()
+			}
+		})
+	}
+	wg.Wait()
+	return errors.Join(errs...)
+}
+
+// logger sends controller logs to logDir/controllers.log, or nowhere.
+func logger(logDir string) (logr.Logger, func(), error) {
+	if logDir == "" {
+		ctrl.SetLogger(logr.Discard())
+		klog.SetLogger(logr.Discard())
+		return logr.Discard(), func() {}, nil
+	}
+	if err := os.MkdirAll(logDir, 0o755); err != nil {
+		return logr.Logger{}, nil, fmt.Errorf("creating %s: %w", logDir, err)
+	}
+	f, err := os.Create(filepath.Join(logDir, "controllers.log"))
+	if err != nil {
+		return logr.Logger{}, nil, fmt.Errorf("creating the controller log: %w", err)
+	}
+	var mu sync.Mutex
+	l := funcr.New(func(prefix, args string) {
+		mu.Lock()
+		defer mu.Unlock()
+		_, _ = fmt.Fprintln(f, prefix, args)
+	}, funcr.Options{LogTimestamp: true})
+	ctrl.SetLogger(l)
+	klog.SetLogger(l)
+	return l, func() { _ = f.Close() }, nil
+}
