@@ -190,7 +190,7 @@ func (c *Cluster) KubeconfigFor(user string) (string, error) {
 		return "", fmt.Errorf("no user %q: add it to cluster.Options.Users", user)
 	}
 	path := filepath.Join(c.dir, user+".kubeconfig")
-	return path, c.creds.writeKubeconfig(path, user, token)
+	return path, c.creds.writeKubeconfigFor(path, user, token)
 }
 
 func (c *Cluster) restConfig(token string) *rest.Config {

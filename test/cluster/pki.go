@@ -80,7 +80,7 @@ func writeCredentials(dir string, apiserverPort int, users []string) (*credentia
 	if err := c.writeTokens(users); err != nil {
 		return nil, err
 	}
-	if err := c.writeKubeconfig(c.kubeconfig, adminUser, c.adminToken); err != nil {
+	if err := c.writeKubeconfig(); err != nil {
 		return nil, err
 	}
 	return c, nil
@@ -178,10 +178,15 @@ func (c *credentials) writeTokens(users []string) error {
 	return writeFiles(map[string][]byte{c.tokenFile: []byte(lines.String())})
 }
 
-// writeKubeconfig writes a kubeconfig for one static-token user: the admin
-// kubeconfig that kube-controller-manager, kube-scheduler, kwok and people
-// (kubectl --kubeconfig) use, or one of Options.Users'.
-func (c *credentials) writeKubeconfig(path, user, token string) error {
+// writeKubeconfig writes the admin kubeconfig that kube-controller-manager,
+// kube-scheduler, kwok and people (kubectl --kubeconfig) use.
+func (c *credentials) writeKubeconfig() error {
+	return c.writeKubeconfigFor(c.kubeconfig, adminUser, c.adminToken)
+}
+
+// writeKubeconfigFor writes a kubeconfig for the cluster that authenticates
+// with a bearer token: the admin's, or one of Options.Users'.
+func (c *credentials) writeKubeconfigFor(path, user, token string) error {
 	const name = "s3gw-local"
 	cfg := clientcmdapi.NewConfig()
 	cfg.Clusters[name] = &clientcmdapi.Cluster{Server: c.apiserverHost, CertificateAuthorityData: c.caCertPEM}
@@ -189,7 +194,7 @@ func (c *credentials) writeKubeconfig(path, user, token string) error {
 	cfg.Contexts[name] = &clientcmdapi.Context{Cluster: name, AuthInfo: user}
 	cfg.CurrentContext = name
 	if err := clientcmd.WriteToFile(*cfg, path); err != nil {
-		return fmt.Errorf("writing kubeconfig: %w", err)
+		return fmt.Errorf("writing kubeconfig %s: %w", path, err)
 	}
 	return nil
 }

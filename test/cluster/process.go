@@ -147,14 +147,14 @@ func StartProcess(name, binary string, args, env []string, logPath string) (*Pro
 	return &Process{c: c}, nil
 }
 
-// PID is the process id, which is also its process group id.
-func (p *Process) PID() int { return p.c.pid() }
+// Pid is the process id, which is also its process group id.
+func (p *Process) Pid() int { return p.c.pid() }
 
 // Exited reports whether the process has ended, and how.
 func (p *Process) Exited() (bool, error) { return p.c.exited() }
 
 // Usage is the process's memory and CPU so far; see ProcessUsage.
-func (p *Process) Usage() (Usage, error) { return ProcessUsage(p.PID()) }
+func (p *Process) Usage() (Usage, error) { return ProcessUsage(p.Pid()) }
 
 // Failure wraps err with the tail of the process's log.
 func (p *Process) Failure(err error) error { return p.c.failure(err) }
