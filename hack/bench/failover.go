@@ -20,9 +20,7 @@ import (
 	"context"
 	"flag"
 	"fmt"
-	"os"
 	"path/filepath"
-	"runtime"
 	"slices"
 	"strings"
 	"sync"
@@ -203,17 +201,16 @@ func run(ctx context.Context, cfg config, args string) error {
 		}
 	}
 
+	load, err := startMachineLoad()
+	if err != nil {
+		return err
+	}
 	fmt.Printf("Starting the cluster (%s timings) ...\n", cfg.timings)
 	env, err := harness.Start(ctx, opts)
 	if err != nil {
 		return err
 	}
-	defer func() {
-		fmt.Println("Stopping the cluster ...")
-		if err := env.Stop(); err != nil {
-			fmt.Fprintln(os.Stderr, "stopping:", err)
-		}
-	}()
+	defer func() { _ = env.Stop() }()
 	settings := env.Describe()
 	fmt.Println(settings)
 
@@ -240,8 +237,9 @@ func run(ctx context.Context, cfg config, args string) error {
 	}
 	res.Settings, res.Args, res.Started = settings, args, began
 	res.Grace, res.Eviction = c.NodeMonitorGracePeriod, time.Duration(c.DefaultUnreachableTolerationSeconds)*time.Second
+	stopEnv(env)
 	res.Wall = time.Since(began)
-	res.Machine = fmt.Sprintf("%s/%s, %d CPUs (shared with other work)", runtime.GOOS, runtime.GOARCH, runtime.NumCPU())
+	res.Machine = machineDescription(load)
 	out, err := resultDir(cfg.out, began, "")
 	if err != nil {
 		return err

@@ -37,6 +37,7 @@ import (
 	"os"
 	"os/signal"
 	"path/filepath"
+	"runtime"
 	"sync"
 	"syscall"
 	"time"
@@ -47,6 +48,7 @@ import (
 	ctrl "sigs.k8s.io/controller-runtime"
 
 	"github.com/s3gw-tech/s3gw-remediation/test/cluster"
+	"github.com/s3gw-tech/s3gw-remediation/test/e2e/harness"
 )
 
 func main() {
@@ -69,6 +71,20 @@ func main() {
 		stop()
 		os.Exit(1)
 	}
+}
+
+// stopEnv stops the cluster and everything the harness started.
+func stopEnv(env *harness.Env) {
+	fmt.Println("Stopping the cluster ...")
+	if err := env.Stop(); err != nil {
+		fmt.Fprintln(os.Stderr, "stopping:", err)
+	}
+}
+
+// machineDescription names the machine and how much of it other work took
+// since load started; call it once the cluster is stopped.
+func machineDescription(load *machineLoad) string {
+	return fmt.Sprintf("%s/%s, %d CPUs; %s", runtime.GOOS, runtime.GOARCH, runtime.NumCPU(), load.describe(runtime.NumCPU()))
 }
 
 // resultDir is the directory a benchmark writes to: out, or

@@ -20,9 +20,7 @@ import (
 	"context"
 	"flag"
 	"fmt"
-	"os"
 	"path/filepath"
-	"runtime"
 	"strings"
 	"time"
 
@@ -126,15 +124,18 @@ func runRequests(ctx context.Context, cfg requestsConfig, args string) error {
 	if cfg.logDir != "" {
 		opts.Cluster.LogDir = filepath.Join(cfg.logDir, "cluster")
 	}
+	load, err := startMachineLoad()
+	if err != nil {
+		return err
+	}
 	fmt.Println("Starting the cluster and the manager process ...")
 	env, err := harness.Start(ctx, opts)
 	if err != nil {
 		return err
 	}
-	defer stopEnv(env)
+	defer func() { _ = env.Stop() }()
 	res := &requestsResult{Args: args, Settings: env.Describe(), Started: began,
-		IdleWindow: cfg.idleWindow, WaitWindow: cfg.waitWindow,
-		Machine: fmt.Sprintf("%s/%s, %d CPUs", runtime.GOOS, runtime.GOARCH, runtime.NumCPU())}
+		IdleWindow: cfg.idleWindow, WaitWindow: cfg.waitWindow}
 	fmt.Println(res.Settings)
 
 	happy, blocked, err := setUpRequests(ctx, env, cfg.runs)
@@ -160,7 +161,9 @@ func runRequests(ctx context.Context, cfg requestsConfig, args string) error {
 	}
 	fmt.Printf("  waiting for fencing: %d requests in %s\n", res.Waiting.Total, cfg.waitWindow)
 
+	stopEnv(env)
 	res.Wall = time.Since(began)
+	res.Machine = machineDescription(load)
 	out, err := resultDir(cfg.out, began, "-requests")
 	if err != nil {
 		return err
@@ -331,13 +334,6 @@ func sleep(ctx context.Context, d time.Duration) error {
 		return ctx.Err()
 	case <-time.After(d):
 		return nil
-	}
-}
-
-func stopEnv(env *harness.Env) {
-	fmt.Println("Stopping the cluster ...")
-	if err := env.Stop(); err != nil {
-		fmt.Fprintln(os.Stderr, "stopping:", err)
 	}
 }
 

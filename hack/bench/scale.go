@@ -21,7 +21,6 @@ import (
 	"fmt"
 	"math"
 	"path/filepath"
-	"runtime"
 	"strconv"
 	"strings"
 	"sync"
@@ -88,9 +87,12 @@ func scaleMain(ctx context.Context, args []string) error {
 	}
 
 	began := time.Now()
+	load, err := startMachineLoad()
+	if err != nil {
+		return err
+	}
 	res := &scaleResult{Args: strings.Join(args, " "), Started: began, Nodes: cfg.nodes, Gateways: cfg.gateways, Fail: cfg.fail,
-		Zones: cfg.zones, NHCDuration: cfg.nhcDuration,
-		Machine: fmt.Sprintf("%s/%s, %d CPUs", runtime.GOOS, runtime.GOARCH, runtime.NumCPU())}
+		Zones: cfg.zones, NHCDuration: cfg.nhcDuration}
 	for _, pods := range cfg.pods {
 		sr, err := runScale(ctx, cfg, pods)
 		if err != nil {
@@ -99,6 +101,7 @@ func scaleMain(ctx context.Context, args []string) error {
 		res.Runs = append(res.Runs, sr)
 	}
 	res.Wall = time.Since(began)
+	res.Machine = machineDescription(load)
 	out, err := resultDir(cfg.out, began, "-scale")
 	if err != nil {
 		return err

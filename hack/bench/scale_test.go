@@ -60,3 +60,24 @@ func TestRequestsPer10s(t *testing.T) {
 		}
 	}
 }
+
+func TestMachineAndOwnCPUAdvance(t *testing.T) {
+	busy0, err := machineBusy()
+	if err != nil {
+		t.Fatal(err)
+	}
+	own0 := ownCPU()
+	for deadline := time.Now().Add(200 * time.Millisecond); time.Now().Before(deadline); {
+	}
+	busy1, err := machineBusy()
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The loop's CPU shows in both, at the kernel's 10 ms tick.
+	if own := ownCPU() - own0; own < 100*time.Millisecond {
+		t.Errorf("own CPU grew by %s over a 200 ms busy loop", own)
+	}
+	if busy := busy1 - busy0; busy < 100*time.Millisecond {
+		t.Errorf("machine busy time grew by %s over a 200 ms busy loop", busy)
+	}
+}
