@@ -107,6 +107,7 @@ type config struct {
 	parallel    int
 	out         string
 	logDir      string
+	note        string
 }
 
 func failoverMain(ctx context.Context, args []string) error {
@@ -124,6 +125,7 @@ func failoverMain(ctx context.Context, args []string) error {
 	fs.IntVar(&cfg.parallel, "parallel", 8, "concurrent setup operations")
 	fs.StringVar(&cfg.out, "out", "", "result directory (default bench/results/<date>)")
 	fs.StringVar(&cfg.logDir, "logs", "", "keep control-plane and controller logs in this directory")
+	fs.StringVar(&cfg.note, "note", "", "a note on the code measured, for results.md")
 	from := fs.String("from", "", "rewrite results.md and rto.svg from this runs.json instead of measuring")
 	if err := fs.Parse(args); err != nil {
 		return err
@@ -239,7 +241,7 @@ func run(ctx context.Context, cfg config, args string) error {
 	res.Grace, res.Eviction = c.NodeMonitorGracePeriod, time.Duration(c.DefaultUnreachableTolerationSeconds)*time.Second
 	stopEnv(env)
 	res.Wall = time.Since(began)
-	res.Machine = machineDescription(load)
+	res.Machine, res.Code = machineDescription(load), codeDescription(cfg.note)
 	out, err := resultDir(cfg.out, began, "")
 	if err != nil {
 		return err

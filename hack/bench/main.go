@@ -35,9 +35,11 @@ import (
 	"fmt"
 	"maps"
 	"os"
+	"os/exec"
 	"os/signal"
 	"path/filepath"
 	"runtime"
+	"strings"
 	"sync"
 	"syscall"
 	"time"
@@ -85,6 +87,20 @@ func stopEnv(env *harness.Env) {
 // since load started; call it once the cluster is stopped.
 func machineDescription(load *machineLoad) string {
 	return fmt.Sprintf("%s/%s, %d CPUs; %s", runtime.GOOS, runtime.GOARCH, runtime.NumCPU(), load.describe(runtime.NumCPU()))
+}
+
+// codeDescription names the commit measured, and note.
+func codeDescription(note string) string {
+	desc := "commit unknown"
+	if root, err := cluster.RepoRoot(); err == nil {
+		if out, err := exec.Command("git", "-C", root, "describe", "--always", "--dirty", "--abbrev=12").Output(); err == nil {
+			desc = "commit " + strings.TrimSpace(string(out))
+		}
+	}
+	if note != "" {
+		desc += "; " + note
+	}
+	return desc
 }
 
 // resultDir is the directory a benchmark writes to: out, or

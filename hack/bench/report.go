@@ -35,6 +35,7 @@ type result struct {
 	Args        string        `json:"args"`
 	Settings    string        `json:"settings"`
 	Machine     string        `json:"machine"`
+	Code        string        `json:"code,omitempty"`
 	Started     time.Time     `json:"started"`
 	Wall        time.Duration `json:"wallNanoseconds"`
 	N           int           `json:"runsPerMode"`
@@ -242,7 +243,8 @@ func (r *result) markdown() string {
 		"(a failing node and a spare), failures started a few seconds apart.\n", r.NHCDuration, r.N)
 	fmt.Fprintf(&b, "- **Window:** a run that has no Ready replacement %s after its node failed counts as not recovered (shown as `> %s`).\n",
 		r.Window, fmtSeconds(r.Window.Seconds()))
-	fmt.Fprintf(&b, "- **Machine:** %s; wall time %s.\n\n", r.Machine, r.Wall.Round(time.Second))
+	fmt.Fprintf(&b, "- **Machine:** %s; wall time %s.\n", r.Machine, r.Wall.Round(time.Second))
+	fmt.Fprintf(&b, "- **Code:** %s\n\n", r.Code)
 	b.WriteString("RTO is node failure (kubelet stopped) → replacement gateway Ready on the spare node. " +
 		"CR → Ready starts when NodeHealthCheck created the S3GWRemediation. Controller share is CR → Ready minus the " +
 		fmt.Sprintf("simulated Longhorn attach delay (%s); it still includes the attach-detach controller, scheduler and simulated kubelet. ", r.AttachDelay) +

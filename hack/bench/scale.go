@@ -56,7 +56,7 @@ type scaleConfig struct {
 	pods                         []int
 	nhcDuration                  time.Duration
 	parallel                     int
-	out, logDir                  string
+	out, logDir, note            string
 }
 
 func scaleMain(ctx context.Context, args []string) error {
@@ -72,6 +72,7 @@ func scaleMain(ctx context.Context, args []string) error {
 	fs.IntVar(&cfg.parallel, "parallel", 16, "concurrent setup operations")
 	fs.StringVar(&cfg.out, "out", "", "result directory (default bench/results/<date>-scale)")
 	fs.StringVar(&cfg.logDir, "logs", "", "keep control-plane, manager and controller logs in this directory")
+	fs.StringVar(&cfg.note, "note", "", "a note on the code measured, for results.md")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
@@ -101,7 +102,7 @@ func scaleMain(ctx context.Context, args []string) error {
 		res.Runs = append(res.Runs, sr)
 	}
 	res.Wall = time.Since(began)
-	res.Machine = machineDescription(load)
+	res.Machine, res.Code = machineDescription(load), codeDescription(cfg.note)
 	out, err := resultDir(cfg.out, began, "-scale")
 	if err != nil {
 		return err
@@ -118,6 +119,7 @@ func scaleMain(ctx context.Context, args []string) error {
 type scaleResult struct {
 	Args        string        `json:"args"`
 	Machine     string        `json:"machine"`
+	Code        string        `json:"code,omitempty"`
 	Started     time.Time     `json:"started"`
 	Wall        time.Duration `json:"wallNanoseconds"`
 	Nodes       int           `json:"nodes"`
@@ -451,7 +453,8 @@ func (r *scaleResult) markdown() string {
 	for _, sr := range r.Runs {
 		fmt.Fprintf(&b, "- **Settings (%d pods):** `%s`\n", sr.Pods, sr.Settings)
 	}
-	fmt.Fprintf(&b, "- **Machine:** %s; wall time %s.\n\n", r.Machine, r.Wall.Round(time.Second))
+	fmt.Fprintf(&b, "- **Machine:** %s; wall time %s.\n", r.Machine, r.Wall.Round(time.Second))
+	fmt.Fprintf(&b, "- **Code:** %s\n\n", r.Code)
 	b.WriteString("The manager is `./cmd/manager`, built and run as its own OS process; its memory and CPU are read from " +
 		"`/proc/<pid>/status` (VmHWM, VmRSS) and `/proc/<pid>/stat` (utime + stime). Its API requests are counted " +
 		"from kube-apiserver's audit log by its own identity. CR → Ready is S3GWRemediation created → replacement gateway Ready, " +

@@ -61,23 +61,24 @@ func TestRequestsPer10s(t *testing.T) {
 	}
 }
 
-func TestMachineAndOwnCPUAdvance(t *testing.T) {
+func TestMachineBusyTimeIncludesOwnCPU(t *testing.T) {
 	busy0, err := machineBusy()
 	if err != nil {
 		t.Fatal(err)
 	}
 	own0 := ownCPU()
-	for deadline := time.Now().Add(200 * time.Millisecond); time.Now().Before(deadline); {
+	// Burn 200 ms of CPU, however long the shared machine takes to give it.
+	for deadline := time.Now().Add(30 * time.Second); ownCPU()-own0 < 200*time.Millisecond; {
+		if time.Now().After(deadline) {
+			t.Fatalf("own CPU grew by only %s in 30 s", ownCPU()-own0)
+		}
 	}
 	busy1, err := machineBusy()
 	if err != nil {
 		t.Fatal(err)
 	}
-	// The loop's CPU shows in both, at the kernel's 10 ms tick.
-	if own := ownCPU() - own0; own < 100*time.Millisecond {
-		t.Errorf("own CPU grew by %s over a 200 ms busy loop", own)
-	}
-	if busy := busy1 - busy0; busy < 100*time.Millisecond {
-		t.Errorf("machine busy time grew by %s over a 200 ms busy loop", busy)
+	// Both count in the kernel's 10 ms ticks.
+	if busy := busy1 - busy0; busy < 180*time.Millisecond {
+		t.Errorf("machine busy time grew by %s while this process used 200 ms of CPU", busy)
 	}
 }
