@@ -137,7 +137,7 @@ func failoverMain(ctx context.Context, args []string) error {
 	if cfg.modes, err = parseModes(modes); err != nil {
 		return err
 	}
-	return run(ctx, cfg, strings.Join(args, " "))
+	return run(ctx, cfg, commandLine(args))
 }
 
 func modeNames(ms []mode) string {

@@ -89,6 +89,18 @@ func machineDescription(load *machineLoad) string {
 	return fmt.Sprintf("%s/%s, %d CPUs; %s", runtime.GOOS, runtime.GOARCH, runtime.NumCPU(), load.describe(runtime.NumCPU()))
 }
 
+// commandLine joins arguments as a shell would need them, for results.md.
+func commandLine(args []string) string {
+	quoted := make([]string, len(args))
+	for i, a := range args {
+		quoted[i] = a
+		if a == "" || strings.ContainsAny(a, " '\"#;&|()<>$`\\") {
+			quoted[i] = "'" + strings.ReplaceAll(a, "'", `'\''`) + "'"
+		}
+	}
+	return strings.Join(quoted, " ")
+}
+
 // codeDescription names the commit measured, and note.
 func codeDescription(note string) string {
 	desc := "commit unknown"

@@ -70,7 +70,7 @@ func requestsMain(ctx context.Context, args []string) error {
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
-	return runRequests(ctx, cfg, strings.Join(args, " "))
+	return runRequests(ctx, cfg, commandLine(args))
 }
 
 // requestsResult is what the requests benchmark measured, as written to

@@ -92,7 +92,7 @@ func scaleMain(ctx context.Context, args []string) error {
 	if err != nil {
 		return err
 	}
-	res := &scaleResult{Args: strings.Join(args, " "), Started: began, Nodes: cfg.nodes, Gateways: cfg.gateways, Fail: cfg.fail,
+	res := &scaleResult{Args: commandLine(args), Started: began, Nodes: cfg.nodes, Gateways: cfg.gateways, Fail: cfg.fail,
 		Zones: cfg.zones, NHCDuration: cfg.nhcDuration}
 	for _, pods := range cfg.pods {
 		sr, err := runScale(ctx, cfg, pods)

@@ -82,3 +82,10 @@ func TestMachineBusyTimeIncludesOwnCPU(t *testing.T) {
 		t.Errorf("machine busy time grew by %s while this process used 200 ms of CPU", busy)
 	}
 }
+
+func TestCommandLineQuotesWhatAShellWouldSplit(t *testing.T) {
+	got := commandLine([]string{"requests", "-note", "BEFORE it's (polling)", "-runs", "3"})
+	if want := `requests -note 'BEFORE it'\''s (polling)' -runs 3`; got != want {
+		t.Errorf("commandLine = %s, want %s", got, want)
+	}
+}
