@@ -86,10 +86,10 @@ func (m mode) namespace() string { return "bench-" + m.Name }
 func (m mode) operator() bool { return m.Strategy != "" }
 
 var allModes = []mode{
-	{Name: "controller-detach", Title: "s3gw-remediation ControllerDetach (shipped)", Strategy: s3gwv1alpha1.ReleaseControllerDetach},
-	{Name: "longhorn-policy", Title: "Longhorn delete-deployment-pod, tolerations = NHC duration", LonghornPolicy: true, MatchTolerations: true},
+	{Name: "controller-detach", Title: "s3gw-remediation, shipped setting", Strategy: s3gwv1alpha1.ReleaseControllerDetach},
+	{Name: "longhorn-policy", Title: "Longhorn delete-pod, tolerations = NHC", LonghornPolicy: true, MatchTolerations: true},
 	{Name: "none", Title: "Longhorn default (do-nothing)"},
-	{Name: "oos-at-notready", Title: "out-of-service taint at NotReady (floor)", OutOfServiceAtNotReady: true},
+	{Name: "oos-at-notready", Title: "out-of-service taint at NotReady", OutOfServiceAtNotReady: true},
 	{Name: "delete-volume-attachment", Title: "s3gw-remediation DeleteVolumeAttachment", Strategy: s3gwv1alpha1.ReleaseDeleteVolumeAttachment},
 	{Name: "out-of-service-taint", Title: "s3gw-remediation OutOfServiceTaint", Strategy: s3gwv1alpha1.ReleaseOutOfServiceTaint, FAR: true},
 }

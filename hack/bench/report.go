@@ -64,6 +64,10 @@ type modeResult struct {
 	RTO             stats `json:"rto"`
 	CRToReady       stats `json:"crToReady"`
 	ControllerShare stats `json:"controllerShare"`
+	// CRToReleased is S3GWRemediation created → no VolumeAttachment left on
+	// the dead node: the operator's own part, before the attach-detach
+	// controller, Longhorn and the kubelet take over.
+	CRToReleased stats `json:"crToReleased"`
 }
 
 type runResult struct {
@@ -129,9 +133,28 @@ func summarize(cfg config, runs []*benchRun, attachDelay time.Duration) *result 
 			}
 		}
 		mr.RTO, mr.CRToReady, mr.ControllerShare = newStats(rto), newStats(crToReady), newStats(share)
+		mr.deriveCRToReleased()
 		res.Modes = append(res.Modes, mr)
 	}
 	return res
+}
+
+// deriveCRToReleased computes CRToReleased from the runs' milestones, so
+// that results measured before it existed get it too.
+func (mr *modeResult) deriveCRToReleased() {
+	var v []float64
+	for _, run := range mr.Runs {
+		created, ok := run.Milestones[harness.RemediationCreated.String()]
+		if !ok {
+			continue
+		}
+		released, ok := run.Milestones[harness.AttachmentReleased.String()]
+		if !ok {
+			released = math.Inf(1)
+		}
+		v = append(v, released-created)
+	}
+	mr.CRToReleased = newStats(v)
 }
 
 func newStats(v []float64) stats {
@@ -179,8 +202,8 @@ func fmtSeconds(s float64) string {
 // table is the main result, in markdown.
 func (r *result) table() string {
 	var b strings.Builder
-	b.WriteString("| Mode | Recovered | RTO p50 | RTO p90 | RTO p99 | CR → Ready p50 | p99 | Controller share p50 | p99 |\n")
-	b.WriteString("|---|---|---|---|---|---|---|---|---|\n")
+	b.WriteString("| Mode | Recovered | RTO p50 | RTO p90 | RTO p99 | CR → Ready p50 | p99 | Controller share p50 | p99 | CR → released p50 | p99 |\n")
+	b.WriteString("|---|---|---|---|---|---|---|---|---|---|---|\n")
 	for _, m := range r.Modes {
 		recovered := 0
 		for _, run := range m.Runs {
@@ -188,10 +211,11 @@ func (r *result) table() string {
 				recovered++
 			}
 		}
-		fmt.Fprintf(&b, "| %s | %d/%d | %s | %s | %s | %s | %s | %s | %s |\n", m.Title, recovered, len(m.Runs),
+		fmt.Fprintf(&b, "| %s | %d/%d | %s | %s | %s | %s | %s | %s | %s | %s | %s |\n", m.Title, recovered, len(m.Runs),
 			r.cell(m.RTO.P50, m.RTO.Count), r.cell(m.RTO.P90, m.RTO.Count), r.cell(m.RTO.P99, m.RTO.Count),
 			r.cell(m.CRToReady.P50, m.CRToReady.Count), r.cell(m.CRToReady.P99, m.CRToReady.Count),
-			r.cell(m.ControllerShare.P50, m.ControllerShare.Count), r.cell(m.ControllerShare.P99, m.ControllerShare.Count))
+			r.cell(m.ControllerShare.P50, m.ControllerShare.Count), r.cell(m.ControllerShare.P99, m.ControllerShare.Count),
+			r.cell(m.CRToReleased.P50, m.CRToReleased.Count), r.cell(m.CRToReleased.P99, m.CRToReleased.Count))
 	}
 	return b.String()
 }
@@ -248,6 +272,7 @@ func (r *result) markdown() string {
 	b.WriteString("RTO is node failure (kubelet stopped) → replacement gateway Ready on the spare node. " +
 		"CR → Ready starts when NodeHealthCheck created the S3GWRemediation. Controller share is CR → Ready minus the " +
 		fmt.Sprintf("simulated Longhorn attach delay (%s); it still includes the attach-detach controller, scheduler and simulated kubelet. ", r.AttachDelay) +
+		"CR → released ends when no VolumeAttachment of the volume is left on the dead node: the operator's own part. " +
 		"Percentiles are nearest-rank: with 20 runs, p99 is the slowest run.\n\n")
 	b.WriteString(r.table())
 	if c := r.OperatorRequests; c != nil && r.Remediations > 0 {
@@ -286,6 +311,9 @@ func rewrite(runsJSON string) error {
 	res := &result{}
 	if err := json.Unmarshal(data, res); err != nil {
 		return fmt.Errorf("decoding %s: %w", runsJSON, err)
+	}
+	for i := range res.Modes {
+		res.Modes[i].deriveCRToReleased()
 	}
 	return res.write(filepath.Dir(runsJSON))
 }
