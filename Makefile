@@ -103,16 +103,16 @@ test-e2e: local-cluster-assets $(OLM) ## Run the local-cluster, simulator, opera
 BENCH_RUNS ?= 20
 BENCH_NHC_DURATION ?= 10s
 .PHONY: bench-failover
-bench-failover: local-cluster-assets ## Compare s3gw's RTO per mode with Kubernetes default timings (~20 min); writes bench/results/<date>/.
+bench-failover: local-cluster-assets ## Compare s3gw's RTO per mode with Kubernetes default timings (~17 min); writes bench/results/<date>/.
 	go run ./hack/bench failover -n $(BENCH_RUNS) -nhc-duration $(BENCH_NHC_DURATION)
 
 BENCH_SCALE_PODS ?= 1100,2200
 .PHONY: bench-scale
-bench-scale: local-cluster-assets ## Fail 20 of 1 000 nodes at once, at two pod counts; manager as its own process (~30 min); writes bench/results/<date>-scale/.
+bench-scale: local-cluster-assets ## Fail 20 of 1 000 nodes at once, at two pod counts; manager as its own process (~20 min); writes bench/results/<date>-scale/.
 	go run ./hack/bench scale -pods $(BENCH_SCALE_PODS)
 
 .PHONY: bench-requests
-bench-requests: local-cluster-assets ## Count the operator's API requests per remediation from the audit log (~7 min); writes bench/results/<date>-requests/.
+bench-requests: local-cluster-assets ## Count the operator's API requests per remediation from the audit log (~5 min); writes bench/results/<date>-requests/.
 	go run ./hack/bench requests
 
 ##@ Build
