@@ -116,11 +116,20 @@ test-e2e: local-cluster-assets $(OLM) ## Run the local-cluster, simulator, opera
 	go test -tags e2e -p 1 -count=1 -timeout 30m ./test/cluster/... ./test/longhornsim/... ./test/e2e/...
 	$(MAKE) --no-print-directory test-olm
 
-BENCH_RUNS ?= 10
-BENCH_NHC_DURATION ?= 300s
+BENCH_RUNS ?= 20
+BENCH_NHC_DURATION ?= 10s
 .PHONY: bench-failover
-bench-failover: local-cluster-assets ## Measure failover per mode with Kubernetes default timings (~16 min); writes bench/results/<date>/.
-	go run ./hack/bench -n $(BENCH_RUNS) -nhc-duration $(BENCH_NHC_DURATION)
+bench-failover: local-cluster-assets ## Compare s3gw's RTO per mode with Kubernetes default timings (~17 min); writes bench/results/<date>/.
+	go run ./hack/bench failover -n $(BENCH_RUNS) -nhc-duration $(BENCH_NHC_DURATION)
+
+BENCH_SCALE_PODS ?= 1100,2200
+.PHONY: bench-scale
+bench-scale: local-cluster-assets ## Fail 20 of 1 000 nodes at once, at two pod counts; manager as its own process (~20 min); writes bench/results/<date>-scale/.
+	go run ./hack/bench scale -pods $(BENCH_SCALE_PODS)
+
+.PHONY: bench-requests
+bench-requests: local-cluster-assets ## Count the operator's API requests per remediation from the audit log (~5 min); writes bench/results/<date>-requests/.
+	go run ./hack/bench requests
 
 ##@ Build
 

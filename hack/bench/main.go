@@ -14,36 +14,31 @@ See the License for the specific language governing permissions and
 limitations under the License.
 */
 
-// Command bench measures s3gw's recovery time after a node failure on the
-// local cluster, N times per mode, with Kubernetes' default timings:
+// Command bench measures s3gw-remediation on the local cluster
+// (docs/benchmark.md). Three benchmarks, one per first argument:
 //
-//   - none: no remediation, Longhorn's default policy (do-nothing);
-//   - longhorn-policy: Longhorn's node-down-pod-deletion-policy
-//     delete-deployment-pod;
-//   - controller-detach, delete-volume-attachment, out-of-service-taint:
-//     NodeHealthCheck with s3gw-remediation, one release strategy each,
-//     with fencing evidence present.
+//	go run ./hack/bench [failover] [-n 20] [-nhc-duration 10s] [-modes ...]   # make bench-failover
+//	go run ./hack/bench scale [-nodes 1000] [-gateways 100] [-fail 20]        # make bench-scale
+//	go run ./hack/bench requests [-runs 3]                                     # make bench-requests
 //
-// All runs share one cluster and run concurrently: each has a zone of its
-// own with the failing node and a spare, so that the node-lifecycle
-// controller's per-zone eviction rate limit and disruption modes treat every
-// failure as if it were alone. Failures start a few seconds apart to spread
-// the load. Results go to bench/results/<date>/: results.md, runs.json and
-// rto.svg.
-//
-//	go run ./hack/bench [-n 10] [-nhc-duration 300s] [-modes ...] [-out DIR]
+// failover compares s3gw's recovery time after a node failure per mode,
+// with Kubernetes' default timings; scale fails many nodes of a large
+// cluster at once and measures the operator's latency, memory, CPU and API
+// requests; requests counts the API requests of one remediation. Results go
+// to bench/results/<date>[-scale|-requests]/.
 package main
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
-	"flag"
 	"fmt"
+	"maps"
 	"os"
+	"os/exec"
 	"os/signal"
 	"path/filepath"
 	"runtime"
-	"slices"
 	"strings"
 	"sync"
 	"syscall"
@@ -52,345 +47,116 @@ import (
 	"github.com/go-logr/logr"
 	"github.com/go-logr/logr/funcr"
 	"k8s.io/klog/v2"
-	"k8s.io/utils/ptr"
 	ctrl "sigs.k8s.io/controller-runtime"
 
-	s3gwv1alpha1 "github.com/s3gw-tech/s3gw-remediation/api/v1alpha1"
 	"github.com/s3gw-tech/s3gw-remediation/test/cluster"
 	"github.com/s3gw-tech/s3gw-remediation/test/e2e/harness"
-	"github.com/s3gw-tech/s3gw-remediation/test/longhornsim"
 )
 
-const poolLabel = "bench.s3gw.io/mode"
-
-// mode is one way of handling the node failure.
-type mode struct {
-	Name, Title string
-	// Strategy is the operator's release strategy; empty without the operator.
-	Strategy s3gwv1alpha1.ReleaseStrategy
-	// LonghornPolicy turns on delete-deployment-pod for the mode's namespace.
-	LonghornPolicy bool
-	// FAR adds fence-agents-remediation evidence (required by OutOfServiceTaint).
-	FAR bool
-}
-
-func (m mode) namespace() string { return "bench-" + m.Name }
-
-func (m mode) operator() bool { return m.Strategy != "" }
-
-var allModes = []mode{
-	{Name: "none", Title: "no remediation"},
-	{Name: "longhorn-policy", Title: "Longhorn delete-deployment-pod", LonghornPolicy: true},
-	{Name: "controller-detach", Title: "s3gw-remediation ControllerDetach", Strategy: s3gwv1alpha1.ReleaseControllerDetach},
-	{Name: "delete-volume-attachment", Title: "s3gw-remediation DeleteVolumeAttachment", Strategy: s3gwv1alpha1.ReleaseDeleteVolumeAttachment},
-	{Name: "out-of-service-taint", Title: "s3gw-remediation OutOfServiceTaint", Strategy: s3gwv1alpha1.ReleaseOutOfServiceTaint, FAR: true},
-}
-
-type config struct {
-	n           int
-	modes       []mode
-	timings     string
-	nhcDuration time.Duration
-	stagger     time.Duration
-	window      time.Duration
-	parallel    int
-	out         string
-	logDir      string
-}
-
 func main() {
-	var cfg config
-	var modes string
-	flag.IntVar(&cfg.n, "n", 10, "node failures per mode")
-	flag.StringVar(&modes, "modes", "", "comma-separated modes (default all): "+modeNames(allModes))
-	flag.StringVar(&cfg.timings, "timings", "defaults", "cluster timings: defaults (Kubernetes defaults) or compressed (quick checks only)")
-	flag.DurationVar(&cfg.nhcDuration, "nhc-duration", 300*time.Second, "NodeHealthCheck unhealthy duration (NHC default 300s)")
-	flag.DurationVar(&cfg.stagger, "stagger", 2*time.Second, "delay between the starts of consecutive failures")
-	flag.DurationVar(&cfg.window, "window", 0,
-		"how long after its failure a run may take to recover (default: NotReady grace + eviction + 6m force detach + 1m)")
-	flag.IntVar(&cfg.parallel, "parallel", 8, "concurrent setup operations")
-	flag.StringVar(&cfg.out, "out", "", "result directory (default bench/results/<date>)")
-	flag.StringVar(&cfg.logDir, "logs", "", "keep control-plane and controller logs in this directory")
-	from := flag.String("from", "", "rewrite results.md and rto.svg from this runs.json instead of measuring")
-	flag.Parse()
-
-	if *from != "" {
-		if err := rewrite(*from); err != nil {
-			fmt.Fprintln(os.Stderr, "bench:", err)
-			os.Exit(1)
+	args := os.Args[1:]
+	benchmark := failoverMain
+	if len(args) > 0 {
+		switch args[0] {
+		case "failover":
+			args = args[1:]
+		case "scale":
+			benchmark, args = scaleMain, args[1:]
+		case "requests":
+			benchmark, args = requestsMain, args[1:]
 		}
-		return
-	}
-
-	var err error
-	if cfg.modes, err = parseModes(modes); err != nil {
-		fmt.Fprintln(os.Stderr, err)
-		os.Exit(2)
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	if err := run(ctx, cfg, strings.Join(os.Args[1:], " ")); err != nil {
+	if err := benchmark(ctx, args); err != nil {
 		fmt.Fprintln(os.Stderr, "bench:", err)
 		stop()
 		os.Exit(1)
 	}
 }
 
-func modeNames(ms []mode) string {
-	names := make([]string, 0, len(ms))
-	for _, m := range ms {
-		names = append(names, m.Name)
+// stopEnv stops the cluster and everything the harness started.
+func stopEnv(env *harness.Env) {
+	fmt.Println("Stopping the cluster ...")
+	if err := env.Stop(); err != nil {
+		fmt.Fprintln(os.Stderr, "stopping:", err)
 	}
-	return strings.Join(names, ",")
 }
 
-func parseModes(s string) ([]mode, error) {
-	if s == "" {
-		return allModes, nil
-	}
-	var out []mode
-	for _, name := range strings.Split(s, ",") {
-		i := slices.IndexFunc(allModes, func(m mode) bool { return m.Name == strings.TrimSpace(name) })
-		if i < 0 {
-			return nil, fmt.Errorf("unknown mode %q (known: %s)", name, modeNames(allModes))
-		}
-		out = append(out, allModes[i])
-	}
-	return out, nil
+// machineDescription names the machine and how much of it other work took
+// since load started; call it once the cluster is stopped.
+func machineDescription(load *machineLoad) string {
+	return fmt.Sprintf("%s/%s, %d CPUs; %s", runtime.GOOS, runtime.GOARCH, runtime.NumCPU(), load.describe(runtime.NumCPU()))
 }
 
-// benchRun is one node failure of one mode.
-type benchRun struct {
-	mode  mode
-	index int
-	node  string
-	spare string
-	gw    *harness.Gateway
-	run   *harness.Run
-	// stuck describes, for a run that did not recover, what held it.
-	stuck string
+// commandLine joins arguments as a shell would need them, for results.md.
+func commandLine(args []string) string {
+	quoted := make([]string, len(args))
+	for i, a := range args {
+		quoted[i] = a
+		if a == "" || strings.ContainsAny(a, " '\"#;&|()<>$`\\") {
+			quoted[i] = "'" + strings.ReplaceAll(a, "'", `'\''`) + "'"
+		}
+	}
+	return strings.Join(quoted, " ")
 }
 
-func run(ctx context.Context, cfg config, args string) error {
-	began := time.Now()
-	log, closeLog, err := logger(cfg.logDir)
-	if err != nil {
-		return err
-	}
-	defer closeLog()
-
-	opts := harness.Options{Logger: log, UnhealthyDuration: cfg.nhcDuration}
-	switch cfg.timings {
-	case "defaults":
-		opts.Cluster = cluster.KubernetesDefaults()
-	case "compressed":
-		opts.Cluster = cluster.Compressed()
-	default:
-		return fmt.Errorf("unknown -timings %q", cfg.timings)
-	}
-	if cfg.logDir != "" {
-		opts.Cluster.LogDir = filepath.Join(cfg.logDir, "cluster")
-	}
-	c := opts.Cluster
-	if cfg.window == 0 {
-		cfg.window = c.NodeMonitorGracePeriod + time.Duration(c.DefaultUnreachableTolerationSeconds)*time.Second + 7*time.Minute
-	}
-	for _, m := range cfg.modes {
-		if m.LonghornPolicy {
-			opts.Longhorn.NodeDownPodDeletionPolicy = longhornsim.PolicyDeleteDeploymentPod
-			opts.Longhorn.NodeDownPodDeletionPolicyNamespaces = append(opts.Longhorn.NodeDownPodDeletionPolicyNamespaces, m.namespace())
+// codeDescription names the commit measured, and note.
+func codeDescription(note string) string {
+	desc := "commit unknown"
+	if root, err := cluster.RepoRoot(); err == nil {
+		if out, err := exec.Command("git", "-C", root, "describe", "--always", "--dirty", "--abbrev=12").Output(); err == nil {
+			desc = "commit " + strings.TrimSpace(string(out))
 		}
 	}
+	if note != "" {
+		desc += "; " + note
+	}
+	return desc
+}
 
-	fmt.Printf("Starting the cluster (%s timings) ...\n", cfg.timings)
-	env, err := harness.Start(ctx, opts)
+// resultDir is the directory a benchmark writes to: out, or
+// bench/results/<date><suffix>.
+func resultDir(out string, began time.Time, suffix string) (string, error) {
+	if out != "" {
+		return out, nil
+	}
+	root, err := cluster.RepoRoot()
 	if err != nil {
-		return err
+		return "", err
 	}
-	defer func() {
-		fmt.Println("Stopping the cluster ...")
-		if err := env.Stop(); err != nil {
-			fmt.Fprintln(os.Stderr, "stopping:", err)
-		}
-	}()
-	settings := env.Describe()
-	fmt.Println(settings)
+	return filepath.Join(root, "bench", "results", began.Format("2006-01-02")+suffix), nil
+}
 
-	runs, err := setUp(ctx, env, cfg)
+// writeResults writes a benchmark's result to dir: the report as
+// results.md, v as indented JSON in jsonName, and the other files as given.
+func writeResults(dir, jsonName string, v any, report string, other map[string]string) error {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return fmt.Errorf("creating %s: %w", dir, err)
+	}
+	data, err := json.MarshalIndent(v, "", "  ")
 	if err != nil {
-		return err
+		return fmt.Errorf("encoding results: %w", err)
 	}
-	fmt.Printf("%d gateways Ready on %d nodes after %s; failing one node every %s ...\n",
-		len(runs), 2*len(runs), time.Since(began).Round(time.Second), cfg.stagger)
-	if err := failAndWait(ctx, env, cfg, runs); err != nil {
-		return err
-	}
-
-	res := summarize(cfg, runs, env.Sim.Options().AttachDelay)
-	res.Settings, res.Args, res.Started = settings, args, began
-	res.Grace, res.Eviction = c.NodeMonitorGracePeriod, time.Duration(c.DefaultUnreachableTolerationSeconds)*time.Second
-	res.Wall = time.Since(began)
-	res.Machine = fmt.Sprintf("%s/%s, %d CPUs (shared with other work)", runtime.GOOS, runtime.GOARCH, runtime.NumCPU())
-	out := cfg.out
-	if out == "" {
-		root, err := cluster.RepoRoot()
-		if err != nil {
-			return err
+	files := map[string]string{"results.md": report, jsonName: string(data) + "\n"}
+	maps.Copy(files, other)
+	for name, content := range files {
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(content), 0o644); err != nil {
+			return fmt.Errorf("writing %s: %w", name, err)
 		}
-		out = filepath.Join(root, "bench", "results", began.Format("2006-01-02"))
 	}
-	if err := res.write(out); err != nil {
-		return err
-	}
-	fmt.Print("\n" + res.table())
-	fmt.Printf("\nWrote %s (results.md, runs.json, rto.svg) in %s.\n", out, res.Wall.Round(time.Second))
 	return nil
 }
 
-// setUp adds, per run, a zone with the failing node and a spare, enables
-// each operator mode's NodeHealthCheck, and deploys the gateways.
-func setUp(ctx context.Context, env *harness.Env, cfg config) ([]*benchRun, error) {
-	runs := make([]*benchRun, 0, cfg.n*len(cfg.modes))
-	for i := range cfg.n {
-		for _, m := range cfg.modes {
-			node := fmt.Sprintf("%s-%d", m.Name, i)
-			runs = append(runs, &benchRun{mode: m, index: i, node: node, spare: node + "-spare"})
-		}
-	}
-	err := parallel(ctx, cfg.parallel, runs, func(ctx context.Context, r *benchRun) error {
-		nodeLabels := map[string]string{harness.ZoneLabel: r.node, poolLabel: r.mode.Name}
-		return env.AddNodes(ctx, nodeLabels, r.node, r.spare)
-	})
-	if err != nil {
-		return nil, err
-	}
-	for _, m := range cfg.modes {
-		if m.FAR {
-			if err := env.EnableFAR(map[string]string{poolLabel: m.Name}, 0); err != nil {
-				return nil, err
-			}
-		}
-		if !m.operator() {
-			continue
-		}
-		spec := s3gwv1alpha1.S3GWRemediationSpec{Release: s3gwv1alpha1.ReleaseSpec{Strategy: m.Strategy}}
-		if m.FAR {
-			// The out-of-service taint is for nodes proven shut down: a fence
-			// agent's word, not storage isolation.
-			spec.Fencing = s3gwv1alpha1.FencingSpec{
-				StorageIsolation: ptr.To(false),
-				Remediators:      []s3gwv1alpha1.RemediatorEvidence{harness.FARRemediator()},
-			}
-		}
-		if _, err := env.EnableRemediation(ctx, harness.Remediation{
-			Name: m.Name, NodeSelector: map[string]string{poolLabel: m.Name}, Spec: spec,
-		}); err != nil {
-			return nil, err
-		}
-	}
-	err = parallel(ctx, cfg.parallel, runs, func(ctx context.Context, r *benchRun) error {
-		var err error
-		r.gw, err = env.DeployGateway(ctx, harness.GatewaySpec{
-			Namespace: r.mode.namespace(), Release: fmt.Sprintf("s3gw-%d", r.index),
-			Node: r.node, Failover: []string{r.spare}, ReplicaNodes: []string{r.spare},
-		})
-		return err
-	})
-	return runs, err
-}
-
-// failAndWait fails the runs' nodes one after another, interleaving the
-// modes so that all see the same load, and waits until each run recovered
-// or its window passed.
-func failAndWait(ctx context.Context, env *harness.Env, cfg config, runs []*benchRun) error {
-	var wg sync.WaitGroup
-	var mu sync.Mutex
-	recovered, pending := 0, len(runs)
-	for i, r := range runs {
-		if i > 0 {
-			select {
-			case <-ctx.Done():
-				return ctx.Err()
-			case <-time.After(cfg.stagger):
-			}
-		}
-		var err error
-		if r.run, err = env.Fail(ctx, r.gw, nil); err != nil {
-			return err
-		}
-		wg.Go(func() {
-			err := r.run.Wait(ctx, harness.ReplacementReady, cfg.window)
-			mu.Lock()
-			defer mu.Unlock()
-			pending--
-			status := "recovered in " + seen(r.run, harness.ReplacementReady)
-			if err == nil {
-				recovered++
-			} else {
-				r.stuck = stuckState(ctx, env, r)
-				status = "NOT recovered within " + cfg.window.String() + ": " + r.stuck
-			}
-			fmt.Printf("  %-26s %-28s %s (%d/%d done)\n", r.mode.Name, r.node, status, len(runs)-pending, len(runs))
-		})
-	}
-	done := make(chan struct{})
-	go func() { wg.Wait(); close(done) }()
-	tick := time.NewTicker(time.Minute)
-	defer tick.Stop()
-	for {
-		select {
-		case <-done:
-			return ctx.Err()
-		case <-ctx.Done():
-			<-done
-			return ctx.Err()
-		case <-tick.C:
-			mu.Lock()
-			fmt.Printf("  … %d of %d runs pending, %d recovered so far (oldest failure %s ago)\n",
-				pending, len(runs), recovered, time.Since(runs[0].run.FailedAt).Round(time.Second))
-			mu.Unlock()
-		}
-	}
-}
-
-func seen(r *harness.Run, m harness.Milestone) string {
-	if d, ok := r.Seen(m); ok {
-		return harness.FormatDuration(d)
-	}
-	return "never"
-}
-
-// stuckState describes, from the API, what holds a run that did not recover.
-func stuckState(ctx context.Context, env *harness.Env, r *benchRun) string {
-	var parts []string
-	if _, ok := r.run.Seen(harness.AttachmentReleased); !ok {
-		parts = append(parts, "VolumeAttachment still on the dead node")
-	}
-	if _, ok := r.run.Seen(harness.OldPodGone); !ok {
-		if _, terminating := r.run.Seen(harness.OldPodTerminating); terminating {
-			parts = append(parts, "old pod Terminating")
-		} else {
-			parts = append(parts, "old pod still bound")
-		}
-	}
-	if rem, err := env.RemediationFor(ctx, r.node); err == nil && rem != nil {
-		parts = append(parts, "S3GWRemediation phase "+string(rem.Status.Phase))
-	}
-	if len(parts) == 0 {
-		return "replacement not Ready"
-	}
-	return strings.Join(parts, ", ")
-}
-
-// parallel runs f for every run, at most n at a time, and returns the
+// parallel runs f for every item, at most n at a time, and returns the
 // first error.
-func parallel(ctx context.Context, n int, runs []*benchRun, f func(context.Context, *benchRun) error) error {
+func parallel[T any](ctx context.Context, n int, items []T, f func(context.Context, T) error) error {
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	sem := make(chan struct{}, n)
-	errs := make([]error, len(runs))
+	errs := make([]error, len(items))
 	var wg sync.WaitGroup
-	for i, r := range runs {
+	for i, item := range items {
 		select {
 		case sem <- struct{}{}:
 		case <-ctx.Done():
@@ -399,7 +165,7 @@ func parallel(ctx context.Context, n int, runs []*benchRun, f func(context.Conte
 		}
 		wg.Go(func() {
 			defer func() { <-sem }()
-			if errs[i] = f(ctx, r); errs[i] != nil {
+			if errs[i] = f(ctx, item); errs[i] != nil {
 				cancel()
 			}
 		})

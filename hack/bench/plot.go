@@ -29,6 +29,7 @@ var modeColors = map[string]string{
 	"none":                     "#7f7f7f",
 	"longhorn-policy":          "#e69f00",
 	"controller-detach":        "#0072b2",
+	"oos-at-notready":          "#cc79a7",
 	"delete-volume-attachment": "#56b4e9",
 	"out-of-service-taint":     "#009e73",
 }
@@ -150,8 +151,8 @@ func (r *result) panel(b *strings.Builder, y float64, title string, rows []serie
 		}
 		fmt.Fprintf(b, `<text x="%.0f" y="%.1f" text-anchor="end" font-weight="bold">%s</text>`+"\n", plotLeft-12, mid-2, html.EscapeString(row.mode.Title))
 		s := row.stats
-		fmt.Fprintf(b, `<text x="%.0f" y="%.1f" text-anchor="end" fill="#555" font-size="11">p50 %s · p90 %s · max %s</text>`+"\n",
-			plotLeft-12, mid+13, r.cell(s.P50, s.Count), r.cell(s.P90, s.Count), r.cell(s.Max, s.Count))
+		fmt.Fprintf(b, `<text x="%.0f" y="%.1f" text-anchor="end" fill="#555" font-size="11">p50 %s · p90 %s · p99 %s</text>`+"\n",
+			plotLeft-12, mid+13, r.cell(s.P50, s.Count), r.cell(s.P90, s.Count), r.cell(s.P99, s.Count))
 		if s.Min != nil {
 			hi := xMax
 			if s.Max != nil {

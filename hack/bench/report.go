@@ -26,6 +26,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/s3gw-tech/s3gw-remediation/test/apiaudit"
 	"github.com/s3gw-tech/s3gw-remediation/test/e2e/harness"
 )
 
@@ -34,6 +35,7 @@ type result struct {
 	Args        string        `json:"args"`
 	Settings    string        `json:"settings"`
 	Machine     string        `json:"machine"`
+	Code        string        `json:"code,omitempty"`
 	Started     time.Time     `json:"started"`
 	Wall        time.Duration `json:"wallNanoseconds"`
 	N           int           `json:"runsPerMode"`
@@ -45,6 +47,11 @@ type result struct {
 	Grace    time.Duration `json:"nodeMonitorGracePeriodNanoseconds"`
 	Eviction time.Duration `json:"evictionNanoseconds"`
 	Modes    []modeResult  `json:"modes"`
+	// OperatorRequests are the operator's API requests from the first
+	// failure to the end, and Remediations the S3GWRemediations it handled
+	// meanwhile (all modes).
+	OperatorRequests *apiaudit.Count `json:"operatorRequests,omitempty"`
+	Remediations     int             `json:"remediations,omitempty"`
 }
 
 type modeResult struct {
@@ -57,6 +64,10 @@ type modeResult struct {
 	RTO             stats `json:"rto"`
 	CRToReady       stats `json:"crToReady"`
 	ControllerShare stats `json:"controllerShare"`
+	// CRToReleased is S3GWRemediation created → no VolumeAttachment left on
+	// the dead node: the operator's own part, before the attach-detach
+	// controller, Longhorn and the kubelet take over.
+	CRToReleased stats `json:"crToReleased"`
 }
 
 type runResult struct {
@@ -82,6 +93,7 @@ type stats struct {
 	Count int      `json:"count"`
 	P50   *float64 `json:"p50"`
 	P90   *float64 `json:"p90"`
+	P99   *float64 `json:"p99"`
 	Max   *float64 `json:"max"`
 	Min   *float64 `json:"min"`
 }
@@ -121,9 +133,28 @@ func summarize(cfg config, runs []*benchRun, attachDelay time.Duration) *result 
 			}
 		}
 		mr.RTO, mr.CRToReady, mr.ControllerShare = newStats(rto), newStats(crToReady), newStats(share)
+		mr.deriveCRToReleased()
 		res.Modes = append(res.Modes, mr)
 	}
 	return res
+}
+
+// deriveCRToReleased computes CRToReleased from the runs' milestones, so
+// that results measured before it existed get it too.
+func (mr *modeResult) deriveCRToReleased() {
+	var v []float64
+	for _, run := range mr.Runs {
+		created, ok := run.Milestones[harness.RemediationCreated.String()]
+		if !ok {
+			continue
+		}
+		released, ok := run.Milestones[harness.AttachmentReleased.String()]
+		if !ok {
+			released = math.Inf(1)
+		}
+		v = append(v, released-created)
+	}
+	mr.CRToReleased = newStats(v)
 }
 
 func newStats(v []float64) stats {
@@ -132,7 +163,7 @@ func newStats(v []float64) stats {
 		return s
 	}
 	slices.Sort(v)
-	s.P50, s.P90 = finite(percentile(v, 0.5)), finite(percentile(v, 0.9))
+	s.P50, s.P90, s.P99 = finite(percentile(v, 0.5)), finite(percentile(v, 0.9)), finite(percentile(v, 0.99))
 	s.Max, s.Min = finite(v[len(v)-1]), finite(v[0])
 	return s
 }
@@ -171,7 +202,7 @@ func fmtSeconds(s float64) string {
 // table is the main result, in markdown.
 func (r *result) table() string {
 	var b strings.Builder
-	b.WriteString("| Mode | Recovered | RTO p50 | RTO p90 | RTO max | CR → Ready p50 | p90 | max | Controller share p50 | p90 | max |\n")
+	b.WriteString("| Mode | Recovered | RTO p50 | RTO p90 | RTO p99 | CR → Ready p50 | p99 | Controller share p50 | p99 | CR → released p50 | p99 |\n")
 	b.WriteString("|---|---|---|---|---|---|---|---|---|---|---|\n")
 	for _, m := range r.Modes {
 		recovered := 0
@@ -181,10 +212,10 @@ func (r *result) table() string {
 			}
 		}
 		fmt.Fprintf(&b, "| %s | %d/%d | %s | %s | %s | %s | %s | %s | %s | %s | %s |\n", m.Title, recovered, len(m.Runs),
-			r.cell(m.RTO.P50, m.RTO.Count), r.cell(m.RTO.P90, m.RTO.Count), r.cell(m.RTO.Max, m.RTO.Count),
-			r.cell(m.CRToReady.P50, m.CRToReady.Count), r.cell(m.CRToReady.P90, m.CRToReady.Count), r.cell(m.CRToReady.Max, m.CRToReady.Count),
-			r.cell(m.ControllerShare.P50, m.ControllerShare.Count), r.cell(m.ControllerShare.P90, m.ControllerShare.Count),
-			r.cell(m.ControllerShare.Max, m.ControllerShare.Count))
+			r.cell(m.RTO.P50, m.RTO.Count), r.cell(m.RTO.P90, m.RTO.Count), r.cell(m.RTO.P99, m.RTO.Count),
+			r.cell(m.CRToReady.P50, m.CRToReady.Count), r.cell(m.CRToReady.P99, m.CRToReady.Count),
+			r.cell(m.ControllerShare.P50, m.ControllerShare.Count), r.cell(m.ControllerShare.P99, m.ControllerShare.Count),
+			r.cell(m.CRToReleased.P50, m.CRToReleased.Count), r.cell(m.CRToReleased.P99, m.CRToReleased.Count))
 	}
 	return b.String()
 }
@@ -236,12 +267,19 @@ func (r *result) markdown() string {
 		"(a failing node and a spare), failures started a few seconds apart.\n", r.NHCDuration, r.N)
 	fmt.Fprintf(&b, "- **Window:** a run that has no Ready replacement %s after its node failed counts as not recovered (shown as `> %s`).\n",
 		r.Window, fmtSeconds(r.Window.Seconds()))
-	fmt.Fprintf(&b, "- **Machine:** %s; wall time %s.\n\n", r.Machine, r.Wall.Round(time.Second))
+	fmt.Fprintf(&b, "- **Machine:** %s; wall time %s.\n", r.Machine, r.Wall.Round(time.Second))
+	fmt.Fprintf(&b, "- **Code:** %s\n\n", r.Code)
 	b.WriteString("RTO is node failure (kubelet stopped) → replacement gateway Ready on the spare node. " +
 		"CR → Ready starts when NodeHealthCheck created the S3GWRemediation. Controller share is CR → Ready minus the " +
 		fmt.Sprintf("simulated Longhorn attach delay (%s); it still includes the attach-detach controller, scheduler and simulated kubelet. ", r.AttachDelay) +
-		"Percentiles are nearest-rank.\n\n")
+		"CR → released ends when no VolumeAttachment of the volume is left on the dead node: the operator's own part. " +
+		"Percentiles are nearest-rank: with 20 runs, p99 is the slowest run.\n\n")
 	b.WriteString(r.table())
+	if c := r.OperatorRequests; c != nil && r.Remediations > 0 {
+		fmt.Fprintf(&b, "\nThe operator made **%d API requests** from the first failure to the end of the run, for %d remediations "+
+			"(%.0f per remediation, all phases, concurrent remediations included; counted from kube-apiserver's audit log by its identity): %s.\n",
+			c.Total, r.Remediations, float64(c.Total)/float64(r.Remediations), c)
+	}
 	b.WriteString("\n![RTO per mode](rto.svg)\n\n")
 	b.WriteString("## Median time of each step (seconds after the node was lost)\n\n")
 	b.WriteString(r.breakdown())
@@ -261,24 +299,7 @@ func (r *result) markdown() string {
 }
 
 func (r *result) write(dir string) error {
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return fmt.Errorf("creating %s: %w", dir, err)
-	}
-	data, err := json.MarshalIndent(r, "", "  ")
-	if err != nil {
-		return fmt.Errorf("encoding results: %w", err)
-	}
-	files := map[string][]byte{
-		"results.md": []byte(r.markdown()),
-		"runs.json":  append(data, '\n'),
-		"rto.svg":    []byte(r.svg()),
-	}
-	for name, content := range files {
-		if err := os.WriteFile(filepath.Join(dir, name), content, 0o644); err != nil {
-			return fmt.Errorf("writing %s: %w", name, err)
-		}
-	}
-	return nil
+	return writeResults(dir, "runs.json", r, r.markdown(), map[string]string{"rto.svg": r.svg()})
 }
 
 // rewrite regenerates a result directory's report from its runs.json.
@@ -290,6 +311,9 @@ func rewrite(runsJSON string) error {
 	res := &result{}
 	if err := json.Unmarshal(data, res); err != nil {
 		return fmt.Errorf("decoding %s: %w", runsJSON, err)
+	}
+	for i := range res.Modes {
+		res.Modes[i].deriveCRToReleased()
 	}
 	return res.write(filepath.Dir(runsJSON))
 }

@@ -25,8 +25,8 @@ import (
 
 func TestNearestRankPercentiles(t *testing.T) {
 	s := newStats([]float64{5, 1, 4, 2, 3, 10, 9, 8, 7, 6})
-	if *s.P50 != 5 || *s.P90 != 9 || *s.Max != 10 || *s.Min != 1 {
-		t.Errorf("stats = p50 %v p90 %v max %v min %v, want 5, 9, 10, 1", *s.P50, *s.P90, *s.Max, *s.Min)
+	if *s.P50 != 5 || *s.P90 != 9 || *s.P99 != 10 || *s.Max != 10 || *s.Min != 1 {
+		t.Errorf("stats = p50 %v p90 %v p99 %v max %v min %v, want 5, 9, 10, 10, 1", *s.P50, *s.P90, *s.P99, *s.Max, *s.Min)
 	}
 	one := newStats([]float64{42})
 	if *one.P50 != 42 || *one.P90 != 42 {

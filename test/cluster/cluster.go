@@ -97,7 +97,7 @@ func (c *Cluster) boot(ctx context.Context, bins binaries) error {
 	if err != nil {
 		return err
 	}
-	if c.creds, err = writeCredentials(c.dir, p.apiserver); err != nil {
+	if c.creds, err = writeCredentials(c.dir, p.apiserver, c.opts.Users); err != nil {
 		return err
 	}
 	c.KubeconfigPath = c.creds.kubeconfig
@@ -105,8 +105,8 @@ func (c *Cluster) boot(ctx context.Context, bins binaries) error {
 	if err != nil {
 		return err
 	}
-	if c.opts.AuditPolicy != "" {
-		if err := writeFiles(map[string][]byte{auditPolicyPath(c.dir): []byte(c.opts.AuditPolicy)}); err != nil {
+	if policy := c.opts.auditPolicy(); policy != "" {
+		if err := writeFiles(map[string][]byte{auditPolicyPath(c.dir): []byte(policy)}); err != nil {
 			return err
 		}
 	}
@@ -158,9 +158,35 @@ func (c *Cluster) waitForDefaultServiceAccount(ctx context.Context, namespace st
 
 // RESTConfig returns a fresh admin client configuration.
 func (c *Cluster) RESTConfig() *rest.Config {
+	return c.restConfig(c.creds.adminToken)
+}
+
+// RESTConfigFor returns a fresh client configuration for one of
+// Options.Users.
+func (c *Cluster) RESTConfigFor(user string) (*rest.Config, error) {
+	token, ok := c.creds.userTokens[user]
+	if !ok {
+		return nil, fmt.Errorf("no user %q: add it to cluster.Options.Users", user)
+	}
+	return c.restConfig(token), nil
+}
+
+// KubeconfigFor writes a kubeconfig for one of Options.Users into the
+// cluster directory and returns its path, for a client that runs as a
+// process of its own.
+func (c *Cluster) KubeconfigFor(user string) (string, error) {
+	token, ok := c.creds.userTokens[user]
+	if !ok {
+		return "", fmt.Errorf("no user %q: add it to cluster.Options.Users", user)
+	}
+	path := filepath.Join(c.dir, user+".kubeconfig")
+	return path, c.creds.writeKubeconfigFor(path, user, token)
+}
+
+func (c *Cluster) restConfig(token string) *rest.Config {
 	return &rest.Config{
 		Host:            c.creds.apiserverHost,
-		BearerToken:     c.creds.adminToken,
+		BearerToken:     token,
 		TLSClientConfig: rest.TLSClientConfig{CAData: c.creds.caCertPEM},
 		// Tests and simulators issue bursts of requests; the client-side
 		// default of 5 QPS would throttle them and distort timings.

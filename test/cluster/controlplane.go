@@ -82,9 +82,12 @@ func apiserverArgs(dir, logDir string, p ports, c *credentials, o Options) []str
 		fmt.Sprintf("--default-not-ready-toleration-seconds=%d", o.DefaultNotReadyTolerationSeconds),
 		fmt.Sprintf("--default-unreachable-toleration-seconds=%d", o.DefaultUnreachableTolerationSeconds),
 	}
-	if o.AuditPolicy != "" {
+	if o.auditPolicy() != "" {
+		// The log backend writes each event before the response goes out
+		// (blocking mode, its default), so a request is in the log once its
+		// client has the answer; no rotation, so one file holds the run.
 		args = append(args, "--audit-policy-file="+auditPolicyPath(dir), "--audit-log-path="+auditLogPath(logDir),
-			"--audit-log-format=json")
+			"--audit-log-format=json", "--audit-log-mode=blocking", "--audit-log-maxsize=0")
 	}
 	return args
 }

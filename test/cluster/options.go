@@ -17,6 +17,7 @@ limitations under the License.
 package cluster
 
 import (
+	"errors"
 	"fmt"
 	"strings"
 	"time"
@@ -78,6 +79,17 @@ type Options struct {
 	// TerminatedPodGCThreshold is the number of terminated pods Pod GC keeps.
 	// (Pod GC's 20 s sweep for orphaned and out-of-service pods is fixed.)
 	TerminatedPodGCThreshold int
+
+	// Users are extra static-token users, each an admin (system:masters),
+	// for clients whose requests must be told apart from the rest; connect
+	// as one with RESTConfigFor or KubeconfigFor.
+	Users []string
+	// AuditLog makes kube-apiserver record every request at the Metadata
+	// level (who, verb, resource, response code; no bodies) in
+	// Cluster.AuditLogPath, so that a test or benchmark can count one
+	// client's requests exactly (package test/apiaudit). Node Lease renewals,
+	// most of a large cluster's traffic and all of it kwok's, are left out.
+	AuditLog bool
 }
 
 // KubernetesDefaults returns the timings of an untuned Kubernetes 1.37
@@ -144,8 +156,19 @@ func (o Options) withDefaults() Options {
 	return o
 }
 
-// validate rejects timings that make healthy nodes flap.
+// validate rejects timings that make healthy nodes flap, and user names
+// the token file cannot hold.
 func (o Options) validate() error {
+	if o.AuditLog && o.AuditPolicy != "" {
+		return errors.New("set AuditLog or AuditPolicy, not both")
+	}
+	seen := map[string]bool{adminUser: true}
+	for _, u := range o.Users {
+		if u == "" || strings.ContainsAny(u, ",\"\n") || seen[u] {
+			return fmt.Errorf("invalid or repeated user name %q", u)
+		}
+		seen[u] = true
+	}
 	if renew := o.NodeLeaseDuration / 4; renew*2 > o.NodeMonitorGracePeriod {
 		return fmt.Errorf("node lease renew interval %s (a quarter of NodeLeaseDuration) must be at most half of NodeMonitorGracePeriod %s",
 			renew, o.NodeMonitorGracePeriod)
@@ -153,9 +176,19 @@ func (o Options) validate() error {
 	return nil
 }
 
-// timings returns the timing fields only, to tell a preset from a tuned one.
-func (o Options) timings() Options {
-	return Options{
+// timingFields are the clocks of Options, comparable to tell a preset from
+// a tuned one.
+type timingFields struct {
+	NodeMonitorGracePeriod, NodeMonitorPeriod, NodeLeaseDuration          time.Duration
+	DefaultNotReadyTolerationSeconds, DefaultUnreachableTolerationSeconds int64
+	AttachDetachReconcileSyncPeriod                                       time.Duration
+	DisableForceDetachOnTimeout                                           bool
+	TerminatedPodGCThreshold                                              int
+}
+
+// timings returns the timing fields only.
+func (o Options) timings() timingFields {
+	return timingFields{
 		NodeMonitorGracePeriod:              o.NodeMonitorGracePeriod,
 		NodeMonitorPeriod:                   o.NodeMonitorPeriod,
 		NodeLeaseDuration:                   o.NodeLeaseDuration,

@@ -30,6 +30,7 @@ import (
 	"net"
 	"os"
 	"path/filepath"
+	"strings"
 	"time"
 
 	"k8s.io/client-go/tools/clientcmd"
@@ -43,21 +44,23 @@ const adminUser = "local-cluster-admin"
 // cluster's directory: a CA and serving certificate for kube-apiserver, the
 // service-account signing key pair, and the admin token.
 type credentials struct {
-	caCertPEM     []byte
-	caCertFile    string
-	servingCert   string
-	servingKey    string
-	saPublicKey   string
-	saPrivateKey  string
-	tokenFile     string
-	adminToken    string
+	caCertPEM    []byte
+	caCertFile   string
+	servingCert  string
+	servingKey   string
+	saPublicKey  string
+	saPrivateKey string
+	tokenFile    string
+	adminToken   string
+	// userTokens are the tokens of Options.Users.
+	userTokens    map[string]string
 	kubeconfig    string
 	apiserverHost string
 }
 
 // writeCredentials generates fresh keys for one cluster. Nothing is reused
 // between clusters, so a leaked file from a previous run is harmless.
-func writeCredentials(dir string, apiserverPort int) (*credentials, error) {
+func writeCredentials(dir string, apiserverPort int, users []string) (*credentials, error) {
 	c := &credentials{
 		caCertFile:    filepath.Join(dir, "ca.crt"),
 		servingCert:   filepath.Join(dir, "apiserver.crt"),
@@ -74,7 +77,7 @@ func writeCredentials(dir string, apiserverPort int) (*credentials, error) {
 	if err := c.writeServiceAccountKeys(); err != nil {
 		return nil, err
 	}
-	if err := c.writeAdminToken(); err != nil {
+	if err := c.writeTokens(users); err != nil {
 		return nil, err
 	}
 	if err := c.writeKubeconfig(); err != nil {
@@ -157,16 +160,22 @@ func (c *credentials) writeServiceAccountKeys() error {
 	})
 }
 
-// writeAdminToken writes kube-apiserver's static token file: one admin in
-// system:masters, which RBAC always allows.
-func (c *credentials) writeAdminToken() error {
-	token := make([]byte, 24)
-	if _, err := rand.Read(token); err != nil {
-		return fmt.Errorf("generating admin token: %w", err)
+// writeTokens writes kube-apiserver's static token file: the admin and
+// every extra user, all in system:masters, which RBAC always allows.
+func (c *credentials) writeTokens(users []string) error {
+	var lines strings.Builder
+	c.userTokens = map[string]string{}
+	for _, user := range append([]string{adminUser}, users...) {
+		token := make([]byte, 24)
+		if _, err := rand.Read(token); err != nil {
+			return fmt.Errorf("generating a token for %s: %w", user, err)
+		}
+		c.userTokens[user] = hex.EncodeToString(token)
+		fmt.Fprintf(&lines, "%s,%s,%s,\"system:masters\"\n", c.userTokens[user], user, user)
 	}
-	c.adminToken = hex.EncodeToString(token)
-	line := fmt.Sprintf("%s,%s,%s,\"system:masters\"\n", c.adminToken, adminUser, adminUser)
-	return writeFiles(map[string][]byte{c.tokenFile: []byte(line)})
+	c.adminToken = c.userTokens[adminUser]
+	delete(c.userTokens, adminUser)
+	return writeFiles(map[string][]byte{c.tokenFile: []byte(lines.String())})
 }
 
 // writeKubeconfig writes the admin kubeconfig that kube-controller-manager,
@@ -176,7 +185,7 @@ func (c *credentials) writeKubeconfig() error {
 }
 
 // writeKubeconfigFor writes a kubeconfig for the cluster that authenticates
-// with a bearer token.
+// with a bearer token: the admin's, or one of Options.Users'.
 func (c *credentials) writeKubeconfigFor(path, user, token string) error {
 	const name = "s3gw-local"
 	cfg := clientcmdapi.NewConfig()

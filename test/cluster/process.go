@@ -146,3 +146,6 @@ func runningInGroup(pgid int) []int {
 func (p *Process) Failure(err error) error {
 	return fmt.Errorf("%s: %w\n--- last lines of %s ---\n%s", p.Name, err, p.LogPath, logTail(p.LogPath, 30))
 }
+
+// Usage is the process's memory and CPU so far; see ProcessUsage.
+func (p *Process) Usage() (Usage, error) { return ProcessUsage(p.Pid()) }

@@ -20,6 +20,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -28,11 +29,13 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 	utilruntime "k8s.io/apimachinery/pkg/util/runtime"
 	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
+	"k8s.io/client-go/rest"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	s3gwv1alpha1 "github.com/s3gw-tech/s3gw-remediation/api/v1alpha1"
 	"github.com/s3gw-tech/s3gw-remediation/controllers"
 	"github.com/s3gw-tech/s3gw-remediation/internal/longhorn"
+	"github.com/s3gw-tech/s3gw-remediation/test/apiaudit"
 	"github.com/s3gw-tech/s3gw-remediation/test/cluster"
 	"github.com/s3gw-tech/s3gw-remediation/test/longhornsim"
 )
@@ -44,6 +47,10 @@ const (
 	TemplateNamespace = "s3gw-remediation-system"
 	// FARNamespace holds the FenceAgentsRemediations of the fencer.
 	FARNamespace = "fence-agents-remediation"
+	// OperatorUser is the identity the operator authenticates as, in
+	// process or as a process of its own: its requests are the ones
+	// OperatorRequests counts.
+	OperatorUser = "s3gw-remediation-manager"
 )
 
 // Options configure an Env. The zero value runs everything with upstream
@@ -55,6 +62,14 @@ type Options struct {
 	Longhorn longhornsim.Options
 	// NoOperator leaves the operator out: nothing acts on S3GWRemediations.
 	NoOperator bool
+	// OperatorProcess runs the operator as cmd/manager built and started as
+	// an OS process (Env.Manager), instead of in the harness's process, so
+	// that its memory and CPU can be measured. Intervals must then be nil:
+	// the manager runs with its production intervals.
+	OperatorProcess bool
+	// AuditLog has kube-apiserver log every request, so that
+	// OperatorRequests can count the operator's (cluster.Options.AuditLog).
+	AuditLog bool
 	// ExternalNHC leaves the NodeHealthCheck emulator and the FAR stand-in
 	// out, so that a real NodeHealthCheck operator can run against the
 	// cluster; EnableRemediation then only creates the template and the
@@ -82,14 +97,17 @@ type Env struct {
 	// Client is an uncached admin client that knows the built-in types,
 	// the operator's and Longhorn's.
 	Client client.Client
+	// Manager is the operator's process with Options.OperatorProcess.
+	Manager *ManagerProcess
 
-	opts     Options
-	log      logr.Logger
-	tracker  *tracker
-	operator *runner
-	infra    *runner
-	nhc      *nhcDispatcher
-	fencer   *farFencer
+	opts      Options
+	log       logr.Logger
+	tracker   *tracker
+	operator  *runner
+	infra     *runner
+	nhc       *nhcDispatcher
+	fencer    *farFencer
+	oosFencer *oosFencer
 
 	// Manager processes (StartOperatorProcess).
 	prepareOnce       sync.Once
@@ -119,6 +137,11 @@ func Start(ctx context.Context, opts Options) (*Env, error) {
 	if opts.Logger.GetSink() == nil {
 		opts.Logger = logr.Discard()
 	}
+	if opts.OperatorProcess && opts.Intervals != nil {
+		return nil, errors.New("the operator process runs with its production intervals: leave Options.Intervals nil")
+	}
+	opts.Cluster.Users = append(slices.Clone(opts.Cluster.Users), OperatorUser)
+	opts.Cluster.AuditLog = opts.Cluster.AuditLog || opts.AuditLog
 	e := &Env{opts: opts, log: opts.Logger}
 	if err := e.start(logr.NewContext(ctx, e.log)); err != nil {
 		return nil, errors.Join(err, e.Stop())
@@ -144,8 +167,18 @@ func (e *Env) start(ctx context.Context) error {
 	if e.tracker, err = startTracker(ctx, e.Cluster.RESTConfig()); err != nil {
 		return err
 	}
-	if !e.opts.NoOperator {
-		if e.operator, err = startOperator(ctx, e.Cluster.RESTConfig(), e.log.WithName("operator"), e.opts.Intervals); err != nil {
+	switch {
+	case e.opts.NoOperator:
+	case e.opts.OperatorProcess:
+		if e.Manager, err = startManagerProcess(ctx, e.Cluster); err != nil {
+			return err
+		}
+	default:
+		cfg, err := e.operatorConfig()
+		if err != nil {
+			return err
+		}
+		if e.operator, err = startOperator(ctx, cfg, e.log.WithName("operator"), e.opts.Intervals); err != nil {
 			return err
 		}
 	}
@@ -167,6 +200,9 @@ func (e *Env) Stop() error {
 			if r != nil {
 				errs = append(errs, r.stop())
 			}
+		}
+		if e.Manager != nil {
+			errs = append(errs, e.Manager.stop())
 		}
 		if e.tracker != nil {
 			e.tracker.stop()
@@ -222,9 +258,14 @@ func (e *Env) Describe() string {
 	default:
 		parts = append(parts, fmt.Sprintf("nhc=emulated(unhealthy-duration=%s)", e.UnhealthyDuration()))
 	}
-	if e.opts.NoOperator {
+	switch {
+	case e.opts.NoOperator:
 		parts = append(parts, "operator=off")
-	} else {
+	case e.opts.OperatorProcess:
+		iv := controllers.DefaultIntervals()
+		parts = append(parts, fmt.Sprintf("operator=process(cmd/manager, requeue fencing=%s release=%s replacement=%s)",
+			iv.Fencing, iv.Release, iv.Replacement))
+	default:
 		iv := controllers.DefaultIntervals()
 		if e.opts.Intervals != nil {
 			iv = *e.opts.Intervals
@@ -233,4 +274,34 @@ func (e *Env) Describe() string {
 			iv.Fencing, iv.Release, iv.Replacement))
 	}
 	return strings.Join(parts, " ")
+}
+
+// operatorConfig is the in-process operator's client configuration: the
+// operator's own identity and user agent.
+func (e *Env) operatorConfig() (*rest.Config, error) {
+	cfg, err := e.Cluster.RESTConfigFor(OperatorUser)
+	if err != nil {
+		return nil, err
+	}
+	cfg.UserAgent = OperatorUser + " (in-process)"
+	return cfg, nil
+}
+
+// OperatorRequests counts the operator's API requests received in
+// [from, to); it needs Options.AuditLog.
+func (e *Env) OperatorRequests(from, to time.Time) (apiaudit.Count, error) {
+	reqs, err := e.operatorRequests()
+	if err != nil {
+		return apiaudit.Count{}, err
+	}
+	return apiaudit.Tally(apiaudit.Between(reqs, from, to)), nil
+}
+
+// operatorRequests reads all of the operator's requests from the audit log.
+func (e *Env) operatorRequests() ([]apiaudit.Request, error) {
+	path := e.Cluster.AuditLogPath()
+	if path == "" {
+		return nil, errors.New("no audit log: start the environment with Options.AuditLog")
+	}
+	return apiaudit.Read(path, apiaudit.ByUser(OperatorUser))
 }

@@ -66,6 +66,11 @@ type GatewaySpec struct {
 	Failover []string
 	// ReplicaNodes hold the Longhorn volume's replicas.
 	ReplicaNodes []string
+	// NodeFailureToleration, if set, gives the pod not-ready and
+	// unreachable NoExecute tolerations with these seconds, so that taint
+	// eviction deletes it that long after its node turned NotReady instead
+	// of the cluster's default (300 s).
+	NodeFailureToleration *int64
 }
 
 // Gateway is a deployed s3gw gateway.
@@ -157,10 +162,26 @@ func gatewayDeployment(g *Gateway, spec GatewaySpec) *appsv1.Deployment {
 						Name:         "s3gw-lh-store",
 						VolumeSource: corev1.VolumeSource{PersistentVolumeClaim: &corev1.PersistentVolumeClaimVolumeSource{ClaimName: g.Claim}},
 					}},
+					Tolerations: nodeFailureTolerations(spec.NodeFailureToleration),
 				},
 			},
 		},
 	}
+}
+
+// nodeFailureTolerations are the tolerations the DefaultTolerationSeconds
+// admission plugin would add, with other seconds; nil keeps its defaults.
+func nodeFailureTolerations(seconds *int64) []corev1.Toleration {
+	if seconds == nil {
+		return nil
+	}
+	var out []corev1.Toleration
+	for _, key := range []string{corev1.TaintNodeNotReady, corev1.TaintNodeUnreachable} {
+		out = append(out, corev1.Toleration{
+			Key: key, Operator: corev1.TolerationOpExists, Effect: corev1.TaintEffectNoExecute, TolerationSeconds: ptr.To(*seconds),
+		})
+	}
+	return out
 }
 
 // GatewayPods lists the gateway's pods.

@@ -69,6 +69,10 @@ func (e *Env) startClusterSide(ctx context.Context) error {
 	if err := ctrl.NewControllerManagedBy(mgr).For(&corev1.Node{}).Named("far-fencer").Complete(e.fencer); err != nil {
 		return fmt.Errorf("setting up the FAR stand-in: %w", err)
 	}
+	e.oosFencer = &oosFencer{client: e.Client, nodes: mgr.GetClient()}
+	if err := ctrl.NewControllerManagedBy(mgr).For(&corev1.Node{}).Named("oos-fencer").Complete(e.oosFencer); err != nil {
+		return fmt.Errorf("setting up the out-of-service fencer: %w", err)
+	}
 	e.infra, err = run(ctx, mgr, &corev1.Node{})
 	return err
 }
