@@ -16,12 +16,7 @@ limitations under the License.
 
 package longhornsim
 
-import (
-	"crypto/sha256"
-	"fmt"
-
-	"github.com/s3gw-tech/s3gw-remediation/internal/longhorn"
-)
+import "github.com/s3gw-tech/s3gw-remediation/test/attachrules"
 
 // Names shared with real Longhorn and Kubernetes.
 const (
@@ -34,15 +29,8 @@ const (
 	AttacherFinalizer = "external-attacher/driver-longhorn-io"
 )
 
-// AttachmentName is the name of the storage.k8s.io VolumeAttachment for a
-// CSI volume on a node, computed as the attach-detach controller does. The
-// Longhorn CSI plugin uses the same string as its attachment ticket ID.
+// AttachmentName is attachrules.AttachmentName, kept only for hack/demo;
+// switch that to attachrules and delete this.
 func AttachmentName(volumeHandle, nodeName string) string {
-	return fmt.Sprintf("csi-%x", sha256.Sum256([]byte(volumeHandle+longhorn.CSIDriverName+nodeName)))
-}
-
-// UniqueVolumeName is how the kubelet and the attach-detach controller name
-// a Longhorn volume in node.status.volumesInUse and volumesAttached.
-func UniqueVolumeName(volumeHandle string) string {
-	return "kubernetes.io/csi/" + longhorn.CSIDriverName + "^" + volumeHandle
+	return attachrules.AttachmentName(volumeHandle, nodeName)
 }
