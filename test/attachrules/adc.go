@@ -20,8 +20,6 @@ import (
 	"slices"
 
 	corev1 "k8s.io/api/core/v1"
-
-	"github.com/s3gw-tech/s3gw-remediation/internal/longhorn"
 )
 
 // OutOfService reports whether the node carries the
@@ -42,7 +40,7 @@ func ADCDetaches(node *corev1.Node, volumeHandle string, usedByPodOnNode bool) b
 	if usedByPodOnNode {
 		return false
 	}
-	return OutOfService(node) || !longhorn.InUse(node, volumeHandle)
+	return OutOfService(node) || !reportedInUse(node, volumeHandle)
 }
 
 // MultiAttachAllowed reports whether the attach-detach controller lets a

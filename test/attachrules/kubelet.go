@@ -34,6 +34,13 @@ import (
 func MountAllowed(node *corev1.Node, volumeHandle string, va *storagev1.VolumeAttachment) bool {
 	name := longhorn.UniqueVolumeName(volumeHandle)
 	listed := slices.ContainsFunc(node.Status.VolumesAttached, func(a corev1.AttachedVolume) bool { return a.Name == name })
-	return longhorn.InUse(node, volumeHandle) && listed &&
+	return reportedInUse(node, volumeHandle) && listed &&
 		va != nil && va.Status.Attached && va.DeletionTimestamp.IsZero()
+}
+
+// reportedInUse reports whether the node's kubelet lists the volume in
+// status.volumesInUse: mounted, or about to be, as far as the attach-detach
+// controller knows.
+func reportedInUse(node *corev1.Node, volumeHandle string) bool {
+	return slices.Contains(node.Status.VolumesInUse, longhorn.UniqueVolumeName(volumeHandle))
 }
