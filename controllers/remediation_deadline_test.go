@@ -28,6 +28,7 @@ import (
 
 	s3gwv1alpha1 "github.com/s3gw-tech/s3gw-remediation/api/v1alpha1"
 	"github.com/s3gw-tech/s3gw-remediation/internal/longhorn"
+	"github.com/s3gw-tech/s3gw-remediation/test/attachrules"
 )
 
 // expectTimedOut runs a pass past the release deadline and checks that the
@@ -114,7 +115,7 @@ var _ = Describe("Release deadline", func() {
 		s := newFailedNodeScenario(s3gwv1alpha1.S3GWRemediationSpec{Release: s3gwv1alpha1.ReleaseSpec{
 			Strategy: s3gwv1alpha1.ReleaseDeleteVolumeAttachment}})
 		va := &storagev1.VolumeAttachment{}
-		Expect(s.w.c.Get(s.w.ctx, client.ObjectKey{Name: attachmentName(s.g.pv, s.w.nodeName("failed"))}, va)).To(Succeed())
+		Expect(s.w.c.Get(s.w.ctx, client.ObjectKey{Name: attachrules.AttachmentName(s.g.pv, s.w.nodeName("failed"))}, va)).To(Succeed())
 		va.Finalizers = []string{"external-attacher/driver-longhorn-io"} // an external-attacher that never answers
 		Expect(s.w.c.Update(s.w.ctx, va)).To(Succeed())
 		st := s.w.stepper(managerClient)

@@ -18,7 +18,6 @@ package controllers
 
 import (
 	"context"
-	"crypto/sha256"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -50,6 +49,7 @@ import (
 	"github.com/s3gw-tech/s3gw-remediation/internal/release"
 	"github.com/s3gw-tech/s3gw-remediation/internal/testenv"
 	"github.com/s3gw-tech/s3gw-remediation/internal/workloads"
+	"github.com/s3gw-tech/s3gw-remediation/test/attachrules"
 )
 
 const longhornNS = "longhorn-system"
@@ -203,7 +203,8 @@ type gateway struct {
 	pv         string // also the Longhorn volume name
 	healthy    string // node the replacement is scheduled to
 	longhorn   bool   // the volume is a Longhorn CSI volume
-	exclusive  bool   // the volume is ReadWriteOnce: one node at a time
+	// accessModes are the PV's, which decide Multi-Attach.
+	accessModes []corev1.PersistentVolumeAccessMode
 	// stuck keeps the replacement from ever becoming Ready (say, its image
 	// cannot be pulled).
 	stuck bool
@@ -276,7 +277,7 @@ func (w *world) addGateway(name, on, healthy string, opts ...gatewayOption) *gat
 	w.addVolume(g, o)
 	g.pod = w.addPod(g, name+"-s3gw-5d9f-old", w.nodeName(on), o.labels)
 	g.longhorn = o.driver == longhorn.CSIDriverName
-	g.exclusive = o.accessMode == corev1.ReadWriteOnce
+	g.accessModes = []corev1.PersistentVolumeAccessMode{o.accessMode}
 	if g.longhorn {
 		w.attach(g, w.nodeName(on))
 	}
@@ -347,18 +348,12 @@ func (w *world) addPendingPod(g *gateway, name, node string, labels map[string]s
 	return pod
 }
 
-// attachmentName is the storage.k8s.io VolumeAttachment name, which is also
-// Longhorn's CSI ticket ID.
-func attachmentName(handle, node string) string {
-	return fmt.Sprintf("csi-%x", sha256.Sum256([]byte(handle+longhorn.CSIDriverName+node)))
-}
-
 // attach plays the attach-detach controller, the external-attacher and
 // kubelet for an attach: a VolumeAttachment, Longhorn's ticket, and the
-// volume in the node's volumesInUse.
+// volume in the node's volumesInUse (attachrules has the rules).
 func (w *world) attach(g *gateway, node string) {
 	va := &storagev1.VolumeAttachment{
-		ObjectMeta: metav1.ObjectMeta{Name: attachmentName(g.pv, node)},
+		ObjectMeta: metav1.ObjectMeta{Name: attachrules.AttachmentName(g.pv, node)},
 		Spec: storagev1.VolumeAttachmentSpec{Attacher: longhorn.CSIDriverName, NodeName: node,
 			Source: storagev1.VolumeAttachmentSource{PersistentVolumeName: ptr.To(g.pv)}},
 	}
@@ -371,7 +366,7 @@ func (w *world) attach(g *gateway, node string) {
 	if lhva.Spec.AttachmentTickets == nil {
 		lhva.Spec.AttachmentTickets = map[string]*longhorn.AttachmentTicket{}
 	}
-	lhva.Spec.AttachmentTickets[va.Name] = &longhorn.AttachmentTicket{ID: va.Name, Type: longhorn.TicketTypeCSIAttacher, NodeID: node}
+	lhva.Spec.AttachmentTickets[va.Name] = attachrules.PublishTicket(va.Name, node)
 	Expect(w.c.Update(w.ctx, lhva)).To(Succeed())
 
 	n := &corev1.Node{}
@@ -412,10 +407,9 @@ func (w *world) simulate() {
 	w.replicaSetController()
 }
 
-// attachDetachController detaches a volume from a node once no pod on that
-// node uses it and either kubelet no longer reports it in use or the node
-// carries the out-of-service taint (reference: the ADC's documented
-// reaction; the local-cluster e2e tests run the real one).
+// attachDetachController detaches a volume from a node when
+// attachrules.ADCDetaches says the attach-detach controller would (the
+// local-cluster e2e tests run the real one).
 func (w *world) attachDetachController() {
 	vas := &storagev1.VolumeAttachmentList{}
 	Expect(w.c.List(w.ctx, vas)).To(Succeed())
@@ -427,14 +421,7 @@ func (w *world) attachDetachController() {
 		node := &corev1.Node{}
 		Expect(w.c.Get(w.ctx, client.ObjectKey{Name: va.Spec.NodeName}, node)).To(Succeed())
 		handle := *va.Spec.Source.PersistentVolumeName
-		if w.podUsesVolumeOn(handle, node.Name) {
-			continue
-		}
-		oos := false
-		for _, t := range node.Spec.Taints {
-			oos = oos || t.Key == corev1.TaintNodeOutOfService
-		}
-		if oos || !release.InUse(node, handle) {
+		if attachrules.ADCDetaches(node, handle, w.podUsesVolumeOn(handle, node.Name)) {
 			Expect(client.IgnoreNotFound(w.c.Delete(w.ctx, va))).To(Succeed())
 		}
 	}
@@ -462,7 +449,8 @@ func (w *world) podUsesVolumeOn(pv, node string) bool {
 }
 
 // externalAttacher removes Longhorn's CSI ticket once its Kubernetes
-// VolumeAttachment is gone (ControllerUnpublishVolume).
+// VolumeAttachment is gone (ControllerUnpublishVolume), and only the
+// tickets attachrules.TicketAttachment says the attacher owns.
 func (w *world) externalAttacher() {
 	for _, g := range w.gateways {
 		lhva := &longhorn.VolumeAttachment{}
@@ -471,11 +459,12 @@ func (w *world) externalAttacher() {
 		}
 		changed := false
 		for id, ticket := range lhva.Spec.AttachmentTickets {
-			if ticket.Type != longhorn.TicketTypeCSIAttacher {
+			name, ok := attachrules.TicketAttachment(ticket)
+			if !ok {
 				continue // other requesters (Longhorn's UI, backups) own theirs
 			}
 			va := &storagev1.VolumeAttachment{}
-			if err := w.c.Get(w.ctx, client.ObjectKey{Name: id}, va); client.IgnoreNotFound(err) == nil && err != nil {
+			if err := w.c.Get(w.ctx, client.ObjectKey{Name: name}, va); client.IgnoreNotFound(err) == nil && err != nil {
 				delete(lhva.Spec.AttachmentTickets, id)
 				changed = true
 			}
@@ -488,8 +477,8 @@ func (w *world) externalAttacher() {
 
 // replicaSetController replaces a gateway pod that is gone from the API with
 // a pod on the healthy node at once, as the ReplicaSet controller and the
-// scheduler do; that pod becomes Ready only once the volume is attachable
-// there (no attachment left on another node: no Multi-Attach).
+// scheduler do; that pod becomes Ready only once the volume attaches there:
+// no Multi-Attach, and Longhorn's CSI plugin does not refuse.
 func (w *world) replicaSetController() {
 	for _, g := range w.gateways {
 		pods := &corev1.PodList{}
@@ -505,10 +494,14 @@ func (w *world) replicaSetController() {
 			continue
 		}
 		replacement := owned[0]
-		if g.stuck || replacement.Spec.NodeName != g.healthy || workloads.PodReady(&replacement) || w.multiAttach(g) {
+		if g.stuck || replacement.Spec.NodeName != g.healthy || workloads.PodReady(&replacement) ||
+			attachrules.MultiAttach(g.accessModes, w.attachedTo(g), g.healthy) {
 			continue
 		}
 		if g.longhorn {
+			if w.publishRefusal(g, g.healthy) != "" {
+				continue
+			}
 			w.attach(g, g.healthy)
 		}
 		replacement.Status.Phase = corev1.PodRunning
@@ -517,19 +510,32 @@ func (w *world) replicaSetController() {
 	}
 }
 
-// multiAttach reports whether an RWO gateway volume is still attached anywhere.
-func (w *world) multiAttach(g *gateway) bool {
-	if !g.exclusive {
-		return false
-	}
+// attachedTo lists the nodes the gateway's volume has a VolumeAttachment on.
+func (w *world) attachedTo(g *gateway) []string {
 	vas := &storagev1.VolumeAttachmentList{}
 	Expect(w.c.List(w.ctx, vas)).To(Succeed())
+	var nodes []string
 	for _, va := range vas.Items {
 		if va.Spec.Source.PersistentVolumeName != nil && *va.Spec.Source.PersistentVolumeName == g.pv {
-			return true
+			nodes = append(nodes, va.Spec.NodeName)
 		}
 	}
-	return false
+	return nodes
+}
+
+// publishRefusal is why Longhorn's CSI plugin would not attach the
+// gateway's volume to node now ("" if it would), from the Longhorn Node and
+// Volume as they are.
+func (w *world) publishRefusal(g *gateway, node string) string {
+	target := &longhorn.Node{}
+	err := w.c.Get(w.ctx, client.ObjectKey{Namespace: longhornNS, Name: node}, target)
+	Expect(client.IgnoreNotFound(err)).To(Succeed())
+	if err != nil {
+		target = nil // no Longhorn Node there
+	}
+	vol := &longhorn.Volume{}
+	Expect(w.c.Get(w.ctx, client.ObjectKey{Namespace: longhornNS, Name: g.pv}, vol)).To(Succeed())
+	return attachrules.PublishRefusal(target, vol, node)
 }
 
 // template creates an S3GWRemediationTemplate in the scenario namespace.

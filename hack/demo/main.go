@@ -46,9 +46,9 @@ import (
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
+	"github.com/s3gw-tech/s3gw-remediation/test/attachrules"
 	"github.com/s3gw-tech/s3gw-remediation/test/cluster"
 	"github.com/s3gw-tech/s3gw-remediation/test/e2e/harness"
-	"github.com/s3gw-tech/s3gw-remediation/test/longhornsim"
 )
 
 const (
@@ -320,7 +320,7 @@ func (d *demo) explainStuck(ctx context.Context, r *harness.Run, window time.Dur
 	c := d.env.Client
 	var va storagev1.VolumeAttachment
 	vaState := "gone"
-	if err := c.Get(ctx, client.ObjectKey{Name: longhornsim.AttachmentName(r.Gateway.Volume.Name, r.Node)}, &va); err == nil {
+	if err := c.Get(ctx, client.ObjectKey{Name: attachrules.AttachmentName(r.Gateway.Volume.Name, r.Node)}, &va); err == nil {
 		vaState = fmt.Sprintf("still there (attached=%v)", va.Status.Attached)
 	}
 	var old corev1.Pod

@@ -37,6 +37,7 @@ import (
 	s3gwv1alpha1 "github.com/s3gw-tech/s3gw-remediation/api/v1alpha1"
 	"github.com/s3gw-tech/s3gw-remediation/internal/longhorn"
 	"github.com/s3gw-tech/s3gw-remediation/internal/nhc"
+	"github.com/s3gw-tech/s3gw-remediation/test/attachrules"
 	"github.com/s3gw-tech/s3gw-remediation/test/e2e/harness"
 	"github.com/s3gw-tech/s3gw-remediation/test/longhornsim"
 )
@@ -156,7 +157,7 @@ func expectAttachedOnlyTo(ctx context.Context, g *harness.Gateway, node string) 
 // VolumeAttachment is attached and its kubelet still reports the volume in use.
 func expectStillAttachedTo(g Gomega, ctx context.Context, gw *harness.Gateway, node string) {
 	var va storagev1.VolumeAttachment
-	g.Expect(env.Client.Get(ctx, client.ObjectKey{Name: longhornsim.AttachmentName(gw.Volume.Name, node)}, &va)).To(Succeed())
+	g.Expect(env.Client.Get(ctx, client.ObjectKey{Name: attachrules.AttachmentName(gw.Volume.Name, node)}, &va)).To(Succeed())
 	g.Expect(va.Status.Attached).To(BeTrue())
 	g.Expect(va.DeletionTimestamp.IsZero()).To(BeTrue())
 	var n corev1.Node

@@ -41,9 +41,9 @@ import (
 	s3gwv1alpha1 "github.com/s3gw-tech/s3gw-remediation/api/v1alpha1"
 	"github.com/s3gw-tech/s3gw-remediation/internal/medik8s"
 	"github.com/s3gw-tech/s3gw-remediation/internal/nhc"
+	"github.com/s3gw-tech/s3gw-remediation/test/attachrules"
 	"github.com/s3gw-tech/s3gw-remediation/test/cluster"
 	"github.com/s3gw-tech/s3gw-remediation/test/e2e/harness"
-	"github.com/s3gw-tech/s3gw-remediation/test/longhornsim"
 )
 
 // The manager as the Deployment runs it: processes built from cmd/manager,
@@ -271,7 +271,7 @@ func expectDoneOnce(ctx context.Context, r *harness.Run, strategy s3gwv1alpha1.R
 		}
 		return t
 	}
-	va := longhornsim.AttachmentName(r.Gateway.Volume.Name, r.Node)
+	va := attachrules.AttachmentName(r.Gateway.Volume.Name, r.Node)
 	want := map[string]int{"pod force-deleted": 1, "volumesInUse patched": 0, "VolumeAttachment deleted": 0, "node patched (taint)": 0}
 	switch strategy {
 	case s3gwv1alpha1.ReleaseControllerDetach:

@@ -36,6 +36,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 
 	"github.com/s3gw-tech/s3gw-remediation/internal/longhorn"
+	"github.com/s3gw-tech/s3gw-remediation/test/attachrules"
 )
 
 // publishRetryInterval is how soon a refused attach is retried, like the
@@ -67,9 +68,9 @@ func (r *attacherReconciler) setupWithManager(mgr ctrl.Manager) error {
 				return nil
 			}
 			var reqs []reconcile.Request
-			for id, t := range lhva.Spec.AttachmentTickets {
-				if t != nil && t.Type == longhorn.TicketTypeCSIAttacher {
-					reqs = append(reqs, reconcile.Request{NamespacedName: types.NamespacedName{Name: id}})
+			for _, t := range lhva.Spec.AttachmentTickets {
+				if name, ok := attachrules.TicketAttachment(t); ok {
+					reqs = append(reqs, reconcile.Request{NamespacedName: types.NamespacedName{Name: name}})
 				}
 			}
 			return reqs
@@ -104,8 +105,7 @@ func (r *attacherReconciler) Reconcile(ctx context.Context, req reconcile.Reques
 
 // publish is ControllerPublishVolume: write the csi-attacher ticket, then
 // report attached once Longhorn has satisfied it. It refuses, and is
-// retried, while the target node is not Ready or the volume is still on
-// another node.
+// retried, while attachrules.PublishRefusal says so.
 func (r *attacherReconciler) publish(ctx context.Context, va *storagev1.VolumeAttachment, volume string) (ctrl.Result, error) {
 	node := va.Spec.NodeName
 	lhva := &longhorn.VolumeAttachment{}
@@ -116,20 +116,15 @@ func (r *attacherReconciler) publish(ctx context.Context, va *storagev1.VolumeAt
 		return ctrl.Result{}, fmt.Errorf("getting Longhorn VolumeAttachment %s: %w", volume, err)
 	}
 
-	targetReady, err := r.longhornNodeReady(ctx, node)
+	target, err := r.longhornNode(ctx, node)
 	if err != nil {
 		return ctrl.Result{}, err
 	}
 	if _, ok := lhva.Spec.AttachmentTickets[va.Name]; !ok {
-		// Longhorn's attach API refuses a ticket for a node that is not Ready.
-		if !targetReady {
-			return r.refuse(ctx, va, fmt.Sprintf("node %s is not ready, couldn't attach volume %s to it", node, volume))
+		if msg := attachrules.PublishRefusal(target, nil, node); msg != "" {
+			return r.refuse(ctx, va, msg)
 		}
-		ticket := &longhorn.AttachmentTicket{
-			ID: va.Name, Type: longhorn.TicketTypeCSIAttacher, NodeID: node,
-			Parameters: map[string]string{"disableFrontend": "false", "lastAttachedBy": ""},
-		}
-		return ctrl.Result{}, r.setTicket(ctx, volume, va.Name, ticket) // its status brings us back
+		return ctrl.Result{}, r.setTicket(ctx, volume, va.Name, attachrules.PublishTicket(va.Name, node)) // its status brings us back
 	}
 
 	if status := lhva.Status.AttachmentTicketStatuses[va.Name]; status != nil && status.Satisfied {
@@ -139,29 +134,29 @@ func (r *attacherReconciler) publish(ctx context.Context, va *storagev1.VolumeAt
 	if err := r.client.Get(ctx, client.ObjectKey{Namespace: Namespace, Name: volume}, &vol); err != nil {
 		return ctrl.Result{}, fmt.Errorf("getting Longhorn Volume %s: %w", volume, err)
 	}
-	if other := attachedElsewhere(&vol, node); other != "" {
-		return r.refuse(ctx, va, fmt.Sprintf("volume %s is attached to different node %s, waiting for it to detach", volume, other))
-	}
-	if !targetReady {
-		return r.refuse(ctx, va, fmt.Sprintf("node %s is not ready, volume %s cannot attach to it", node, volume))
+	if msg := attachrules.PublishRefusal(target, &vol, node); msg != "" {
+		return r.refuse(ctx, va, msg)
 	}
 	return ctrl.Result{}, nil // attaching; the satisfied ticket brings us back
 }
 
-func (r *attacherReconciler) longhornNodeReady(ctx context.Context, name string) (bool, error) {
-	var n longhorn.Node
-	if err := r.client.Get(ctx, client.ObjectKey{Namespace: Namespace, Name: name}, &n); err != nil {
+// longhornNode returns the Longhorn Node of that name, or nil when missing.
+func (r *attacherReconciler) longhornNode(ctx context.Context, name string) (*longhorn.Node, error) {
+	n := &longhorn.Node{}
+	if err := r.client.Get(ctx, client.ObjectKey{Namespace: Namespace, Name: name}, n); err != nil {
 		if apierrors.IsNotFound(err) {
-			return false, nil
+			return nil, nil
 		}
-		return false, fmt.Errorf("getting Longhorn Node %s: %w", name, err)
+		return nil, fmt.Errorf("getting Longhorn Node %s: %w", name, err)
 	}
-	return nodeReady(&n), nil
+	return n, nil
 }
 
-// unpublish is ControllerUnpublishVolume: remove the ticket and let go of
-// the VolumeAttachment. Like Longhorn's, it waits only for the ticket to be
-// gone, not for the volume to detach.
+// unpublish is ControllerUnpublishVolume: remove the VolumeAttachment's own
+// ticket (the one publish wrote, named after it; see
+// attachrules.TicketAttachment) and let go of the VolumeAttachment. Like
+// Longhorn's, it removes the ticket by ID without reading it first, and
+// waits only for the ticket to be gone, not for the volume to detach.
 func (r *attacherReconciler) unpublish(ctx context.Context, va *storagev1.VolumeAttachment, volume string) (ctrl.Result, error) {
 	if !controllerutil.ContainsFinalizer(va, AttacherFinalizer) {
 		return ctrl.Result{}, nil
@@ -232,15 +227,4 @@ func (r *attacherReconciler) volumeName(ctx context.Context, pvName string) (str
 		return pv.Spec.CSI.VolumeHandle, nil
 	}
 	return pvName, nil
-}
-
-// attachedElsewhere names the node the volume is attached or attaching to,
-// if that is not node.
-func attachedElsewhere(v *longhorn.Volume, node string) string {
-	for _, n := range []string{v.Status.CurrentNodeID, v.Spec.NodeID} {
-		if n != "" && n != node {
-			return n
-		}
-	}
-	return ""
 }

@@ -22,7 +22,12 @@ limitations under the License.
 //
 // Each controller plays one real component and is the only writer of the
 // fields that component owns; writes are merge patches of those fields, and
-// writes to objects other loops also touch use an optimistic lock.
+// writes to objects other loops also touch use an optimistic lock. Where a
+// controller plays a component the envtest stories' doubles
+// (controllers/world_test.go) play too, both follow the rules in package
+// attachrules: VolumeAttachment and ticket names, when the CSI plugin
+// refuses a publish, which tickets the attacher owns and unpublishes, and
+// when the kubelet mounts.
 //
 //   - nodeReconciler plays longhorn-manager's node controller: one Longhorn
 //     Node per Kubernetes node, Ready=False with KubernetesNodeNotReady when
@@ -31,11 +36,12 @@ limitations under the License.
 //   - attacherReconciler plays the csi-attacher sidecar with the CSI
 //     plugin's ControllerPublish/UnpublishVolume: the
 //     external-attacher/driver-longhorn-io finalizer, the csi-attacher ticket
-//     (ID = VolumeAttachment name) in the Longhorn VolumeAttachment, and
-//     VolumeAttachment status. It refuses, with attachError and a 2 s retry,
-//     while the target Longhorn Node is not Ready or the volume is still on
-//     another node. Unpublish removes the ticket without waiting for the
-//     detach, as Longhorn does.
+//     (attachrules.PublishTicket: ID = VolumeAttachment name) in the
+//     Longhorn VolumeAttachment, and VolumeAttachment status. It refuses,
+//     with attachError and a 2 s retry, while attachrules.PublishRefusal
+//     says so (the target Longhorn Node is not Ready, or the volume is still
+//     on another node). Unpublish removes that one ticket without waiting
+//     for the detach, as Longhorn does.
 //   - volumeReconciler plays the volume attachment, volume, engine and
 //     replica controllers (stepAttachment has the rules): a ticket attaches
 //     a fully detached volume after Options.AttachDelay; a volume whose node
@@ -46,10 +52,11 @@ limitations under the License.
 //   - kubeletReconciler plays the kubelet's volume manager on live nodes:
 //     node.status.volumesInUse lists the volumes of the node's pods; a pod's
 //     volumes are mounted (cluster.VolumesMountedAnnotation, which lets kwok
-//     start it) once they are reported in use, listed in volumesAttached by
-//     the attach-detach controller and their VolumeAttachment is attached;
-//     a deleted pod's volumes are unmounted before kwok removes it. On a
-//     failed node nothing changes any more.
+//     start it) once attachrules.MountAllowed holds: they are reported in
+//     use, listed in volumesAttached by the attach-detach controller and
+//     their VolumeAttachment is attached; a deleted pod's volumes are
+//     unmounted before kwok removes it. On a failed node nothing changes any
+//     more.
 //   - podDeletionPolicyReconciler (only with PolicyDeleteDeploymentPod)
 //     plays Longhorn's node-down-pod-deletion-policy for Deployment pods.
 //
@@ -57,7 +64,9 @@ limitations under the License.
 //
 // Everything Kubernetes decides: the attach-detach controller creates and
 // deletes VolumeAttachments, reports volumesAttached, refuses to attach an
-// RWO volume attached elsewhere and waits for unmount before detaching; the
+// RWO volume attached elsewhere and waits for unmount before detaching (the
+// rules attachrules.ADCDetaches and attachrules.MultiAttach state for the
+// envtest doubles, which these e2e runs hold against the real thing); the
 // PV controller binds claims; the node-lifecycle and taint-eviction
 // controllers declare nodes lost and evict pods.
 //

@@ -42,6 +42,7 @@ import (
 
 	"github.com/s3gw-tech/s3gw-remediation/internal/longhorn"
 	"github.com/s3gw-tech/s3gw-remediation/internal/workloads"
+	"github.com/s3gw-tech/s3gw-remediation/test/attachrules"
 	"github.com/s3gw-tech/s3gw-remediation/test/cluster"
 	"github.com/s3gw-tech/s3gw-remediation/test/longhornsim"
 )
@@ -211,7 +212,7 @@ func (e *env) waitForReadyGateway(timeout time.Duration) corev1.Pod {
 // node, or nil.
 func (e *env) attachment(ctx context.Context, node string) (*storagev1.VolumeAttachment, error) {
 	va := &storagev1.VolumeAttachment{}
-	err := e.c.Get(ctx, client.ObjectKey{Name: longhornsim.AttachmentName(e.volume.Name, node)}, va)
+	err := e.c.Get(ctx, client.ObjectKey{Name: attachrules.AttachmentName(e.volume.Name, node)}, va)
 	if apierrors.IsNotFound(err) {
 		return nil, nil
 	}
@@ -258,7 +259,7 @@ func (e *env) requireAttachedTo(node string) {
 	if err := e.c.Get(ctx, client.ObjectKey{Name: node}, &n); err != nil {
 		e.t.Fatal(err)
 	}
-	unique := corev1.UniqueVolumeName(longhornsim.UniqueVolumeName(e.volume.Name))
+	unique := longhorn.UniqueVolumeName(e.volume.Name)
 	if !slices.Contains(n.Status.VolumesInUse, unique) {
 		e.t.Errorf("Node %s volumesInUse = %v, want %s", node, n.Status.VolumesInUse, unique)
 	}

@@ -34,6 +34,8 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/handler"
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 
+	"github.com/s3gw-tech/s3gw-remediation/internal/longhorn"
+	"github.com/s3gw-tech/s3gw-remediation/test/attachrules"
 	"github.com/s3gw-tech/s3gw-remediation/test/cluster"
 )
 
@@ -97,11 +99,6 @@ func (r *kubeletReconciler) Reconcile(ctx context.Context, req reconcile.Request
 		return ctrl.Result{}, fmt.Errorf("listing pods on Node %s: %w", node.Name, err)
 	}
 
-	reported := sets.New(node.Status.VolumesInUse...)
-	attached := sets.New[corev1.UniqueVolumeName]()
-	for _, av := range node.Status.VolumesAttached {
-		attached.Insert(av.Name)
-	}
 	inUse := sets.New[corev1.UniqueVolumeName]()
 	waitingForClaims := false
 
@@ -128,7 +125,7 @@ func (r *kubeletReconciler) Reconcile(ctx context.Context, req reconcile.Request
 			continue
 		}
 		for _, v := range vols {
-			inUse.Insert(corev1.UniqueVolumeName(UniqueVolumeName(v.handle)))
+			inUse.Insert(longhorn.UniqueVolumeName(v.handle))
 		}
 		if mounted {
 			continue
@@ -137,7 +134,7 @@ func (r *kubeletReconciler) Reconcile(ctx context.Context, req reconcile.Request
 			waitingForClaims = true
 			continue
 		}
-		ready, err := r.readyToMount(ctx, node.Name, vols, reported, attached)
+		ready, err := r.readyToMount(ctx, node, vols)
 		if err != nil {
 			return ctrl.Result{}, err
 		}
@@ -157,25 +154,20 @@ func (r *kubeletReconciler) Reconcile(ctx context.Context, req reconcile.Request
 	return ctrl.Result{}, nil
 }
 
-// readyToMount follows the kubelet's rules for controller-attached volumes:
-// a volume is mounted only after the node reports it in use (so the
-// attach-detach controller will not detach it underneath), the controller
-// lists it in volumesAttached, and its VolumeAttachment says attached.
-func (r *kubeletReconciler) readyToMount(ctx context.Context, node string, vols []podVolume,
-	reported sets.Set[corev1.UniqueVolumeName], attached sets.Set[corev1.UniqueVolumeName]) (bool, error) {
+// readyToMount applies attachrules.MountAllowed to each of the pod's
+// volumes, as the node (status as read at the start of the pass) and the
+// volume's VolumeAttachment show it.
+func (r *kubeletReconciler) readyToMount(ctx context.Context, node *corev1.Node, vols []podVolume) (bool, error) {
 	for _, v := range vols {
-		name := corev1.UniqueVolumeName(UniqueVolumeName(v.handle))
-		if !reported.Has(name) || !attached.Has(name) {
-			return false, nil
+		va := &storagev1.VolumeAttachment{}
+		err := r.client.Get(ctx, client.ObjectKey{Name: attachrules.AttachmentName(v.handle, node.Name)}, va)
+		switch {
+		case apierrors.IsNotFound(err):
+			va = nil
+		case err != nil:
+			return false, fmt.Errorf("getting VolumeAttachment of %s on %s: %w", v.handle, node.Name, err)
 		}
-		var va storagev1.VolumeAttachment
-		if err := r.client.Get(ctx, client.ObjectKey{Name: AttachmentName(v.handle, node)}, &va); err != nil {
-			if apierrors.IsNotFound(err) {
-				return false, nil
-			}
-			return false, fmt.Errorf("getting VolumeAttachment of %s on %s: %w", v.handle, node, err)
-		}
-		if !va.Status.Attached || !va.DeletionTimestamp.IsZero() {
+		if !attachrules.MountAllowed(node, v.handle, va) {
 			return false, nil
 		}
 	}

@@ -16,13 +16,6 @@ limitations under the License.
 
 package longhornsim
 
-import (
-	"crypto/sha256"
-	"fmt"
-
-	"github.com/s3gw-tech/s3gw-remediation/internal/longhorn"
-)
-
 // Names shared with real Longhorn and Kubernetes.
 const (
 	// Namespace is where Longhorn keeps its custom resources.
@@ -33,16 +26,3 @@ const (
 	// on the storage.k8s.io VolumeAttachments it handles.
 	AttacherFinalizer = "external-attacher/driver-longhorn-io"
 )
-
-// AttachmentName is the name of the storage.k8s.io VolumeAttachment for a
-// CSI volume on a node, computed as the attach-detach controller does. The
-// Longhorn CSI plugin uses the same string as its attachment ticket ID.
-func AttachmentName(volumeHandle, nodeName string) string {
-	return fmt.Sprintf("csi-%x", sha256.Sum256([]byte(volumeHandle+longhorn.CSIDriverName+nodeName)))
-}
-
-// UniqueVolumeName is how the kubelet and the attach-detach controller name
-// a Longhorn volume in node.status.volumesInUse and volumesAttached.
-func UniqueVolumeName(volumeHandle string) string {
-	return "kubernetes.io/csi/" + longhorn.CSIDriverName + "^" + volumeHandle
-}

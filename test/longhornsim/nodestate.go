@@ -78,15 +78,6 @@ func nodeDown(n *longhorn.Node) bool {
 		(c.Reason == longhorn.NodeReasonKubernetesNodeNotReady || c.Reason == longhorn.NodeReasonKubernetesNodeGone)
 }
 
-// nodeReady reports whether Longhorn would attach to the node.
-func nodeReady(n *longhorn.Node) bool {
-	if n == nil {
-		return false
-	}
-	c := condition(n.Status.Conditions, longhorn.NodeConditionReady)
-	return c != nil && c.Status == string(corev1.ConditionTrue)
-}
-
 // kubeletRunning reports whether the node's simulated kubelet, and so its
 // Longhorn instance manager, is alive and reachable.
 func kubeletRunning(n *corev1.Node) bool {

@@ -30,6 +30,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/s3gw-tech/s3gw-remediation/internal/longhorn"
+	"github.com/s3gw-tech/s3gw-remediation/test/attachrules"
 )
 
 // ProvisionedVolume names the objects CreateVolume made.
@@ -110,7 +111,7 @@ func (s *Simulator) waitForLonghornNodes(ctx context.Context, names []string) er
 		var n longhorn.Node
 		err := wait.PollUntilContextTimeout(ctx, 100*time.Millisecond, time.Minute, true, func(ctx context.Context) (bool, error) {
 			err := s.client.Get(ctx, client.ObjectKey{Namespace: Namespace, Name: name}, &n)
-			return err == nil && nodeReady(&n), client.IgnoreNotFound(err)
+			return err == nil && attachrules.LonghornNodeReady(&n), client.IgnoreNotFound(err)
 		})
 		if err != nil {
 			return fmt.Errorf("waiting for Longhorn Node %s to be Ready (conditions %+v): %w", name, n.Status.Conditions, err)

@@ -31,6 +31,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 
 	"github.com/s3gw-tech/s3gw-remediation/internal/longhorn"
+	"github.com/s3gw-tech/s3gw-remediation/test/attachrules"
 )
 
 // volumeReconciler plays longhorn-manager's volume attachment, volume,
@@ -284,7 +285,7 @@ func readClusterView(ctx context.Context, c client.Client) (clusterView, error) 
 		running[nodes.Items[i].Name] = kubeletRunning(&nodes.Items[i])
 	}
 	return clusterView{
-		ready:     func(n string) bool { return nodeReady(byName[n]) },
+		ready:     func(n string) bool { return attachrules.LonghornNodeReady(byName[n]) },
 		down:      func(n string) bool { return nodeDown(byName[n]) },
 		reachable: func(n string) bool { return running[n] },
 	}, nil

@@ -25,21 +25,6 @@ import (
 	"github.com/s3gw-tech/s3gw-remediation/internal/longhorn"
 )
 
-// The golden value is sha256("pvc-0a1b2c3d" + "driver.longhorn.io" + "node-a"),
-// computed with sha256sum: the attach-detach controller's naming.
-func TestAttachmentNameMatchesKubernetes(t *testing.T) {
-	const want = "csi-ab1af63c2b17478c0922cb1ddb5550d338c4f227f9843183b99f8e85451f69c4"
-	if got := AttachmentName("pvc-0a1b2c3d", "node-a"); got != want {
-		t.Errorf("AttachmentName() = %s, want %s", got, want)
-	}
-}
-
-func TestUniqueVolumeName(t *testing.T) {
-	if got := UniqueVolumeName("pvc-1"); got != "kubernetes.io/csi/driver.longhorn.io^pvc-1" {
-		t.Errorf("UniqueVolumeName() = %s", got)
-	}
-}
-
 func TestTicketStatuses(t *testing.T) {
 	now := metav1.Now()
 	view := fakeView([]string{"a"}, []string{"b"}, []string{"a"})
