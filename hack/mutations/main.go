@@ -56,12 +56,28 @@ func run(episodes int, seed, only string) error {
 		return err
 	}
 	defer func() { _ = os.RemoveAll(tmp) }()
-	base, err := worldmodel(tmp, "", episodes, seed)
-	if err != nil {
-		return fmt.Errorf("unmutated run: %w", err)
+	// The unmutated code under each policy, run when first needed.
+	bases := map[bool]*report{}
+	baseline := func(behindReachability bool) (*report, error) {
+		if b, ok := bases[behindReachability]; ok {
+			return b, nil
+		}
+		b, err := worldmodel(tmp, "", episodes, seed, behindReachability)
+		if err != nil {
+			return nil, fmt.Errorf("unmutated run: %w", err)
+		}
+		name := "(none)"
+		if behindReachability {
+			name = "(none, requireReachableReplicas false)"
+		}
+		fmt.Printf("%-66s %10d %10s\n", name, len(b.Violating), "-")
+		bases[behindReachability] = b
+		return b, nil
 	}
 	fmt.Printf("%-66s %10s %10s\n", "mutation", "violations", "new")
-	fmt.Printf("%-66s %10d %10s\n", "(none)", len(base.Violating), "-")
+	if _, err := baseline(false); err != nil {
+		return err
+	}
 	var blind []string
 	for i, m := range mutations {
 		if !strings.Contains(m.Name, only) {
@@ -71,7 +87,11 @@ func run(episodes int, seed, only string) error {
 		if err != nil {
 			return err
 		}
-		r, err := worldmodel(tmp, overlay, episodes, seed)
+		base, err := baseline(m.BehindReachability)
+		if err != nil {
+			return err
+		}
+		r, err := worldmodel(tmp, overlay, episodes, seed, m.BehindReachability)
 		if err != nil {
 			return fmt.Errorf("%s: %w", m.Name, err)
 		}
@@ -82,8 +102,11 @@ func run(episodes int, seed, only string) error {
 			}
 		}
 		note := ""
-		if m.ReportOnly {
+		switch {
+		case m.ReportOnly:
 			note = "  (report only: a guard behind another guard, or liveness)"
+		case m.BehindReachability:
+			note = "  (requireReachableReplicas false)"
 		}
 		fmt.Printf("%-66s %10d %10d%s\n", m.Name, len(r.Violating), added, note)
 		if added == 0 && !m.ReportOnly {
@@ -135,7 +158,7 @@ func mutate(tmp string, i int, m Mutation) (string, error) {
 
 // worldmodel runs the test and reads its report; a failing test (it fails
 // on any violation) is expected, a missing report is not.
-func worldmodel(tmp, overlay string, episodes int, seed string) (*report, error) {
+func worldmodel(tmp, overlay string, episodes int, seed string, acceptUnreachableReplicas bool) (*report, error) {
 	out := filepath.Join(tmp, "report.json")
 	_ = os.Remove(out)
 	args := []string{"test", "-count=1", "-run", "^TestWorldModel$"}
@@ -146,6 +169,9 @@ func worldmodel(tmp, overlay string, episodes int, seed string) (*report, error)
 	cmd.Env = append(os.Environ(), fmt.Sprintf("WORLDMODEL_EPISODES=%d", episodes), "WORLDMODEL_REPORT="+out)
 	if seed != "" {
 		cmd.Env = append(cmd.Env, "WORLDMODEL_SEED="+seed)
+	}
+	if acceptUnreachableReplicas {
+		cmd.Env = append(cmd.Env, "WORLDMODEL_POLICY=accept-unreachable-replicas")
 	}
 	output, runErr := cmd.CombinedOutput()
 	data, err := os.ReadFile(out)

@@ -27,6 +27,13 @@ type Mutation struct {
 	// write on its own (a guard behind another guard, or a liveness rule):
 	// it is run and reported, and a zero does not fail the run.
 	ReportOnly bool
+	// BehindReachability runs the mutation, and the unmutated code it is
+	// compared with, with release.requireReachableReplicas false. With every
+	// replica reachable, Longhorn stops each one the old engine could write
+	// to, so a release loses nothing in the model whatever the evidence: the
+	// fencing rules are then defence in depth, and only show with the
+	// opt-out, where they are the only guard.
+	BehindReachability bool
 }
 
 // Edit replaces Old, which must occur exactly once in File (relative to the
@@ -78,11 +85,7 @@ var mutations = []Mutation{
 			Old:  "\tif !hb.Silent(o.Now) {\n\t\treturn fmt.Sprintf(\"is not trusted yet",
 			New:  "\tif false && !hb.Silent(o.Now) {\n\t\treturn fmt.Sprintf(\"is not trusted yet",
 		}},
-		// Behind the reachability guard since every replica must be
-		// reachable: Longhorn then stops each replica the old engine could
-		// still write to, so a gate opened on stale evidence loses nothing
-		// in the model. (On the code before that guard: 172 of 20 000.)
-		ReportOnly: true,
+		BehindReachability: true,
 	},
 	{
 		Name: "#8.3 a new failure under the same CR does not start over",
@@ -142,5 +145,6 @@ var mutations = []Mutation{
 			Old:  "\t\tif m[\"status\"] != string(metav1.ConditionTrue) {\n",
 			New:  "\t\tif false && m[\"status\"] != string(metav1.ConditionTrue) {\n",
 		}},
+		BehindReachability: true,
 	},
 }

@@ -37,6 +37,9 @@ import (
 //	WORLDMODEL_TRACE_API=1      also trace every API write in a replay
 //	WORLDMODEL_SUMMARY=<file>   append the summary line to a file
 //	WORLDMODEL_REPORT=<file>    write the violating episodes as JSON
+//	WORLDMODEL_POLICY=accept-unreachable-replicas
+//	                            run TestWorldModel with release.requireReachableReplicas
+//	                            false (hack/mutations: evidence rules are the only guard then)
 const (
 	defaultSeed     = 0x5eed_2026
 	defaultEpisodes = 20000
@@ -49,12 +52,12 @@ const (
 func TestWorldModel(t *testing.T) {
 	// Episodes allocate briskly and live briefly: trade memory for GC time.
 	defer debug.SetGCPercent(debug.SetGCPercent(400))
-	seed := seedFromEnv(t)
+	seed, policy := seedFromEnv(t), policyFromEnv(t)
 	if replay, ok := os.LookupEnv("WORLDMODEL_EPISODE"); ok {
-		replayEpisode(t, seed, replay, safePolicy)
+		replayEpisode(t, seed, replay, policy)
 		return
 	}
-	s := runEpisodes(seed, intFromEnv(t, "WORLDMODEL_EPISODES", defaultEpisodes), safePolicy)
+	s := runEpisodes(seed, intFromEnv(t, "WORLDMODEL_EPISODES", defaultEpisodes), policy)
 	report(t, s)
 	if share := float64(s.destructive) / float64(s.episodes); share < minDestructiveShare {
 		t.Errorf("only %.0f%% of episodes had a destructive operator write (want ≥ %.0f%%): the model no longer exercises the gate",
@@ -65,7 +68,7 @@ func TestWorldModel(t *testing.T) {
 	}
 	if len(s.violating) > 0 {
 		t.Errorf("%d of %d episodes broke an invariant\n%s%s",
-			len(s.violating), s.episodes, s.breakdown(), traces(s, safePolicy))
+			len(s.violating), s.episodes, s.breakdown(), traces(s, policy))
 	}
 }
 
@@ -92,6 +95,22 @@ func TestWorldModelCatchesUnreachableReplicas(t *testing.T) {
 		t.Errorf("no violation with requireReachableReplicas false: the model cannot see writes stranded on a fenced node")
 	}
 }
+
+// policyFromEnv is safePolicy unless WORLDMODEL_POLICY names the opt-out.
+func policyFromEnv(t *testing.T) Policy {
+	switch v := os.Getenv("WORLDMODEL_POLICY"); v {
+	case "":
+		return safePolicy
+	case acceptUnreachableReplicas:
+		return Policy{Mode: s3gwv1alpha1.FencingModeRequireEvidence, AcceptUnreachableReplicas: true}
+	default:
+		t.Fatalf("WORLDMODEL_POLICY=%q: want empty or %q", v, acceptUnreachableReplicas)
+		return Policy{}
+	}
+}
+
+// acceptUnreachableReplicas is WORLDMODEL_POLICY's opt-out value.
+const acceptUnreachableReplicas = "accept-unreachable-replicas"
 
 func report(t *testing.T, s *summary) {
 	t.Log(s.line())
