@@ -76,8 +76,7 @@ func (r *RemediationReconciler) SetupWithManager(mgr manager.Manager) error {
 	if err != nil {
 		return err
 	}
-	r.watches = &dynamicWatches{controller: c, cache: mgr.GetCache(), mapper: mgr.GetRESTMapper(),
-		scheme: mgr.GetScheme(), watched: map[schema.GroupVersionKind]bool{}}
+	r.watches = newDynamicWatches(mgr, c)
 	return nil
 }
 
@@ -179,6 +178,11 @@ type dynamicWatches struct {
 
 	mu      sync.Mutex
 	watched map[schema.GroupVersionKind]bool
+}
+
+func newDynamicWatches(mgr manager.Manager, c controller.Controller) *dynamicWatches {
+	return &dynamicWatches{controller: c, cache: mgr.GetCache(), mapper: mgr.GetRESTMapper(),
+		scheme: mgr.GetScheme(), watched: map[schema.GroupVersionKind]bool{}}
 }
 
 // ensure watches obj's kind, mapped by toRequests and filtered by preds,

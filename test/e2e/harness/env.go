@@ -136,7 +136,8 @@ func (e *Env) start(ctx context.Context) error {
 		return err
 	}
 	if !e.opts.NoOperator {
-		if e.operator, err = startOperator(ctx, e.Cluster.RESTConfig(), e.log.WithName("operator"), e.opts.Intervals); err != nil {
+		if e.operator, err = startOperator(ctx, e.Cluster.RESTConfig(), e.log.WithName("operator"), e.opts.Intervals,
+			e.Cluster.Options().NodeMonitorGracePeriod); err != nil {
 			return err
 		}
 	}
