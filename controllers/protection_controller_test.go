@@ -19,6 +19,7 @@ package controllers
 import (
 	"context"
 	"fmt"
+	"slices"
 	"time"
 
 	. "github.com/onsi/ginkgo/v2"
@@ -26,8 +27,10 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 	corev1 "k8s.io/api/core/v1"
 	eventsv1 "k8s.io/api/events/v1"
+	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/utils/clock"
 	"k8s.io/utils/ptr"
 	ctrl "sigs.k8s.io/controller-runtime"
@@ -269,6 +272,21 @@ var _ = Describe("The protection report", func() {
 		Expect(s.st.eventsWithReason(eventPodProtected)).To(HaveLen(1))
 	})
 
+	It("says so, and does not fail, when NodeHealthCheck and the delegate's kind are not installed", func() {
+		w := newWorld(suiteCtx)
+		s := newReportStory(w, w.delegateSpec(true), true)
+		g := s.w.addGateway("gw", "a", "b")
+		// A cluster without medik8s' CRDs: the client's RESTMapper knows neither group.
+		c, err := client.New(cfg, client.Options{Scheme: env.Scheme, Mapper: hidingMapper{RESTMapper: managerClient.RESTMapper(),
+			groups: []string{"remediation.medik8s.io", "fence-agents-remediation.medik8s.io"}}})
+		Expect(err).NotTo(HaveOccurred())
+		s.r.Client, s.r.APIReader = c, c
+		p := s.expectUnprotected(g, s3gwv1alpha1.ReasonNoFencingEvidence, "delegate: FenceAgentsRemediation is not installed",
+			"Also: NodeHealthCheck is not installed")
+		Expect(p.NodeHealthChecks).To(BeEmpty())
+		Expect(s.t.Status.NodeHealthChecks).To(BeEmpty())
+	})
+
 	It("reports no pods when the selector matches none", func() {
 		s := newReportStory(newWorld(suiteCtx), s3gwv1alpha1.S3GWRemediationSpec{}, true)
 		status := s.report()
@@ -392,3 +410,16 @@ var _ = Describe("The protection report in the manager", Ordered, func() {
 		eventually(status(w, t)).Should(And(HaveField("Protection", "0/0"), HaveField("Pods", BeEmpty())))
 	})
 })
+
+// hidingMapper is a RESTMapper of a cluster where the groups are not served.
+type hidingMapper struct {
+	meta.RESTMapper
+	groups []string
+}
+
+func (m hidingMapper) RESTMapping(gk schema.GroupKind, versions ...string) (*meta.RESTMapping, error) {
+	if slices.Contains(m.groups, gk.Group) {
+		return nil, &meta.NoKindMatchError{GroupKind: gk, SearchedVersions: versions}
+	}
+	return m.RESTMapper.RESTMapping(gk, versions...)
+}
