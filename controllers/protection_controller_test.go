@@ -175,8 +175,8 @@ var _ = Describe("The protection report", func() {
 
 	It("counts a usable fencing delegate, and not a delegate whose template is missing", func() {
 		w := newWorld(suiteCtx)
-		s := newReportStory(w, w.delegateSpec(true), true)
-		g := s.w.addGateway("gw", "a", "b", withReplicasOn("a", "b"))
+		s := newReportStory(w, w.delegateSpec(true), true) // the delegate is the only evidence source
+		g := s.w.addGateway("gw", "a", "b")
 
 		p := s.pod()
 		Expect(p.Protected).To(BeTrue(), "%+v", p)
@@ -186,12 +186,14 @@ var _ = Describe("The protection report", func() {
 		far := farTemplate(s.w)
 		Expect(s.w.c.Delete(s.w.ctx, far)).To(Succeed())
 		s.expectUnprotected(g, s3gwv1alpha1.ReasonNoFencingEvidence, "delegate: template FenceAgentsRemediationTemplate "+w.ns+"/far not found")
+		Expect(s.t.Status.Pods[0].Evidence).To(BeEmpty())
 	})
 
 	It("counts a listed remediator whose kind is served, and not one that is not installed", func() {
-		spec := s3gwv1alpha1.S3GWRemediationSpec{Fencing: s3gwv1alpha1.FencingSpec{Remediators: farEvidence()}}
+		spec := s3gwv1alpha1.S3GWRemediationSpec{Fencing: s3gwv1alpha1.FencingSpec{
+			StorageIsolation: ptr.To(false), Remediators: farEvidence()}}
 		s := newReportStory(newWorld(suiteCtx), spec, true)
-		g := s.w.addGateway("gw", "a", "b", withReplicasOn("a", "b"))
+		g := s.w.addGateway("gw", "a", "b")
 		p := s.pod()
 		Expect(p.Protected).To(BeTrue(), "%+v", p)
 		Expect(p.Evidence).To(ConsistOf("FenceAgentsRemediation/" + s.w.nodeName("a")))

@@ -47,8 +47,10 @@ func farDelegate() *s3gwv1alpha1.DelegateFencing {
 }
 
 func TestIfNodeFailed(t *testing.T) {
-	withDelegate := s3gwv1alpha1.S3GWRemediationSpec{Fencing: s3gwv1alpha1.FencingSpec{Delegate: farDelegate()}}
-	withFAR := s3gwv1alpha1.S3GWRemediationSpec{Fencing: s3gwv1alpha1.FencingSpec{
+	// The fencers are the only evidence sources of these specs.
+	withDelegate := s3gwv1alpha1.S3GWRemediationSpec{Fencing: s3gwv1alpha1.FencingSpec{
+		StorageIsolation: ptr.To(false), Delegate: farDelegate()}}
+	withFAR := s3gwv1alpha1.S3GWRemediationSpec{Fencing: s3gwv1alpha1.FencingSpec{StorageIsolation: ptr.To(false),
 		Remediators: []s3gwv1alpha1.RemediatorEvidence{{Kind: farKind, ConditionType: farCond}}}}
 	taintOnly := s3gwv1alpha1.S3GWRemediationSpec{Fencing: s3gwv1alpha1.FencingSpec{StorageIsolation: ptr.To(false)}}
 	oosRelease := s3gwv1alpha1.S3GWRemediationSpec{Release: s3gwv1alpha1.ReleaseSpec{Strategy: s3gwv1alpha1.ReleaseOutOfServiceTaint}}
@@ -76,22 +78,22 @@ func TestIfNodeFailed(t *testing.T) {
 		{name: "a replica on the node and no fencer: nothing would hold, and the message names the replica",
 			o:      outlookObservation(s3gwv1alpha1.S3GWRemediationSpec{}, runningTarget(testNode, "worker-2")),
 			reason: s3gwv1alpha1.ReasonNoFencingEvidence, message: "replica pvc-s3gw-r-worker-1 of pvc-s3gw is on the node"},
-		{name: "a replica on the node, a usable delegate: the delegate would hold",
-			o:     outlookObservation(withDelegate, runningTarget(testNode, "worker-2")),
+		{name: "a usable delegate would hold",
+			o:     outlookObservation(withDelegate, runningTarget("worker-2")),
 			fails: true, evidence: []string{"delegate " + delegated + "/" + testNode}},
 		{name: "a delegate whose template is missing would not hold",
 			o: func() Observation {
-				o := outlookObservation(withDelegate, runningTarget(testNode, "worker-2"))
+				o := outlookObservation(withDelegate, runningTarget("worker-2"))
 				o.Evidence.DelegateError = "template FenceAgentsRemediationTemplate s3gw/far not found"
 				return o
 			}(),
 			reason: s3gwv1alpha1.ReasonNoFencingEvidence, message: "delegate: template FenceAgentsRemediationTemplate s3gw/far not found"},
 		{name: "a listed remediator whose kind is served would hold",
-			o:     outlookObservation(withFAR, runningTarget(testNode, "worker-2")),
+			o:     outlookObservation(withFAR, runningTarget("worker-2")),
 			fails: true, evidence: []string{farKind + "/" + testNode}},
 		{name: "a listed remediator whose kind is not installed would not",
 			o: func() Observation {
-				o := outlookObservation(withFAR, runningTarget(testNode, "worker-2"))
+				o := outlookObservation(withFAR, runningTarget("worker-2"))
 				o.Evidence.InvalidRemediators = map[string]string{farKind: farKind + " is not installed"}
 				return o
 			}(),
