@@ -187,10 +187,18 @@ func (r *ProtectionReconciler) templatesMatching(ctx context.Context, match func
 		logf.FromContext(ctx).Error(err, "Listing S3GWRemediationTemplates to map a watch event")
 		return nil
 	}
+	return requestsFor(list.Items, match)
+}
+
+// requestsFor returns a request for each of the items match selects.
+func requestsFor[T any, PT interface {
+	*T
+	client.Object
+}](items []T, match func(PT) bool) []reconcile.Request {
 	var reqs []reconcile.Request
-	for i := range list.Items {
-		if match(&list.Items[i]) {
-			reqs = append(reqs, reconcile.Request{NamespacedName: client.ObjectKeyFromObject(&list.Items[i])})
+	for i := range items {
+		if obj := PT(&items[i]); match(obj) {
+			reqs = append(reqs, reconcile.Request{NamespacedName: client.ObjectKeyFromObject(obj)})
 		}
 	}
 	return reqs

@@ -159,13 +159,7 @@ func (r *RemediationReconciler) remediationsMatching(ctx context.Context, match 
 		logf.FromContext(ctx).Error(err, "Listing S3GWRemediations to map a watch event")
 		return nil
 	}
-	var reqs []reconcile.Request
-	for i := range list.Items {
-		if match(&list.Items[i]) {
-			reqs = append(reqs, reconcile.Request{NamespacedName: client.ObjectKeyFromObject(&list.Items[i])})
-		}
-	}
-	return reqs
+	return requestsFor(list.Items, match)
 }
 
 // dynamicWatches starts watches on kinds that may not exist when the
