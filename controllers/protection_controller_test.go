@@ -155,7 +155,7 @@ var _ = Describe("The protection report", func() {
 		Expect(s.pod().Protected).To(BeTrue())
 
 		By("Longhorn rebuilding a replica on the s3gw node")
-		s.addReplica(g, 1, "a")
+		addReplica(s.w, g, 1, "a")
 		s.expectUnprotected(g, s3gwv1alpha1.ReasonNoFencingEvidence,
 			"replica "+g.pv+"-r-1 of "+g.pv+" is on the node", "soft anti-affinity")
 		Expect(s.st.eventsWithReason(eventPodUnprotected)).To(HaveLen(1))
@@ -167,7 +167,7 @@ var _ = Describe("The protection report", func() {
 		Expect(s.st.eventsWithReason(eventPodUnprotected)).To(HaveLen(1))
 
 		By("Longhorn moving the replica off the node again")
-		s.w.deleteReplicasOn(g, "a")
+		removeReplica(s.w, g, 1)
 		Expect(s.pod().Protected).To(BeTrue())
 		Expect(s.st.eventsWithReason(eventPodProtected)).To(HaveLen(1))
 		Expect(s.protectedGauge(g, s3gwv1alpha1.ReasonPodProtected)).To(Equal(1.0))
@@ -300,12 +300,19 @@ var _ = Describe("The protection report", func() {
 
 // addReplica creates a healthy Longhorn replica of the gateway's volume on
 // a node, as Longhorn does when it rebuilds one.
-func (s *reportStory) addReplica(g *gateway, index int, short string) {
-	Expect(s.w.c.Create(s.w.ctx, &longhorn.Replica{
+func addReplica(w *world, g *gateway, index int, short string) {
+	Expect(w.c.Create(w.ctx, &longhorn.Replica{
 		ObjectMeta: metav1.ObjectMeta{Name: fmt.Sprintf("%s-r-%d", g.pv, index), Namespace: longhornNS,
 			Labels: map[string]string{longhorn.VolumeLabel: g.pv}},
-		Spec: longhorn.ReplicaSpec{NodeID: s.w.nodeName(short), VolumeName: g.pv, HealthyAt: "2026-11-30T00:00:00Z"},
+		Spec: longhorn.ReplicaSpec{NodeID: w.nodeName(short), VolumeName: g.pv, HealthyAt: "2026-11-30T00:00:00Z"},
 	})).To(Succeed())
+}
+
+// removeReplica deletes the replica addReplica created, as Longhorn does
+// once it rebuilt it elsewhere.
+func removeReplica(w *world, g *gateway, index int) {
+	Expect(w.c.Delete(w.ctx, &longhorn.Replica{ObjectMeta: metav1.ObjectMeta{
+		Name: fmt.Sprintf("%s-r-%d", g.pv, index), Namespace: longhornNS}})).To(Succeed())
 }
 
 // farTemplate is the FenceAgentsRemediationTemplate delegateSpec created.
@@ -376,10 +383,7 @@ var _ = Describe("The protection report in the manager", Ordered, func() {
 		eventually(status(w, t)).Should(HaveField("Protection", "1/1"))
 
 		By("Longhorn rebuilding a replica on the s3gw node")
-		Expect(w.c.Create(w.ctx, &longhorn.Replica{
-			ObjectMeta: metav1.ObjectMeta{Name: g.pv + "-r-1", Namespace: longhornNS, Labels: map[string]string{longhorn.VolumeLabel: g.pv}},
-			Spec:       longhorn.ReplicaSpec{NodeID: w.nodeName("a"), VolumeName: g.pv, HealthyAt: "2026-11-30T00:00:00Z"},
-		})).To(Succeed())
+		addReplica(w, g, 1, "a")
 		eventually(status(w, t)).Should(And(HaveField("Protection", "0/1"),
 			HaveField("Pods", ConsistOf(HaveField("Message", ContainSubstring(g.pv+"-r-1 of "+g.pv+" is on the node"))))))
 		eventually(func(gm Gomega) []string {
@@ -395,7 +399,7 @@ var _ = Describe("The protection report in the manager", Ordered, func() {
 		}).Should(ContainElement(eventPodUnprotected))
 
 		By("Longhorn dropping it again")
-		w.deleteReplicasOn(g, "a")
+		removeReplica(w, g, 1)
 		eventually(status(w, t)).Should(HaveField("Protection", "1/1"))
 
 		By("The replica node going NotReady: Longhorn cannot stop its replica")
