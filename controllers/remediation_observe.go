@@ -19,14 +19,12 @@ package controllers
 import (
 	"context"
 	"errors"
-	"fmt"
 	"time"
 
 	"github.com/medik8s/common/pkg/annotations"
 	coordinationv1 "k8s.io/api/coordination/v1"
 	corev1 "k8s.io/api/core/v1"
 	storagev1 "k8s.io/api/storage/v1"
-	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -334,40 +332,15 @@ func observeOutOfServiceTaint(s *scope) {
 	s.obs.Node.ForeignOutOfServiceTaint = foreign
 }
 
-// replicaNode is whether longhorn-manager can stop a replica process on a
-// node, and what the API shows of that node.
-type replicaNode struct {
-	reachable bool
-	state     string
-}
-
 // replicaNode reads, once per pass and node, whether longhorn-manager
-// reaches the node: its Longhorn Node is Ready=True and its kubelet Lease
-// has not expired (a node that stopped renewing is suspect before the
-// node-lifecycle controller marks it NotReady, 10 s later by default, and
-// Longhorn after that). Only then will Longhorn stop a replica there on
-// detach.
+// reaches the node (reachReplicaNode).
 func (r *RemediationReconciler) replicaNode(ctx context.Context, s *scope, lh longhorn.State, node string) (replicaNode, error) {
 	if reach, ok := s.replicaNodes[node]; ok {
 		return reach, nil
 	}
-	readiness, err := lh.NodeReadiness(ctx, node)
+	reach, err := reachReplicaNode(ctx, r.Client, lh, node, s.now.Time)
 	if err != nil {
 		return replicaNode{}, err
-	}
-	lease, err := r.nodeLease(ctx, node)
-	if err != nil {
-		return replicaNode{}, err
-	}
-	reach := replicaNode{state: readiness.String()}
-	switch hb := heartbeat(nil, lease); {
-	case !readiness.Ready():
-	case hb.LeaseRenewed.IsZero():
-		reach.state = "no kubelet Lease"
-	case hb.Silent(s.now.Time):
-		reach.state = "kubelet Lease expired, last renewed at " + hb.LeaseRenewed.UTC().Format(time.RFC3339)
-	default:
-		reach.reachable = true
 	}
 	if s.replicaNodes == nil {
 		s.replicaNodes = map[string]replicaNode{}
@@ -387,16 +360,7 @@ func (r *RemediationReconciler) podReader(spec s3gwv1alpha1.S3GWRemediationSpec)
 
 // nodeLease reads the node's kubelet Lease; nil when there is none.
 func (r *RemediationReconciler) nodeLease(ctx context.Context, node string) (*coordinationv1.Lease, error) {
-	lease := &coordinationv1.Lease{}
-	err := r.Client.Get(ctx, client.ObjectKey{Namespace: corev1.NamespaceNodeLease, Name: node}, lease)
-	switch {
-	case err == nil:
-		return lease, nil
-	case apierrors.IsNotFound(err):
-		return nil, nil
-	default:
-		return nil, fmt.Errorf("getting the Lease of node %s: %w", node, err)
-	}
+	return getNodeLease(ctx, r.Client, node)
 }
 
 // heartbeat reduces the node's Ready condition and its Lease (either may be

@@ -76,8 +76,7 @@ func (r *RemediationReconciler) SetupWithManager(mgr manager.Manager) error {
 	if err != nil {
 		return err
 	}
-	r.watches = &dynamicWatches{controller: c, cache: mgr.GetCache(), mapper: mgr.GetRESTMapper(),
-		scheme: mgr.GetScheme(), watched: map[schema.GroupVersionKind]bool{}}
+	r.watches = newDynamicWatches(mgr, c)
 	return nil
 }
 
@@ -160,13 +159,7 @@ func (r *RemediationReconciler) remediationsMatching(ctx context.Context, match 
 		logf.FromContext(ctx).Error(err, "Listing S3GWRemediations to map a watch event")
 		return nil
 	}
-	var reqs []reconcile.Request
-	for i := range list.Items {
-		if match(&list.Items[i]) {
-			reqs = append(reqs, reconcile.Request{NamespacedName: client.ObjectKeyFromObject(&list.Items[i])})
-		}
-	}
-	return reqs
+	return requestsFor(list.Items, match)
 }
 
 // dynamicWatches starts watches on kinds that may not exist when the
@@ -179,6 +172,11 @@ type dynamicWatches struct {
 
 	mu      sync.Mutex
 	watched map[schema.GroupVersionKind]bool
+}
+
+func newDynamicWatches(mgr manager.Manager, c controller.Controller) *dynamicWatches {
+	return &dynamicWatches{controller: c, cache: mgr.GetCache(), mapper: mgr.GetRESTMapper(),
+		scheme: mgr.GetScheme(), watched: map[schema.GroupVersionKind]bool{}}
 }
 
 // ensure watches obj's kind, mapped by toRequests and filtered by preds,

@@ -200,6 +200,33 @@ var _ = Describe("S3GWRemediationTemplate schema", func() {
 		Expect(err).To(MatchError(ContainSubstring("spec.template: Required value")))
 	})
 
+	It("keeps the protection report in a status subresource, shown as Protected, Status and RTO columns", func() {
+		obj := newUnstructured("S3GWRemediationTemplate", "reported", map[string]any{"template": map[string]any{"spec": map[string]any{}}})
+		Expect(k8sClient.Create(ctx, obj)).To(Succeed())
+		template := &s3gwv1alpha1.S3GWRemediationTemplate{}
+		Expect(k8sClient.Get(ctx, client.ObjectKeyFromObject(obj), template)).To(Succeed())
+		template.Status.Protection = "1/2"
+		Expect(k8sClient.Status().Update(ctx, template)).To(Succeed())
+
+		// A main-resource update cannot change status.
+		template.Status.Protection = "2/2"
+		template.Spec.Template.Spec.Namespaces = []string{"s3gw"}
+		Expect(k8sClient.Update(ctx, template)).To(Succeed())
+		got := &s3gwv1alpha1.S3GWRemediationTemplate{}
+		Expect(k8sClient.Get(ctx, client.ObjectKeyFromObject(obj), got)).To(Succeed())
+		Expect(got.Status.Protection).To(Equal("1/2"))
+		Expect(got.Spec.Template.Spec.Namespaces).To(ConsistOf("s3gw"))
+
+		crd := &apiextensionsv1.CustomResourceDefinition{}
+		Expect(k8sClient.Get(ctx, client.ObjectKey{Name: "s3gwremediationtemplates.s3gw-remediation.medik8s.io"}, crd)).To(Succeed())
+		names := make([]string, 0, len(crd.Spec.Versions[0].AdditionalPrinterColumns))
+		for _, col := range crd.Spec.Versions[0].AdditionalPrinterColumns {
+			names = append(names, col.Name+"="+col.JSONPath)
+		}
+		Expect(names).To(Equal([]string{"Protected=.status.protection",
+			`Status=.status.conditions[?(@.type=="Protected")].reason`, "RTO=.status.expectedRTO", "Age=.metadata.creationTimestamp"}))
+	})
+
 	It("validates the template's spec with the remediation's rules", func() {
 		err := k8sClient.Create(ctx, newUnstructured("S3GWRemediationTemplate", "bad", map[string]any{"template": map[string]any{
 			"spec": map[string]any{"fencing": map[string]any{"outOfServiceTaint": false, "storageIsolation": false}}}}))

@@ -150,6 +150,10 @@ func main() {
 		setupLog.Error(err, "Unable to create controller", "controller", "S3GWRemediation")
 		os.Exit(1)
 	}
+	if err := setupProtection(mgr, cachedPods); err != nil {
+		setupLog.Error(err, "Unable to create controller", "controller", "protection report")
+		os.Exit(1)
+	}
 
 	if err := mgr.AddHealthzCheck("healthz", healthz.Ping); err != nil {
 		setupLog.Error(err, "Unable to set up health check")

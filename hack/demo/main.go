@@ -42,10 +42,12 @@ import (
 	"github.com/go-logr/logr/funcr"
 	corev1 "k8s.io/api/core/v1"
 	storagev1 "k8s.io/api/storage/v1"
+	"k8s.io/apimachinery/pkg/util/wait"
 	"k8s.io/klog/v2"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
+	s3gwv1alpha1 "github.com/s3gw-tech/s3gw-remediation/api/v1alpha1"
 	"github.com/s3gw-tech/s3gw-remediation/test/attachrules"
 	"github.com/s3gw-tech/s3gw-remediation/test/cluster"
 	"github.com/s3gw-tech/s3gw-remediation/test/e2e/harness"
@@ -85,6 +87,8 @@ type demo struct {
 	mu      sync.Mutex
 	last    time.Time
 	started time.Time
+	// expectedRTO is the protection report's budget for the remediated gateway.
+	expectedRTO time.Duration
 }
 
 func (d *demo) printf(format string, args ...any) {
@@ -134,6 +138,10 @@ func run(ctx context.Context, window, timeout time.Duration, logDir string, exte
 	gateways, err := d.setUp(ctx)
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "Setting up:", err)
+		return 1
+	}
+	if err := d.showProtection(ctx); err != nil {
+		fmt.Fprintln(os.Stderr, "Reading the protection report:", err)
 		return 1
 	}
 	if externalNHC {
@@ -188,6 +196,56 @@ func (d *demo) setUp(ctx context.Context) ([]*harness.Gateway, error) {
 	return gateways, nil
 }
 
+// showProtection prints the template's protection report, as kubectl
+// shows it, once it covers both gateways: will each survive its node's
+// failure, and how fast.
+func (d *demo) showProtection(ctx context.Context) error {
+	key := client.ObjectKey{Namespace: harness.TemplateNamespace, Name: pool}
+	t := &s3gwv1alpha1.S3GWRemediationTemplate{}
+	err := wait.PollUntilContextTimeout(ctx, 100*time.Millisecond, time.Minute, true, func(ctx context.Context) (bool, error) {
+		if err := d.env.Client.Get(ctx, key, t); err != nil {
+			return false, err
+		}
+		return len(t.Status.Pods) == 2, nil
+	})
+	if err != nil {
+		return fmt.Errorf("waiting for the protection report of both gateways: %w", err)
+	}
+	d.printf("\nBefore any failure, the operator reports whether each gateway would survive its node's failure now:\n\n")
+	cmd, err := d.env.Cluster.Kubectl(ctx, "get", "s3gwremediationtemplates", "-n", key.Namespace)
+	if err != nil {
+		return err
+	}
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		return fmt.Errorf("kubectl: %w: %s", err, out)
+	}
+	d.printf("$ kubectl get s3gwremediationtemplates -n %s\n%s\n", key.Namespace, out)
+	d.printf("%-48s %-7s %-10s %-18s %s\n", "POD", "NODE", "PROTECTED", "REASON", "EXPECTED RTO / WHY")
+	for _, p := range t.Status.Pods {
+		detail := p.Message
+		if p.Protected && p.ExpectedRTO != nil {
+			detail = p.ExpectedRTO.Duration.String() + ", fenced by " + strings.Join(p.Evidence, ", ")
+		}
+		d.printf("%-48s %-7s %-10v %-18s %s\n", p.Namespace+"/"+p.Name, p.Node, p.Protected, p.Reason, firstSentence(detail))
+	}
+	d.printf("(Each gateway is judged for its own node failing alone.)\n\n")
+	for _, p := range t.Status.Pods {
+		if p.Protected && p.ExpectedRTO != nil && p.Namespace == "s3gw" {
+			d.expectedRTO = p.ExpectedRTO.Duration
+		}
+	}
+	return nil
+}
+
+// firstSentence keeps a report message to what fits a line.
+func firstSentence(s string) string {
+	if i := strings.Index(s, ". "); i >= 0 {
+		s = s[:i]
+	}
+	return firstLine(s)
+}
+
 func (d *demo) failover(ctx context.Context, gateways []*harness.Gateway, window, timeout time.Duration) int {
 	env := d.env
 	titles := map[*harness.Gateway]string{gateways[0]: remedied, gateways[1]: baseline}
@@ -228,8 +286,9 @@ func (d *demo) failover(ctx context.Context, gateways []*harness.Gateway, window
 		d.printf("\nFAILED: the remediated gateway did not recover within %s.\n", timeout)
 		return 1
 	}
-	d.printf("\nThe remediated gateway served again %s after its node was lost (compressed timings; with Kubernetes\n"+
-		"defaults add 40s of NotReady detection and 290s of NHC's default 300s wait).\n", seen(fixed, harness.ReplacementReady))
+	d.printf("\nThe remediated gateway served again %s after its node was lost; the protection report expected at most %s\n"+
+		"(compressed timings; with Kubernetes defaults add 40s of NotReady detection and 290s of NHC's default 300s wait).\n",
+		seen(fixed, harness.ReplacementReady), d.expectedRTO)
 	return 0
 }
 

@@ -36,6 +36,7 @@ type Recorder struct {
 	podsEvicted         prometheus.Counter
 	attachmentsReleased *prometheus.CounterVec
 	fencingBlocked      *prometheus.GaugeVec
+	protection          *protectionMetrics
 
 	mu      sync.Mutex
 	blocked map[types.UID]string // remediation → reason its gate is closed
@@ -68,9 +69,11 @@ func New(reg prometheus.Registerer) *Recorder {
 			Namespace: namespace, Name: "fencing_blocked",
 			Help: "Remediations currently held by the fencing gate, by what is missing.",
 		}, []string{"reason"}),
-		blocked: map[types.UID]string{},
+		blocked:    map[types.UID]string{},
+		protection: newProtectionMetrics(),
 	}
-	reg.MustRegister(r.remediations, r.phaseDuration, r.podsEvicted, r.attachmentsReleased, r.fencingBlocked)
+	reg.MustRegister(r.remediations, r.phaseDuration, r.podsEvicted, r.attachmentsReleased, r.fencingBlocked,
+		r.protection.protected, r.protection.expectedRTO)
 	return r
 }
 

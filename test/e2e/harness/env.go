@@ -178,7 +178,8 @@ func (e *Env) start(ctx context.Context) error {
 		if err != nil {
 			return err
 		}
-		if e.operator, err = startOperator(ctx, cfg, e.log.WithName("operator"), e.opts.Intervals); err != nil {
+		if e.operator, err = startOperator(ctx, cfg, e.log.WithName("operator"), e.opts.Intervals,
+			e.Cluster.Options().NodeMonitorGracePeriod); err != nil {
 			return err
 		}
 	}
@@ -236,8 +237,12 @@ func (e *Env) StartInProcessOperator(ctx context.Context) error {
 	if e.operator != nil || e.opts.NoOperator {
 		return nil
 	}
-	var err error
-	e.operator, err = startOperator(logr.NewContext(ctx, e.log), e.Cluster.RESTConfig(), e.log.WithName("operator"), e.opts.Intervals)
+	cfg, err := e.operatorConfig()
+	if err != nil {
+		return err
+	}
+	e.operator, err = startOperator(logr.NewContext(ctx, e.log), cfg, e.log.WithName("operator"), e.opts.Intervals,
+		e.Cluster.Options().NodeMonitorGracePeriod)
 	return err
 }
 

@@ -20,6 +20,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"time"
 
 	"github.com/go-logr/logr"
 	"github.com/prometheus/client_golang/prometheus"
@@ -97,7 +98,8 @@ func (r *runner) stop() error {
 // startOperator runs the operator as cmd/manager wires it, with admin
 // rights (its RBAC is tested in test/manifests) and a private metrics
 // registry.
-func startOperator(ctx context.Context, cfg *rest.Config, log logr.Logger, intervals *controllers.Intervals) (*runner, error) {
+func startOperator(ctx context.Context, cfg *rest.Config, log logr.Logger, intervals *controllers.Intervals,
+	nodeMonitorGracePeriod time.Duration) (*runner, error) {
 	mgr, err := newManager(cfg, log)
 	if err != nil {
 		return nil, err
@@ -105,12 +107,13 @@ func startOperator(ctx context.Context, cfg *rest.Config, log logr.Logger, inter
 	if err := (&controllers.TemplateReconciler{Client: mgr.GetClient()}).SetupWithManager(mgr); err != nil {
 		return nil, fmt.Errorf("setting up the template controller: %w", err)
 	}
+	recorder := metrics.New(prometheus.NewRegistry())
 	remediation := controllers.NewRemediationReconciler(
 		mgr.GetClient(),
 		mgr.GetAPIReader(),
 		eventrecorder.Legacy{Recorder: mgr.GetEventRecorder("s3gw-remediation")},
 		clock.RealClock{},
-		metrics.New(prometheus.NewRegistry()),
+		recorder,
 	)
 	remediation.WorkloadCache = controllers.DefaultWorkloadCache()
 	if intervals != nil {
@@ -118,6 +121,14 @@ func startOperator(ctx context.Context, cfg *rest.Config, log logr.Logger, inter
 	}
 	if err := remediation.SetupWithManager(mgr); err != nil {
 		return nil, fmt.Errorf("setting up the remediation controller: %w", err)
+	}
+	if err := (&controllers.ProtectionReconciler{
+		Client: mgr.GetClient(), APIReader: mgr.GetAPIReader(),
+		Recorder: eventrecorder.Legacy{Recorder: mgr.GetEventRecorder("s3gw-remediation")},
+		Clock:    clock.RealClock{}, Metrics: recorder,
+		WorkloadCache: controllers.DefaultWorkloadCache(), NodeMonitorGracePeriod: nodeMonitorGracePeriod,
+	}).SetupWithManager(mgr); err != nil {
+		return nil, fmt.Errorf("setting up the protection report: %w", err)
 	}
 	return run(ctx, mgr, &s3gwv1alpha1.S3GWRemediation{}, &s3gwv1alpha1.S3GWRemediationTemplate{},
 		&corev1.Node{}, &storagev1.VolumeAttachment{})

@@ -1,0 +1,54 @@
+/*
+Copyright 2026 The s3gw-remediation Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package main
+
+import (
+	"flag"
+	"time"
+
+	"k8s.io/apimachinery/pkg/labels"
+	"k8s.io/utils/clock"
+	ctrl "sigs.k8s.io/controller-runtime"
+
+	"github.com/s3gw-tech/s3gw-remediation/controllers"
+	"github.com/s3gw-tech/s3gw-remediation/internal/eventrecorder"
+	"github.com/s3gw-tech/s3gw-remediation/internal/metrics"
+	"github.com/s3gw-tech/s3gw-remediation/internal/protection"
+)
+
+// nodeMonitorGracePeriod is kube-controller-manager's, for the expected RTO
+// of the protection report; the manager cannot read it from the cluster.
+var nodeMonitorGracePeriod time.Duration
+
+func init() {
+	flag.DurationVar(&nodeMonitorGracePeriod, "node-monitor-grace-period", protection.DefaultNodeMonitorGracePeriod,
+		"kube-controller-manager's --node-monitor-grace-period, used in the protection report's expected RTO.")
+}
+
+// setupProtection wires the protection report: every template's status
+// says whether each pod it selects would survive its node's failure now.
+func setupProtection(mgr ctrl.Manager, cachedPods labels.Selector) error {
+	return (&controllers.ProtectionReconciler{
+		Client:                 mgr.GetClient(),
+		APIReader:              mgr.GetAPIReader(),
+		Recorder:               eventrecorder.Legacy{Recorder: mgr.GetEventRecorder("s3gw-remediation")},
+		Clock:                  clock.RealClock{},
+		Metrics:                metrics.Default,
+		WorkloadCache:          cachedPods,
+		NodeMonitorGracePeriod: nodeMonitorGracePeriod,
+	}).SetupWithManager(mgr)
+}

@@ -1,0 +1,167 @@
+/*
+Copyright 2026 The s3gw-remediation Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package controllers
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/equality"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/api/meta"
+	"k8s.io/apimachinery/pkg/labels"
+	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/client-go/tools/record"
+	"k8s.io/utils/clock"
+	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	logf "sigs.k8s.io/controller-runtime/pkg/log"
+
+	s3gwv1alpha1 "github.com/s3gw-tech/s3gw-remediation/api/v1alpha1"
+	"github.com/s3gw-tech/s3gw-remediation/internal/metrics"
+	"github.com/s3gw-tech/s3gw-remediation/internal/protection"
+)
+
+// Event reasons of the protection report, emitted on the template only when
+// a pod's protection changes.
+const (
+	eventPodUnprotected = "S3GWUnprotected"
+	eventPodProtected   = "S3GWProtected"
+)
+
+// ProtectionReconciler keeps each S3GWRemediationTemplate's status a
+// protection report: for every pod the template selects, would the
+// remediation move it if its node failed now (the failover decision run on
+// that imagined failure), would a NodeHealthCheck start the remediation,
+// and how fast. It is woken by watch events only, never polls, and writes
+// the status only when the report changed.
+type ProtectionReconciler struct {
+	// Client reads through the manager's cache and writes the status.
+	Client client.Client
+	// APIReader reads uncached: PVCs, PVs, and the pods of templates the
+	// pod cache does not cover.
+	APIReader client.Reader
+	Recorder  record.EventRecorder
+	Clock     clock.PassiveClock
+	Metrics   *metrics.Recorder
+	// WorkloadCache is the label selector the manager caches pods by.
+	WorkloadCache labels.Selector
+	// NodeMonitorGracePeriod is kube-controller-manager's
+	// --node-monitor-grace-period; zero means its default.
+	NodeMonitorGracePeriod time.Duration
+
+	watches *dynamicWatches
+}
+
+// The report reads templates and writes their status, and reads, never
+// writes, NodeHealthChecks and what the remediation reads.
+// +kubebuilder:rbac:groups=s3gw-remediation.medik8s.io,resources=s3gwremediationtemplates,verbs=get;list;watch
+// +kubebuilder:rbac:groups=s3gw-remediation.medik8s.io,resources=s3gwremediationtemplates/status,verbs=patch
+// +kubebuilder:rbac:groups=remediation.medik8s.io,resources=nodehealthchecks,verbs=get;list;watch
+// +kubebuilder:rbac:groups="",resources=pods;nodes,verbs=get;list;watch
+// +kubebuilder:rbac:groups="",resources=persistentvolumeclaims;persistentvolumes,verbs=get
+// +kubebuilder:rbac:groups=coordination.k8s.io,resources=leases,verbs=get;list;watch
+// +kubebuilder:rbac:groups=storage.k8s.io,resources=volumeattachments,verbs=list;watch
+// +kubebuilder:rbac:groups=longhorn.io,resources=nodes;replicas;volumeattachments;volumes,verbs=get;list;watch
+// +kubebuilder:rbac:groups=events.k8s.io,resources=events,verbs=create;patch
+
+// Reconcile reports on one template.
+func (r *ProtectionReconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Result, error) {
+	t := &s3gwv1alpha1.S3GWRemediationTemplate{}
+	if err := r.Client.Get(ctx, req.NamespacedName, t); err != nil {
+		if apierrors.IsNotFound(err) {
+			r.Metrics.ForgetProtection(req.NamespacedName)
+			return ctrl.Result{}, nil
+		}
+		return ctrl.Result{}, err
+	}
+	in, pods, err := r.observe(ctx, t)
+	if err != nil {
+		return ctrl.Result{}, err
+	}
+	return ctrl.Result{}, r.writeReport(ctx, t, protection.Report(in, pods))
+}
+
+// writeReport records the report in the metrics and, when it changed, in
+// the template's status (optimistic-locked), then emits an event for each
+// pod whose protection changed.
+func (r *ProtectionReconciler) writeReport(ctx context.Context, t *s3gwv1alpha1.S3GWRemediationTemplate,
+	report s3gwv1alpha1.S3GWRemediationTemplateStatus) error {
+	key := types.NamespacedName{Namespace: t.Namespace, Name: t.Name}
+	r.Metrics.SetProtection(key, podMetrics(report.Pods))
+
+	next := t.DeepCopy()
+	conditions := slices.Clone(t.Status.Conditions)
+	for _, c := range report.Conditions {
+		c.ObservedGeneration = t.Generation
+		meta.SetStatusCondition(&conditions, c)
+	}
+	report.Conditions, report.ObservedGeneration = conditions, t.Generation
+	next.Status = report
+	if equality.Semantic.DeepEqual(t.Status, next.Status) {
+		return nil
+	}
+	patch := client.MergeFromWithOptions(t, client.MergeFromWithOptimisticLock{})
+	if err := r.Client.Status().Patch(ctx, next, patch); err != nil {
+		return fmt.Errorf("writing the protection report of S3GWRemediationTemplate %s: %w", key, err)
+	}
+	logf.FromContext(ctx).V(1).Info("Protection report updated", "protection", report.Protection)
+	r.emitTransitions(t, next)
+	return nil
+}
+
+// emitTransitions warns about each pod that became unprotected (or
+// appeared unprotected) and tells when one is protected again.
+func (r *ProtectionReconciler) emitTransitions(old, updated *s3gwv1alpha1.S3GWRemediationTemplate) {
+	before := map[string]s3gwv1alpha1.PodProtection{}
+	for _, p := range old.Status.Pods {
+		before[p.Namespace+"/"+p.Name] = p
+	}
+	for _, p := range updated.Status.Pods {
+		prev, seen := before[p.Namespace+"/"+p.Name]
+		switch {
+		case !p.Protected && (!seen || prev.Protected):
+			r.Recorder.Eventf(updated, corev1.EventTypeWarning, eventPodUnprotected,
+				"s3gw pod %s/%s would not move if node %s failed now (%s): %s", p.Namespace, p.Name, p.Node, p.Reason, p.Message)
+		case p.Protected && seen && !prev.Protected:
+			r.Recorder.Eventf(updated, corev1.EventTypeNormal, eventPodProtected,
+				"s3gw pod %s/%s is protected again: %s", p.Namespace, p.Name, p.Message)
+		}
+	}
+}
+
+func podMetrics(pods []s3gwv1alpha1.PodProtection) []metrics.PodProtection {
+	out := make([]metrics.PodProtection, 0, len(pods))
+	for _, p := range pods {
+		m := metrics.PodProtection{Namespace: p.Namespace, Pod: p.Name, Node: p.Node, Reason: p.Reason, Protected: p.Protected}
+		if p.Protected && p.ExpectedRTO != nil {
+			m.ExpectedRTO = p.ExpectedRTO.Duration
+		}
+		out = append(out, m)
+	}
+	return out
+}
+
+func (r *ProtectionReconciler) nodeMonitorGracePeriod() time.Duration {
+	if r.NodeMonitorGracePeriod > 0 {
+		return r.NodeMonitorGracePeriod
+	}
+	return protection.DefaultNodeMonitorGracePeriod
+}

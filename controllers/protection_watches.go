@@ -1,0 +1,205 @@
+/*
+Copyright 2026 The s3gw-remediation Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package controllers
+
+import (
+	"context"
+	"maps"
+	"slices"
+
+	corev1 "k8s.io/api/core/v1"
+	storagev1 "k8s.io/api/storage/v1"
+	"k8s.io/apimachinery/pkg/api/equality"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/labels"
+	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/builder"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/event"
+	"sigs.k8s.io/controller-runtime/pkg/handler"
+	logf "sigs.k8s.io/controller-runtime/pkg/log"
+	"sigs.k8s.io/controller-runtime/pkg/manager"
+	"sigs.k8s.io/controller-runtime/pkg/predicate"
+	"sigs.k8s.io/controller-runtime/pkg/reconcile"
+
+	s3gwv1alpha1 "github.com/s3gw-tech/s3gw-remediation/api/v1alpha1"
+	"github.com/s3gw-tech/s3gw-remediation/internal/fencing"
+	"github.com/s3gw-tech/s3gw-remediation/internal/longhorn"
+	"github.com/s3gw-tech/s3gw-remediation/internal/protection"
+	"github.com/s3gw-tech/s3gw-remediation/internal/workloads"
+)
+
+// SetupWithManager wakes a template's report on what it reads: the
+// template's spec, the cached s3gw pods it selects (where they run, their
+// labels and claims), nodes (readiness and labels), Longhorn
+// VolumeAttachments of templates whose pods are not cached (a pod that
+// moves attaches its volume elsewhere), and, once a pass finds them
+// served, Longhorn's Nodes (readiness) and Replicas (placement, health),
+// NodeHealthChecks and the delegate's template kind. Nothing polls: node
+// Leases are read, not watched, and a node that stops renewing is
+// reported NotReady by Kubernetes, which is a node event.
+func (r *ProtectionReconciler) SetupWithManager(mgr manager.Manager) error {
+	c, err := ctrl.NewControllerManagedBy(mgr).
+		For(&s3gwv1alpha1.S3GWRemediationTemplate{}, builder.WithPredicates(predicate.GenerationChangedPredicate{})).
+		Watches(&corev1.Pod{}, handler.EnqueueRequestsFromMapFunc(r.templatesForPod), builder.WithPredicates(podPlacementChanged)).
+		Watches(&corev1.Node{}, handler.EnqueueRequestsFromMapFunc(r.allTemplates), builder.WithPredicates(nodeReadinessOrLabelsChanged)).
+		Watches(&storagev1.VolumeAttachment{}, handler.EnqueueRequestsFromMapFunc(r.templatesNotCached),
+			builder.WithPredicates(longhornAttachmentComesOrGoes)).
+		Named("s3gwremediationtemplate-protection").
+		Build(r)
+	if err != nil {
+		return err
+	}
+	r.watches = newDynamicWatches(mgr, c)
+	return nil
+}
+
+// updated passes the updates of T for which changed holds, and every
+// create, delete and generic event.
+func updated[T client.Object](changed func(old, updated T) bool) predicate.Funcs {
+	return predicate.Funcs{UpdateFunc: func(e event.UpdateEvent) bool {
+		old, oldOK := e.ObjectOld.(T)
+		updated, newOK := e.ObjectNew.(T)
+		return !oldOK || !newOK || changed(old, updated)
+	}}
+}
+
+// podPlacementChanged passes pod updates that can change a report: where
+// it runs, its labels, its claims, its end; not readiness flaps.
+var podPlacementChanged = updated(func(old, updated *corev1.Pod) bool {
+	return old.Spec.NodeName != updated.Spec.NodeName || !maps.Equal(old.Labels, updated.Labels) ||
+		(old.DeletionTimestamp == nil) != (updated.DeletionTimestamp == nil) || old.Status.Phase != updated.Status.Phase ||
+		!equality.Semantic.DeepEqual(old.Spec.Volumes, updated.Spec.Volumes)
+})
+
+// nodeReadinessOrLabelsChanged passes node updates that can change a
+// report: readiness (replica nodes longhorn-manager reaches) and labels
+// (NodeHealthCheck selectors), not the kubelet's heartbeats.
+var nodeReadinessOrLabelsChanged = updated(func(old, updated *corev1.Node) bool {
+	return readyCondition(old) != readyCondition(updated) || !maps.Equal(old.Labels, updated.Labels)
+})
+
+// longhornAttachmentComesOrGoes passes the creation and deletion of
+// Longhorn's storage.k8s.io VolumeAttachments.
+var longhornAttachmentComesOrGoes = predicate.And(
+	predicate.Funcs{UpdateFunc: func(event.UpdateEvent) bool { return false }},
+	predicate.NewPredicateFuncs(func(obj client.Object) bool {
+		va, ok := obj.(*storagev1.VolumeAttachment)
+		return ok && va.Spec.Attacher == longhorn.CSIDriverName
+	}))
+
+// longhornNodeReadinessChanged passes Longhorn Node updates that change
+// its Ready condition, not its periodic disk and probe updates.
+var longhornNodeReadinessChanged = updated(func(old, updated *longhorn.Node) bool {
+	return longhornReady(old) != longhornReady(updated)
+})
+
+func longhornReady(n *longhorn.Node) [2]string {
+	for _, c := range n.Status.Conditions {
+		if c.Type == longhorn.NodeConditionReady {
+			return [2]string{c.Status, c.Reason}
+		}
+	}
+	return [2]string{}
+}
+
+// watchLonghorn watches Longhorn's Nodes and the specs of its Replicas
+// (node, failedAt, healthyAt), once Longhorn is found served.
+func (r *ProtectionReconciler) watchLonghorn(ctx context.Context) {
+	r.watches.ensure(ctx, &longhorn.Node{}, r.allTemplates, longhornNodeReadinessChanged)
+	r.watches.ensure(ctx, &longhorn.Replica{}, r.allTemplates, predicate.GenerationChangedPredicate{})
+}
+
+// watchHealthChecks watches NodeHealthCheck specs once it is served.
+func (r *ProtectionReconciler) watchHealthChecks(ctx context.Context) {
+	obj := &unstructured.Unstructured{}
+	obj.SetGroupVersionKind(protection.NodeHealthCheckGVK)
+	r.watches.ensure(ctx, obj, r.allTemplates, predicate.GenerationChangedPredicate{})
+}
+
+// watchDelegateTemplate watches the delegate's template kind once served:
+// a template created, changed or deleted changes whether the delegate
+// could be created.
+func (r *ProtectionReconciler) watchDelegateTemplate(ctx context.Context, d *s3gwv1alpha1.DelegateFencing) {
+	gvk, err := fencing.DelegateKind(d)
+	if err != nil {
+		return
+	}
+	obj := &unstructured.Unstructured{}
+	obj.SetGroupVersionKind(gvk.GroupVersion().WithKind(d.Kind))
+	r.watches.ensure(ctx, obj, r.allTemplates)
+}
+
+// allTemplates maps an event to every template: there are few, and a node,
+// Longhorn or NodeHealthCheck change can concern any of them.
+func (r *ProtectionReconciler) allTemplates(ctx context.Context, _ client.Object) []reconcile.Request {
+	return r.templatesMatching(ctx, func(*s3gwv1alpha1.S3GWRemediationTemplate) bool { return true })
+}
+
+// templatesForPod maps a pod to the templates that select it, and to
+// those that reported it (its labels may no longer match).
+func (r *ProtectionReconciler) templatesForPod(ctx context.Context, obj client.Object) []reconcile.Request {
+	pod, ok := obj.(*corev1.Pod)
+	if !ok {
+		return nil
+	}
+	return r.templatesMatching(ctx, func(t *s3gwv1alpha1.S3GWRemediationTemplate) bool {
+		spec := t.Spec.Template.Spec
+		if slices.ContainsFunc(t.Status.Pods, func(p s3gwv1alpha1.PodProtection) bool {
+			return p.Namespace == pod.Namespace && p.Name == pod.Name
+		}) {
+			return true
+		}
+		if len(spec.Namespaces) > 0 && !slices.Contains(spec.Namespaces, pod.Namespace) {
+			return false
+		}
+		selector, err := metav1.LabelSelectorAsSelector(spec.WorkloadSelectorOrDefault())
+		return err == nil && selector.Matches(labels.Set(pod.Labels))
+	})
+}
+
+// templatesNotCached maps an event to the templates whose pods the cache
+// does not hold, so no pod event reaches them.
+func (r *ProtectionReconciler) templatesNotCached(ctx context.Context, _ client.Object) []reconcile.Request {
+	return r.templatesMatching(ctx, func(t *s3gwv1alpha1.S3GWRemediationTemplate) bool {
+		return !workloads.Covered(t.Spec.Template.Spec, r.WorkloadCache)
+	})
+}
+
+func (r *ProtectionReconciler) templatesMatching(ctx context.Context, match func(*s3gwv1alpha1.S3GWRemediationTemplate) bool) []reconcile.Request {
+	list := &s3gwv1alpha1.S3GWRemediationTemplateList{}
+	if err := r.Client.List(ctx, list); err != nil {
+		logf.FromContext(ctx).Error(err, "Listing S3GWRemediationTemplates to map a watch event")
+		return nil
+	}
+	return requestsFor(list.Items, match)
+}
+
+// requestsFor returns a request for each of the items match selects.
+func requestsFor[T any, PT interface {
+	*T
+	client.Object
+}](items []T, match func(PT) bool) []reconcile.Request {
+	var reqs []reconcile.Request
+	for i := range items {
+		if obj := PT(&items[i]); match(obj) {
+			reqs = append(reqs, reconcile.Request{NamespacedName: client.ObjectKeyFromObject(obj)})
+		}
+	}
+	return reqs
+}

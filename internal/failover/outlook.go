@@ -1,0 +1,179 @@
+/*
+Copyright 2026 The s3gw-remediation Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package failover
+
+import (
+	"fmt"
+	"strings"
+	"time"
+
+	s3gwv1alpha1 "github.com/s3gw-tech/s3gw-remediation/api/v1alpha1"
+)
+
+// Outlook is what a remediation would decide if a node failed now.
+type Outlook struct {
+	// FailsOver is true when the remediation would evict the pods and
+	// release their volumes.
+	FailsOver bool
+	// Evidence names the evidence sources the gate would accept.
+	Evidence []string
+	// Reason says, when it would not fail over, which step would hold it
+	// (a condition reason); Message says what holds it.
+	Reason, Message string
+}
+
+// IfNodeFailed answers, ahead of any failure, whether a remediation would
+// move the targets off o.Node if that node failed now. It runs Decide
+// itself on the failure it imagines, so the answer follows the gate's and
+// the storage check's own rules:
+//
+//   - the node is lost: Ready=Unknown, its kubelet silent since a minute;
+//   - Longhorn reports it down, as it does once Kubernetes marks it NotReady;
+//   - each listed remediator, and the delegate, reports success for this
+//     failure, unless o.Evidence says its kind (InvalidRemediators) or
+//     template (DelegateError) cannot be used;
+//   - no out-of-service taint: only an admin adds one, by hand, so it never
+//     counts as protection;
+//   - the targets' pods are on the node, their volumes attached to it; the
+//     replicas are where o shows them, and the node's own become unreachable.
+//
+// o holds the node's name, the targets with their volumes and replicas (as
+// the remediation would observe them), the spec, Longhorn's availability,
+// the unusable remediators and delegate, and the time. A target with a
+// volume that is not a Longhorn RWO volume does not fail over: the
+// remediation would leave that volume attached to the failed node.
+func IfNodeFailed(o Observation) Outlook {
+	for _, t := range o.Targets {
+		for _, v := range t.Volumes {
+			if !v.Releasable() {
+				return Outlook{Reason: s3gwv1alpha1.ReasonNotLonghornRWO,
+					Message: fmt.Sprintf("volume %s of %s is %s; it would stay attached to the failed node", v.Claim, t.displayName(), v.SkipReason)}
+			}
+		}
+	}
+	failure := imagineFailure(o)
+	d := Decide(failure)
+	switch d.Phase {
+	case s3gwv1alpha1.PhaseEvicting:
+		return Outlook{FailsOver: true, Evidence: d.Gate.Evidence}
+	case s3gwv1alpha1.PhaseWaitingForFencing:
+		if d.Gate.Open {
+			return Outlook{Reason: s3gwv1alpha1.ReasonNeedsProofOfShutdown, Message: conditionMessage(d, s3gwv1alpha1.ConditionFenced)}
+		}
+		return Outlook{Reason: s3gwv1alpha1.ReasonNoFencingEvidence, Message: missingEvidence(o, d.Gate)}
+	case s3gwv1alpha1.PhaseWaitingForStorage:
+		return outlookOf(d, s3gwv1alpha1.ConditionProcessing)
+	default:
+		return outlookOf(d, s3gwv1alpha1.ConditionSucceeded)
+	}
+}
+
+// imagineFailure is o as the first passes of a remediation would see it
+// right after the node failed now.
+func imagineFailure(o Observation) Observation {
+	now := o.Now
+	silentSince := now.Add(-time.Minute)
+	node := o.Node.Name
+	f := Observation{
+		Now:  now,
+		Spec: o.Spec,
+		Node: &Node{Name: node, Heartbeat: Heartbeat{Ready: ReadyUnknown, ReadySince: silentSince,
+			KubeletPosted: silentSince, LeaseRenewed: silentSince}},
+		LonghornAvailable: o.LonghornAvailable,
+		Evidence: Evidence{
+			InvalidRemediators: o.Evidence.InvalidRemediators,
+			DelegateError:      o.Evidence.DelegateError,
+			LonghornNodeDown:   true,
+		},
+	}
+	// Only an admin adds the taint, by hand: it is never protection.
+	f.Spec.Fencing.OutOfServiceTaint = new(bool)
+
+	for _, listed := range o.Spec.Fencing.Remediators {
+		if _, invalid := o.Evidence.InvalidRemediators[listed.Kind]; !invalid {
+			f.Evidence.Remediators = append(f.Evidence.Remediators, succeededFor(listed.Kind, node, now))
+		}
+	}
+	if d := o.Spec.Fencing.Delegate; d != nil && o.Evidence.DelegateError == "" {
+		cr := succeededFor(strings.TrimSuffix(d.Kind, "Template"), node, now)
+		f.Evidence.Delegate = &cr
+	}
+
+	for _, t := range o.Targets {
+		t.Recorded, t.PodPresent, t.ForceDeleted, t.Replacement = true, true, false, nil
+		volumes := make([]Volume, 0, len(t.Volumes))
+		for _, v := range t.Volumes {
+			v.Attachments = []Attachment{{Name: v.PersistentVolume + " on " + node}}
+			v.InUseOnNode, v.Tickets = true, nil
+			replicas := make([]Replica, 0, len(v.Replicas))
+			for _, r := range v.Replicas {
+				if r.Node == node {
+					r.NodeReachable, r.NodeState = false, "the failed node"
+				}
+				replicas = append(replicas, r)
+			}
+			v.Replicas = replicas
+			volumes = append(volumes, v)
+		}
+		t.Volumes = volumes
+		f.Targets = append(f.Targets, t)
+	}
+	return f
+}
+
+// succeededFor is a fencer's CR for the node that reports success now.
+func succeededFor(kind, node string, now time.Time) RemediatorCR {
+	return RemediatorCR{Kind: kind, Name: node, Fenced: true, FencedAt: &now, CreatedAt: now}
+}
+
+// missingEvidence says why no source would hold, and that an admin's
+// out-of-service taint is the one way left when the spec accepts it.
+func missingEvidence(o Observation, gate Gate) string {
+	var parts []string
+	if gate.Missing != "" {
+		parts = append(parts, gate.Missing)
+	}
+	if o.Spec.Fencing.OutOfServiceTaintEnabled() {
+		parts = append(parts, "an out-of-service taint counts only when an admin adds it by hand")
+	}
+	return "No evidence source would hold: " + strings.Join(parts, "; ")
+}
+
+func outlookOf(d Decision, conditionType string) Outlook {
+	c := d.Condition(conditionType)
+	if c == nil {
+		return Outlook{Reason: string(d.Phase), Message: fmt.Sprintf("the remediation would stop in phase %s", d.Phase)}
+	}
+	return Outlook{Reason: c.Reason, Message: c.Message}
+}
+
+func conditionMessage(d Decision, conditionType string) string {
+	return outlookOf(d, conditionType).Message
+}
+
+// HealthyReplicasElsewhere counts the replicas a new engine could start
+// from if node failed: healthy, on another node longhorn-manager reaches
+// (the storage check's own rule, replica by replica).
+func (v Volume) HealthyReplicasElsewhere(node string) int32 {
+	var n int32
+	for _, r := range v.Replicas {
+		if (Volume{Replicas: []Replica{r}}).healthyReplicaElsewhere(node) {
+			n++
+		}
+	}
+	return n
+}
