@@ -30,8 +30,8 @@ import (
 
 	s3gwv1alpha1 "github.com/s3gw-tech/s3gw-remediation/api/v1alpha1"
 	"github.com/s3gw-tech/s3gw-remediation/internal/longhorn"
-	"github.com/s3gw-tech/s3gw-remediation/internal/nhc"
 	"github.com/s3gw-tech/s3gw-remediation/internal/release"
+	"github.com/s3gw-tech/s3gw-remediation/test/nhc"
 )
 
 func succeeded(rem *s3gwv1alpha1.S3GWRemediation) bool {

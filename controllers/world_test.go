@@ -45,11 +45,11 @@ import (
 	s3gwv1alpha1 "github.com/s3gw-tech/s3gw-remediation/api/v1alpha1"
 	"github.com/s3gw-tech/s3gw-remediation/internal/longhorn"
 	"github.com/s3gw-tech/s3gw-remediation/internal/metrics"
-	"github.com/s3gw-tech/s3gw-remediation/internal/nhc"
 	"github.com/s3gw-tech/s3gw-remediation/internal/release"
-	"github.com/s3gw-tech/s3gw-remediation/internal/testenv"
 	"github.com/s3gw-tech/s3gw-remediation/internal/workloads"
 	"github.com/s3gw-tech/s3gw-remediation/test/attachrules"
+	"github.com/s3gw-tech/s3gw-remediation/test/nhc"
+	"github.com/s3gw-tech/s3gw-remediation/test/testenv"
 )
 
 const longhornNS = "longhorn-system"

@@ -22,7 +22,7 @@ import (
 	"math"
 	"strings"
 
-	"github.com/s3gw-tech/s3gw-remediation/test/e2e/harness"
+	"github.com/s3gw-tech/s3gw-remediation/test/harness"
 )
 
 var modeColors = map[string]string{

@@ -27,7 +27,7 @@ import (
 	"time"
 
 	"github.com/s3gw-tech/s3gw-remediation/test/apiaudit"
-	"github.com/s3gw-tech/s3gw-remediation/test/e2e/harness"
+	"github.com/s3gw-tech/s3gw-remediation/test/harness"
 )
 
 // result is what a benchmark measured, as written to runs.json.

@@ -35,7 +35,7 @@ import (
 
 	"github.com/s3gw-tech/s3gw-remediation/test/apiaudit"
 	"github.com/s3gw-tech/s3gw-remediation/test/cluster"
-	"github.com/s3gw-tech/s3gw-remediation/test/e2e/harness"
+	"github.com/s3gw-tech/s3gw-remediation/test/harness"
 )
 
 // The scale benchmark fails many gateway nodes of a large cluster at once

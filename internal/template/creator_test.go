@@ -29,7 +29,7 @@ import (
 	logf "sigs.k8s.io/controller-runtime/pkg/log"
 
 	s3gwv1alpha1 "github.com/s3gw-tech/s3gw-remediation/api/v1alpha1"
-	"github.com/s3gw-tech/s3gw-remediation/internal/testenv"
+	"github.com/s3gw-tech/s3gw-remediation/test/testenv"
 )
 
 // TestCreatorMakesTheDefaultTemplateOnce: at start-up the default template

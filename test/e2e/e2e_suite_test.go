@@ -38,7 +38,7 @@ import (
 	ctrl "sigs.k8s.io/controller-runtime"
 
 	"github.com/s3gw-tech/s3gw-remediation/test/cluster"
-	"github.com/s3gw-tech/s3gw-remediation/test/e2e/harness"
+	"github.com/s3gw-tech/s3gw-remediation/test/harness"
 )
 
 // logDirEnv keeps the control-plane logs of the suite under that directory.

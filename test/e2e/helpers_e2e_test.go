@@ -36,10 +36,10 @@ import (
 
 	s3gwv1alpha1 "github.com/s3gw-tech/s3gw-remediation/api/v1alpha1"
 	"github.com/s3gw-tech/s3gw-remediation/internal/longhorn"
-	"github.com/s3gw-tech/s3gw-remediation/internal/nhc"
 	"github.com/s3gw-tech/s3gw-remediation/test/attachrules"
-	"github.com/s3gw-tech/s3gw-remediation/test/e2e/harness"
+	"github.com/s3gw-tech/s3gw-remediation/test/harness"
 	"github.com/s3gw-tech/s3gw-remediation/test/longhornsim"
+	"github.com/s3gw-tech/s3gw-remediation/test/nhc"
 )
 
 // poolLabel groups a spec's nodes for its NodeHealthCheck and FAR.

@@ -40,10 +40,10 @@ import (
 
 	s3gwv1alpha1 "github.com/s3gw-tech/s3gw-remediation/api/v1alpha1"
 	"github.com/s3gw-tech/s3gw-remediation/internal/medik8s"
-	"github.com/s3gw-tech/s3gw-remediation/internal/nhc"
 	"github.com/s3gw-tech/s3gw-remediation/test/attachrules"
 	"github.com/s3gw-tech/s3gw-remediation/test/cluster"
-	"github.com/s3gw-tech/s3gw-remediation/test/e2e/harness"
+	"github.com/s3gw-tech/s3gw-remediation/test/harness"
+	"github.com/s3gw-tech/s3gw-remediation/test/nhc"
 )
 
 // The manager as the Deployment runs it: processes built from cmd/manager,

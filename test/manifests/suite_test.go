@@ -31,7 +31,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/envtest"
 	"sigs.k8s.io/yaml"
 
-	"github.com/s3gw-tech/s3gw-remediation/internal/testenv"
+	"github.com/s3gw-tech/s3gw-remediation/test/testenv"
 )
 
 var (

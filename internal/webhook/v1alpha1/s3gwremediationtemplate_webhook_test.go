@@ -39,8 +39,8 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/webhook"
 
 	s3gwv1alpha1 "github.com/s3gw-tech/s3gw-remediation/api/v1alpha1"
-	"github.com/s3gw-tech/s3gw-remediation/internal/nhc"
-	"github.com/s3gw-tech/s3gw-remediation/internal/testenv"
+	"github.com/s3gw-tech/s3gw-remediation/test/nhc"
+	"github.com/s3gw-tech/s3gw-remediation/test/testenv"
 )
 
 const multipleTemplates = "remediation.medik8s.io/multiple-templates-support"

@@ -32,8 +32,8 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/yaml"
 
-	"github.com/s3gw-tech/s3gw-remediation/internal/testenv"
 	"github.com/s3gw-tech/s3gw-remediation/test/cluster"
+	"github.com/s3gw-tech/s3gw-remediation/test/testenv"
 )
 
 // The manager's identity as config/default installs it. The harness

@@ -26,7 +26,7 @@ limitations under the License.
 //   - the operator: a controller-runtime manager with the same reconcilers,
 //     scheme and clocks as cmd/manager (Options.Operator);
 //   - the cluster side (Options.NHC): NodeHealthCheck emulators
-//     (internal/nhc), one per EnableRemediation, each selecting its nodes by
+//     (test/nhc), one per EnableRemediation, each selecting its nodes by
 //     label like a NodeHealthCheck's spec.selector and acting as NHC's
 //     service account (impersonated, bound to the operator's aggregated
 //     ext-remediation ClusterRole); and a fence-agents-remediation stand-in

@@ -34,8 +34,8 @@ import (
 	"sigs.k8s.io/yaml"
 
 	s3gwv1alpha1 "github.com/s3gw-tech/s3gw-remediation/api/v1alpha1"
-	"github.com/s3gw-tech/s3gw-remediation/internal/nhc"
 	"github.com/s3gw-tech/s3gw-remediation/test/cluster"
+	"github.com/s3gw-tech/s3gw-remediation/test/nhc"
 )
 
 // NodeHealthCheck's identity, as the NHC operator installs itself

@@ -35,7 +35,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	s3gwv1alpha1 "github.com/s3gw-tech/s3gw-remediation/api/v1alpha1"
-	"github.com/s3gw-tech/s3gw-remediation/internal/testenv"
+	"github.com/s3gw-tech/s3gw-remediation/test/testenv"
 )
 
 // adminClient talks to the one envtest control plane of this package.
