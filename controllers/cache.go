@@ -42,7 +42,9 @@ func DefaultWorkloadCache() labels.Selector {
 // CacheOptions is what the manager caches, and how little of it: only the
 // pods workloads selects, only node Leases, and nodes and pods trimmed to
 // the fields the controllers read, so that memory follows the number of
-// s3gw instances and nodes, not the cluster's pod count.
+// s3gw instances and nodes, not the cluster's pod count. Other kinds read
+// through the cached client (PVCs and PVs, VolumeAttachments, our CRs,
+// Longhorn's) are cached whole, without managed fields.
 func CacheOptions(workloads labels.Selector) cache.Options {
 	return cache.Options{
 		DefaultTransform: cache.TransformStripManagedFields(),

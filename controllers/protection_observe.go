@@ -120,7 +120,7 @@ func (r *ProtectionReconciler) observePod(ctx context.Context, p *protectionPass
 	case !apierrors.IsNotFound(err):
 		return out, fmt.Errorf("getting node %s: %w", pod.Spec.NodeName, err)
 	}
-	volumes, err := workloads.Volumes(ctx, r.APIReader, pod)
+	volumes, err := workloads.Volumes(ctx, r.Client, pod)
 	if err != nil {
 		return out, err
 	}

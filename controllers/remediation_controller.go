@@ -141,7 +141,7 @@ var _ reconcile.Reconciler = &RemediationReconciler{}
 // s3gw pods); force-delete only the targets.
 // +kubebuilder:rbac:groups="",resources=pods,verbs=get;list;watch;delete
 // Volumes: classify a target's claims; only bound RWO Longhorn volumes are released.
-// +kubebuilder:rbac:groups="",resources=persistentvolumeclaims;persistentvolumes,verbs=get
+// +kubebuilder:rbac:groups="",resources=persistentvolumeclaims;persistentvolumes,verbs=get;list;watch
 // Owners: resolve a pod's ReplicaSet to its Deployment to recognise the replacement.
 // +kubebuilder:rbac:groups=apps,resources=replicasets,verbs=get
 // Attachments: verify release, and delete one under the DeleteVolumeAttachment strategy.

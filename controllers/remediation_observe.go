@@ -181,7 +181,7 @@ func (r *RemediationReconciler) newTarget(ctx context.Context, pod *corev1.Pod) 
 	if err != nil {
 		return s3gwv1alpha1.TargetPod{}, err
 	}
-	volumes, err := workloads.Volumes(ctx, r.APIReader, pod)
+	volumes, err := workloads.Volumes(ctx, r.Client, pod)
 	if err != nil {
 		return s3gwv1alpha1.TargetPod{}, err
 	}
