@@ -109,13 +109,15 @@ func (w *World) explain(v *Volume, lost []ack) violation {
 }
 
 // couldRelease is whether an operator write can have moved the volume away
-// from engine e: one made while e ran, or one on e's node that may still
-// hold (an out-of-service taint outlives the failure it was added for). A
-// write for another node before e started released an earlier engine; the
-// volume moving away from e later is not its doing. When e's own writes were
-// discarded (fork == e), every earlier write counts.
+// from engine e. Every write of a remediation (a pod force-delete, a
+// release) concerns the attachment on its own node, so only a write on e's
+// node can have released e; one that may still hold when e ran (an
+// out-of-service taint outlives the failure it was added for) counts too.
+// A write for another node only moved a pod that was waiting for the volume,
+// whatever released e. When e's own writes were discarded (fork == e),
+// every earlier write counts.
 func couldRelease(x *operatorAct, e, fork *Engine) bool {
-	return fork == e || x.at >= e.StartedAt || x.node == e.Node.Name
+	return fork == e || x.node == e.Node.Name
 }
 
 // fork is the engine start that split the history a lost write of e
