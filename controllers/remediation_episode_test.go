@@ -103,7 +103,7 @@ var _ = Describe("Evidence of the current failure", func() {
 		closedGate(s, "the node.kubernetes.io/out-of-service taint is stale")
 	})
 
-	It("leaves a live kubelet's volumesInUse alone with ControllerDetach", func() {
+	It("leaves a live kubelet's pods and volumesInUse alone with ControllerDetach", func() {
 		s := newFailedNodeScenario(s3gwv1alpha1.S3GWRemediationSpec{})
 		// The kubelet is alive: it reports Ready=False itself and renews its
 		// Lease; Longhorn reports the node down all the same.
@@ -113,7 +113,7 @@ var _ = Describe("Evidence of the current failure", func() {
 		s.w.renewLease("failed", s.w.clock.Now())
 		st := s.w.stepper(managerClient)
 		st.until(s.key, 10, func(rem *s3gwv1alpha1.S3GWRemediation) bool {
-			return !s.w.podExists(s.g.pod) && rem.Status.Phase == s3gwv1alpha1.PhaseReleasing
+			return rem.Status.Phase == s3gwv1alpha1.PhaseEvicting
 		})
 		for range 3 {
 			s.w.renewLease("failed", s.w.clock.Now())
@@ -121,11 +121,14 @@ var _ = Describe("Evidence of the current failure", func() {
 		}
 		rem := s.w.remediation(s.key)
 		Expect(rem.Status.Conditions).To(haveCondition(s3gwv1alpha1.ConditionAttachmentsReleased, metav1.ConditionFalse, s3gwv1alpha1.ReasonKubeletAlive))
+		Expect(s.w.podExists(s.g.pod)).To(BeTrue(),
+			"deleting the pod would start the attach-detach controller's 6-minute force detach")
 		Expect(s.w.node("failed").Status.VolumesInUse).To(ContainElement(longhorn.UniqueVolumeName(s.g.pv)),
 			"a live kubelet's list is its own")
 
-		// The live kubelet unmounts once the pod is gone; the attach-detach
-		// controller then detaches through its normal path.
+		// The live kubelet stops the pod and unmounts its volume (after the
+		// taint eviction); the attach-detach controller then detaches
+		// through its normal path.
 		node = s.w.node("failed")
 		node.Status.VolumesInUse = nil
 		Expect(s.w.c.Status().Update(s.w.ctx, node)).To(Succeed())
@@ -133,8 +136,32 @@ var _ = Describe("Evidence of the current failure", func() {
 		s.expectMoved()
 	})
 
-	It("releases nothing while the force-deleted pod is still held by a finalizer", func() {
+	It("does not force-delete a pod finalizers would hold while only storage isolation holds", func() {
 		s := newFailedNodeScenario(s3gwv1alpha1.S3GWRemediationSpec{})
+		pod := &corev1.Pod{}
+		Expect(s.w.c.Get(s.w.ctx, client.ObjectKeyFromObject(s.g.pod), pod)).To(Succeed())
+		pod.Finalizers = append(pod.Finalizers, "example.com/hold")
+		Expect(s.w.c.Update(s.w.ctx, pod)).To(Succeed())
+		st := s.w.stepper(managerClient)
+		st.until(s.key, 10, isPhase(s3gwv1alpha1.PhaseEvicting))
+		for range 3 {
+			Expect(st.pass(s.key)).To(Succeed())
+		}
+		rem := s.w.remediation(s.key)
+		Expect(rem.Status.Conditions).To(haveCondition(s3gwv1alpha1.ConditionWorkloadEvicted, metav1.ConditionFalse, s3gwv1alpha1.ReasonPodFinalizers))
+		Expect(s.w.c.Get(s.w.ctx, client.ObjectKeyFromObject(s.g.pod), pod)).To(Succeed())
+		Expect(pod.DeletionTimestamp).To(BeNil(),
+			"once its finalizers went, the attach-detach controller would force-detach the volume 6 minutes later, unchecked")
+
+		pod.Finalizers = nil
+		Expect(s.w.c.Update(s.w.ctx, pod)).To(Succeed())
+		st.until(s.key, 20, succeeded)
+		s.expectMoved()
+	})
+
+	It("releases nothing while the force-deleted pod is still held by a finalizer", func() {
+		s := newFailedNodeScenario(s3gwv1alpha1.S3GWRemediationSpec{}, noStorageIsolation)
+		s.w.taint("failed", release.OutOfServiceTaint())
 		pod := &corev1.Pod{}
 		Expect(s.w.c.Get(s.w.ctx, client.ObjectKeyFromObject(s.g.pod), pod)).To(Succeed())
 		pod.Finalizers = append(pod.Finalizers, "example.com/hold")

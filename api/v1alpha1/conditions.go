@@ -65,6 +65,7 @@ const (
 	ReasonReleasing               = "Releasing"
 	ReasonReleased                = "Released"
 	ReasonKubeletAlive            = "KubeletAlive"
+	ReasonPodFinalizers           = "PodFinalizers"
 	ReasonWaitingForReplacement   = "WaitingForReplacement"
 	ReasonReplacementReady        = "ReplacementReady"
 	ReasonReplacementNotReady     = "ReplacementNotReady"

@@ -303,14 +303,25 @@ func failedDecision(gate Gate, fenced metav1.Condition, progress []metav1.Condit
 // configured strategy. While a target's pod is in the API, even held by a
 // finalizer, the attach-detach controller still wants its volume on the
 // node, so nothing of it is released.
+//
+// A force-delete is itself a deferred release: once the pod is gone, the
+// attach-detach controller force-detaches its volume from an unhealthy node
+// after 6 minutes, whatever the evidence says by then. So a pod is
+// force-deleted only when its volumes can be released right after, while
+// the evidence just checked still holds.
 func actions(o Observation, gate Gate, fenced metav1.Condition, progress []metav1.Condition) Decision {
 	d := Decision{Gate: gate}
+	plan := planRelease(o)
+	var finalized []string
 	for _, t := range o.Targets {
-		if t.PodPresent && !t.ForceDeleted {
+		switch {
+		case !t.PodPresent || t.ForceDeleted || waitsForKubelet(o, t):
+		case heldByFinalizers(gate, t):
+			finalized = append(finalized, fmt.Sprintf("%s (%s)", t.displayName(), strings.Join(t.Finalizers, ", ")))
+		default:
 			d.Evict = append(d.Evict, t)
 		}
 	}
-	plan := planRelease(o)
 	d.UnmarkInUse, d.DeleteAttachments = plan.unmark, plan.deleteAttachments
 	// A taint already there (ours, a peer's, a fencer's) releases the
 	// volumes as well as ours would.
@@ -327,11 +338,19 @@ func actions(o Observation, gate Gate, fenced metav1.Condition, progress []metav
 	}
 	msg := fmt.Sprintf("Moving s3gw off node %s (%s)", o.Node.Name, d.Phase)
 	if plan.waitingForKubelet {
-		msg = fmt.Sprintf("Waiting for node %s's kubelet to release the volumes: it still reports Ready=False "+
-			"or renews its Lease, so it unmounts them itself now that the pods are gone; "+
-			"ControllerDetach only edits a dead kubelet's volumesInUse", o.Node.Name)
+		msg = fmt.Sprintf("Waiting for node %s's kubelet: it still reports Ready=False or renews its Lease, "+
+			"so it may still run s3gw and it unmounts its volumes itself once it stops the pods; "+
+			"ControllerDetach only edits a dead kubelet's volumesInUse, and a pod is force-deleted "+
+			"only when its volumes can be released right after", o.Node.Name)
 		progress = replaceCondition(progress, condition(s3gwv1alpha1.ConditionAttachmentsReleased,
 			metav1.ConditionFalse, s3gwv1alpha1.ReasonKubeletAlive, msg))
+	}
+	if len(finalized) > 0 {
+		msg = "Not force-deleting pods that finalizers would keep in the API: " + strings.Join(finalized, "; ") +
+			". The attach-detach controller force-detaches a deleted pod's volume 6 minutes after it leaves the API, " +
+			"and storage isolation, the only evidence, may no longer hold by then; remove the finalizers or add a fencer"
+		progress = replaceCondition(progress, condition(s3gwv1alpha1.ConditionWorkloadEvicted,
+			metav1.ConditionFalse, s3gwv1alpha1.ReasonPodFinalizers, msg))
 	}
 	d.Conditions = append(append(processing(s3gwv1alpha1.ReasonRemediationStarted, msg), fenced), progress...)
 	d.Wait = WaitForRelease
@@ -361,6 +380,7 @@ func planRelease(o Observation) releasePlan {
 	kubeletAlive := !o.Node.Heartbeat.Lost(o.Now)
 	for _, t := range o.Targets {
 		p.podsPresent = p.podsPresent || t.PodPresent
+		p.waitingForKubelet = p.waitingForKubelet || (t.PodPresent && waitsForKubelet(o, t))
 		for _, v := range t.Volumes {
 			if !v.Releasable() || v.Released() {
 				continue
@@ -386,6 +406,43 @@ func planRelease(o Observation) releasePlan {
 		}
 	}
 	return p
+}
+
+// waitsForKubelet is true while t's volumes wait for ControllerDetach and
+// the node's kubelet is alive: only a dead kubelet's volumesInUse is edited,
+// so the release could not follow a force-delete of t's pod.
+func waitsForKubelet(o Observation, t Target) bool {
+	switch o.Spec.Release.Strategy {
+	case s3gwv1alpha1.ReleaseDeleteVolumeAttachment, s3gwv1alpha1.ReleaseOutOfServiceTaint:
+		return false
+	}
+	if o.Node.Heartbeat.Lost(o.Now) {
+		return false
+	}
+	for _, v := range t.Volumes {
+		if v.Releasable() && !v.Released() && v.InUseOnNode {
+			return true
+		}
+	}
+	return false
+}
+
+// heldByFinalizers is true for a pod with finalizers while the gate rests on
+// storage isolation alone: the force-delete would leave it in the API, and
+// whenever its finalizers go the attach-detach controller's clock starts,
+// a release at a time no check of ours covers. Isolation is a fact of this
+// moment (a rack partition can take the replicas' nodes later); a fenced
+// node stays fenced.
+func heldByFinalizers(gate Gate, t Target) bool {
+	if len(t.Finalizers) == 0 || gate.Disabled || provesShutdown(gate) {
+		return false
+	}
+	for _, v := range t.Volumes {
+		if v.Releasable() && !v.Released() {
+			return true
+		}
+	}
+	return false
 }
 
 // replaceCondition returns conds with the condition of c's type replaced by c.

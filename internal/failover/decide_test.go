@@ -597,6 +597,52 @@ func TestDecide(t *testing.T) {
 			conds:  []cond{{s3gwv1alpha1.ConditionAttachmentsReleased, metav1.ConditionFalse, s3gwv1alpha1.ReasonKubeletAlive}},
 		},
 		{
+			// Deleting the pod would start the attach-detach controller's
+			// 6-minute force detach, a release after the evidence was checked.
+			name:   "ControllerDetach does not force-delete a pod behind a live kubelet",
+			obs:    fencedByIsolation,
+			mutate: []func(o *Observation){aliveKubelet},
+			phase:  s3gwv1alpha1.PhaseEvicting,
+			wait:   WaitForRelease,
+			conds:  []cond{{s3gwv1alpha1.ConditionAttachmentsReleased, metav1.ConditionFalse, s3gwv1alpha1.ReasonKubeletAlive}},
+		},
+		{
+			name:   "ControllerDetach force-deletes behind a live kubelet a pod whose volumes it no longer uses",
+			obs:    fencedByIsolation,
+			mutate: []func(o *Observation){aliveKubelet, func(o *Observation) { o.Targets[0].Volumes[0].InUseOnNode = false }},
+			phase:  s3gwv1alpha1.PhaseEvicting,
+			wait:   WaitForRelease,
+			writes: writes{Evict: []string{"s3gw-0"}},
+		},
+		{
+			name: "storage isolation alone does not force-delete a pod finalizers would keep in the API",
+			obs:  fencedByIsolation,
+			mutate: []func(o *Observation){func(o *Observation) {
+				o.Targets[0].Finalizers = []string{"example.com/hold"}
+			}},
+			phase: s3gwv1alpha1.PhaseEvicting,
+			wait:  WaitForRelease,
+			conds: []cond{{s3gwv1alpha1.ConditionWorkloadEvicted, metav1.ConditionFalse, s3gwv1alpha1.ReasonPodFinalizers}},
+		},
+		{
+			name: "a fencer's evidence force-deletes a pod with finalizers: the node stays fenced",
+			obs:  fencedByFAR,
+			mutate: []func(o *Observation){func(o *Observation) {
+				o.Targets[0].Finalizers = []string{"example.com/hold"}
+			}},
+			phase:  s3gwv1alpha1.PhaseEvicting,
+			wait:   WaitForRelease,
+			writes: writes{Evict: []string{"s3gw-0"}},
+		},
+		{
+			name:   "DeleteVolumeAttachment force-deletes behind a live kubelet: the release follows at once",
+			obs:    fencedByIsolation,
+			mutate: []func(o *Observation){aliveKubelet, strategy(s3gwv1alpha1.ReleaseDeleteVolumeAttachment)},
+			phase:  s3gwv1alpha1.PhaseEvicting,
+			wait:   WaitForRelease,
+			writes: writes{Evict: []string{"s3gw-0"}},
+		},
+		{
 			name: "ControllerDetach leaves volumesInUse alone while the node Lease is unexpired (Ready=Unknown)",
 			obs:  fencedByIsolation,
 			mutate: []func(o *Observation){evicted, func(o *Observation) {
