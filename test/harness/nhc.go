@@ -24,16 +24,19 @@ import (
 
 	"github.com/medik8s/common/pkg/annotations"
 	corev1 "k8s.io/api/core/v1"
-	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/labels"
+	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/apimachinery/pkg/util/intstr"
 	"k8s.io/apimachinery/pkg/util/wait"
 	"k8s.io/client-go/rest"
+	"k8s.io/client-go/util/workqueue"
 	"k8s.io/utils/clock"
 	"k8s.io/utils/ptr"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/event"
+	"sigs.k8s.io/controller-runtime/pkg/handler"
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 
 	s3gwv1alpha1 "github.com/s3gw-tech/s3gw-remediation/api/v1alpha1"
@@ -62,7 +65,21 @@ func (e *Env) startClusterSide(ctx context.Context) error {
 		return err
 	}
 	e.nhc = &nhcDispatcher{nodes: mgr.GetClient()}
-	if err := ctrl.NewControllerManagedBy(mgr).For(&corev1.Node{}).Named("nhc-emulators").Complete(e.nhc); err != nil {
+	err = ctrl.NewControllerManagedBy(mgr).Named("nhc-emulators").
+		Watches(&corev1.Node{}, handler.Funcs{
+			CreateFunc: func(_ context.Context, ev event.CreateEvent, q workqueue.TypedRateLimitingInterface[reconcile.Request]) {
+				e.nhc.enqueue(ev.Object, q)
+			},
+			UpdateFunc: func(_ context.Context, ev event.UpdateEvent, q workqueue.TypedRateLimitingInterface[reconcile.Request]) {
+				e.nhc.enqueue(ev.ObjectNew, q)
+			},
+			// A deleted node goes to every check: each deletes only its own CRs.
+			DeleteFunc: func(_ context.Context, _ event.DeleteEvent, q workqueue.TypedRateLimitingInterface[reconcile.Request]) {
+				e.nhc.enqueue(nil, q)
+			},
+		}).
+		Complete(e.nhc)
+	if err != nil {
 		return fmt.Errorf("setting up the NodeHealthCheck emulators: %w", err)
 	}
 	e.fencer = &farFencer{client: e.Client, nodes: mgr.GetClient()}
@@ -144,17 +161,19 @@ func (e *Env) EnableRemediation(ctx context.Context, r Remediation) (*nhc.Emulat
 	if e.opts.ExternalNHC {
 		return nil, nil
 	}
-	e.nhc.add(labels.SelectorFromSet(r.NodeSelector), &nhc.Controller{Emulator: em, Nodes: e.nhc.nodes})
+	e.nhc.add(r.Name, labels.SelectorFromSet(r.NodeSelector), &nhc.Controller{Emulator: em, Nodes: e.nhc.nodes})
 	return em, nil
 }
 
-// nhcDispatcher hands each node to the emulated NodeHealthCheck whose
-// selector matches it, as each real NodeHealthCheck watches only its nodes.
+// nhcDispatcher runs the emulated NodeHealthCheck whose selector matches a
+// node that changed. Like a real NHC, each keeps one queue entry (its own
+// name) however many of its nodes change, and a pass looks at all of them.
 type nhcDispatcher struct {
+	// nodes is the cluster-side cache the checks list nodes from.
 	nodes client.Reader
 
 	mu     sync.RWMutex
-	checks []nhcCheck
+	checks map[string]nhcCheck
 }
 
 type nhcCheck struct {
@@ -164,35 +183,33 @@ type nhcCheck struct {
 
 var _ reconcile.Reconciler = &nhcDispatcher{}
 
-func (d *nhcDispatcher) add(selector labels.Selector, c *nhc.Controller) {
+func (d *nhcDispatcher) add(name string, selector labels.Selector, c *nhc.Controller) {
 	d.mu.Lock()
 	defer d.mu.Unlock()
-	d.checks = append(d.checks, nhcCheck{selector: selector, ctrl: c})
+	if d.checks == nil {
+		d.checks = map[string]nhcCheck{}
+	}
+	d.checks[name] = nhcCheck{selector: selector, ctrl: c}
+}
+
+// enqueue queues the checks whose selector matches node, or every check
+// for nil (a deleted node).
+func (d *nhcDispatcher) enqueue(node client.Object, q workqueue.TypedRateLimitingInterface[reconcile.Request]) {
+	d.mu.RLock()
+	defer d.mu.RUnlock()
+	for name, c := range d.checks {
+		if node == nil || c.selector.Matches(labels.Set(node.GetLabels())) {
+			q.Add(reconcile.Request{NamespacedName: types.NamespacedName{Name: name}})
+		}
+	}
 }
 
 func (d *nhcDispatcher) Reconcile(ctx context.Context, req reconcile.Request) (reconcile.Result, error) {
 	d.mu.RLock()
-	checks := append([]nhcCheck(nil), d.checks...)
+	c, ok := d.checks[req.Name]
 	d.mu.RUnlock()
-
-	node := &corev1.Node{}
-	err := d.nodes.Get(ctx, req.NamespacedName, node)
-	if err != nil && !apierrors.IsNotFound(err) {
-		return reconcile.Result{}, err
+	if !ok {
+		return reconcile.Result{}, nil
 	}
-	var result reconcile.Result
-	for _, c := range checks {
-		// A deleted node goes to every check: each deletes only its own CRs.
-		if err == nil && !c.selector.Matches(labels.Set(node.Labels)) {
-			continue
-		}
-		res, rerr := c.ctrl.Reconcile(ctx, req)
-		if rerr != nil {
-			return reconcile.Result{}, rerr
-		}
-		if res.RequeueAfter > 0 && (result.RequeueAfter == 0 || res.RequeueAfter < result.RequeueAfter) {
-			result.RequeueAfter = res.RequeueAfter
-		}
-	}
-	return result, nil
+	return c.ctrl.Reconcile(ctx, req)
 }
