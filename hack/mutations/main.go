@@ -104,7 +104,7 @@ func run(episodes int, seed, only string) error {
 		note := ""
 		switch {
 		case m.ReportOnly:
-			note = "  (report only: a guard behind another guard, or liveness)"
+			note = "  (report only: behind another guard, liveness, or rare)"
 		case m.BehindReachability:
 			note = "  (requireReachableReplicas false)"
 		}

@@ -24,8 +24,9 @@ type Mutation struct {
 	// Edits are applied together.
 	Edits []Edit
 	// ReportOnly marks a defect the model is known not to turn into a lost
-	// write on its own (a guard behind another guard, or a liveness rule):
-	// it is run and reported, and a zero does not fail the run.
+	// write on its own (a guard behind another guard, or a liveness rule),
+	// or too rarely for the fixed seed: it is run and reported, and a zero
+	// does not fail the run.
 	ReportOnly bool
 	// BehindReachability runs the mutation, and the unmutated code it is
 	// compared with, with release.requireReachableReplicas false. With every
@@ -111,6 +112,20 @@ var mutations = []Mutation{
 			File: decideGo,
 			Old:  "\t\t\tcase t.PodPresent:\n\t\t\t\t// The attach-detach controller still wants it on the node.\n",
 			New:  "\t\t\tcase false:\n",
+		}},
+		ReportOnly: true,
+	},
+	{
+		// A force-delete is a deferred release (the attach-detach
+		// controller's 6-minute force detach). The loss needs a second
+		// fault minutes later: a CI run's fresh seed (0x4cb15540f76f1c3b)
+		// found it in 4 of 20 000 episodes, the fixed seed's 20 000 show
+		// none (-seed 0x4cb15540f76f1c3b -episodes 20000 -run 'cannot follow').
+		Name: "a pod is force-deleted though its release cannot follow at once",
+		Edits: []Edit{{
+			File: decideGo,
+			Old:  "\t\tcase !t.PodPresent || t.ForceDeleted || waitsForKubelet(o, t):\n\t\tcase heldByFinalizers(gate, t):\n",
+			New:  "\t\tcase !t.PodPresent || t.ForceDeleted:\n\t\tcase false:\n",
 		}},
 		ReportOnly: true,
 	},
