@@ -243,6 +243,22 @@ var _ = Describe("The protection report", func() {
 		s.expectUnprotected(g, s3gwv1alpha1.ReasonNeedsProofOfShutdown, "needs proof the node is shut down")
 	})
 
+	It("reports a pod with finalizers on storage isolation alone as PodFinalizers", func() {
+		s := newReportStory(newWorld(suiteCtx), s3gwv1alpha1.S3GWRemediationSpec{}, true)
+		g := s.w.addGateway("gw", "a", "b")
+		pod := &corev1.Pod{}
+		Expect(s.w.c.Get(s.w.ctx, client.ObjectKeyFromObject(g.pod), pod)).To(Succeed())
+		pod.Finalizers = []string{"example.com/hold"}
+		Expect(s.w.c.Update(s.w.ctx, pod)).To(Succeed())
+		s.expectUnprotected(g, s3gwv1alpha1.ReasonPodFinalizers, "example.com/hold")
+
+		// Cleared, so the world can delete it.
+		Expect(s.w.c.Get(s.w.ctx, client.ObjectKeyFromObject(g.pod), pod)).To(Succeed())
+		pod.Finalizers = nil
+		Expect(s.w.c.Update(s.w.ctx, pod)).To(Succeed())
+		Expect(s.pod().Protected).To(BeTrue())
+	})
+
 	It("warns when no NodeHealthCheck references the template, and follows one that selects the node", func() {
 		s := newReportStory(newWorld(suiteCtx), s3gwv1alpha1.S3GWRemediationSpec{}, false)
 		g := s.w.addGateway("gw", "a", "b")

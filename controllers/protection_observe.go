@@ -112,7 +112,7 @@ func onNode(pod *corev1.Pod) bool {
 // longhorn-manager reaches their nodes now, and its node's labels.
 func (r *ProtectionReconciler) observePod(ctx context.Context, p *protectionPass, pod *corev1.Pod) (protection.Pod, error) {
 	out := protection.Pod{Node: pod.Spec.NodeName,
-		Target: failover.Target{Namespace: pod.Namespace, Name: pod.Name, UID: pod.UID}}
+		Target: failover.Target{Namespace: pod.Namespace, Name: pod.Name, UID: pod.UID, Finalizers: pod.Finalizers}}
 	node := &corev1.Node{}
 	switch err := r.Client.Get(ctx, client.ObjectKey{Name: pod.Spec.NodeName}, node); {
 	case err == nil:

@@ -27,7 +27,8 @@ const ConditionProtected = "Protected"
 // Reasons of the protection report (docs/troubleshooting.md, "Is my s3gw
 // protected?"). A pod that would fail over has ReasonPodProtected; one that
 // would not has the reason of the step that would hold it: these, or the
-// remediation's own NoHealthyReplica and LonghornUnavailable.
+// remediation's own NoHealthyReplica, LonghornUnavailable, ReplicasUnreachable
+// and PodFinalizers.
 const (
 	// ReasonPodProtected: an evidence source would hold, a healthy replica
 	// is elsewhere, and a NodeHealthCheck would remediate the node.

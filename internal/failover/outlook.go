@@ -69,6 +69,11 @@ func IfNodeFailed(o Observation) Outlook {
 	d := Decide(failure)
 	switch d.Phase {
 	case s3gwv1alpha1.PhaseEvicting:
+		if len(d.Evict) < len(failure.Targets) {
+			// A pod it would not force-delete (finalizers on storage
+			// isolation alone) holds the move.
+			return outlookOf(d, s3gwv1alpha1.ConditionWorkloadEvicted)
+		}
 		return Outlook{FailsOver: true, Evidence: d.Gate.Evidence}
 	case s3gwv1alpha1.PhaseWaitingForFencing:
 		if d.Gate.Open {

@@ -75,6 +75,20 @@ func TestIfNodeFailed(t *testing.T) {
 		{name: "replicas only elsewhere: storage isolation would hold",
 			o:     outlookObservation(s3gwv1alpha1.S3GWRemediationSpec{}, runningTarget("worker-2", "worker-3")),
 			fails: true, evidence: []string{EvidenceStorageIsolation}},
+		{name: "a pod with finalizers on storage isolation alone: it would not be force-deleted",
+			o: func() Observation {
+				t := runningTarget("worker-2", "worker-3")
+				t.Finalizers = []string{"example.com/hold"}
+				return outlookObservation(s3gwv1alpha1.S3GWRemediationSpec{}, t)
+			}(),
+			reason: s3gwv1alpha1.ReasonPodFinalizers, message: "example.com/hold"},
+		{name: "a pod with finalizers and a fencer: the fenced node's pod is force-deleted",
+			o: func() Observation {
+				t := runningTarget("worker-2", "worker-3")
+				t.Finalizers = []string{"example.com/hold"}
+				return outlookObservation(withFAR, t)
+			}(),
+			fails: true, evidence: []string{farKind + "/" + testNode}},
 		{name: "a replica on the node and no fencer: nothing would hold, and the message names the replica",
 			o:      outlookObservation(s3gwv1alpha1.S3GWRemediationSpec{}, runningTarget(testNode, "worker-2")),
 			reason: s3gwv1alpha1.ReasonNoFencingEvidence, message: "replica pvc-s3gw-r-worker-1 of pvc-s3gw is on the node"},

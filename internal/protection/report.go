@@ -223,6 +223,9 @@ func fix(reason, node string) string {
 			"only to a replica there would be lost, fenced or not. To accept that risk, set release.requireReachableReplicas: false"
 	case s3gwv1alpha1.ReasonNeedsProofOfShutdown:
 		return "Fix: add a fencing delegate or remediator (FAR, SNR), or use release.strategy ControllerDetach"
+	case s3gwv1alpha1.ReasonPodFinalizers:
+		return "Fix: remove what puts finalizers on the s3gw pod, or add a fencing delegate or remediator (FAR, SNR): " +
+			"with storage isolation alone a pod finalizers would keep in the API is not force-deleted"
 	case s3gwv1alpha1.ReasonNoHealthyReplica:
 		return "Fix: raise the volume's numberOfReplicas so that Longhorn keeps a healthy replica on another node"
 	case s3gwv1alpha1.ReasonLonghornUnavailable:
