@@ -105,7 +105,7 @@ var _ = Describe("The manager", Ordered, func() {
 		Eventually(func(g Gomega) {
 			g.Expect(w.c.Get(w.ctx, client.ObjectKeyFromObject(t), t)).To(Succeed())
 			g.Expect(t.Annotations).To(HaveKeyWithValue("remediation.medik8s.io/multiple-templates-support", "true"))
-		}).Should(Succeed())
+		}).WithTimeout(30 * time.Second).Should(Succeed()) // the manager's caches may still be syncing
 	})
 
 	It("moves s3gw, woken only by watch events, and reports it through events.k8s.io Events; CR-to-Succeeded times are measured", func() {
@@ -136,7 +136,7 @@ var _ = Describe("The manager", Ordered, func() {
 					}
 					g.Expect(reasons).To(ContainElements("RemediationStarted", eventPodEvicted, eventVolumeUnmarked,
 						"RemediationFinished", eventS3GWMoved))
-				}).Should(Succeed())
+				}).WithTimeout(10 * time.Second).Should(Succeed())
 			}
 		}
 		slices.Sort(durations)
