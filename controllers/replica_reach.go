@@ -37,11 +37,11 @@ type replicaNode struct {
 }
 
 // reachReplicaNode reads whether longhorn-manager reaches the node: its
-// Longhorn Node is Ready=True and its kubelet Lease has not expired (a node
-// that stopped renewing is suspect before the node-lifecycle controller
-// marks it NotReady, 10 s later by default, and Longhorn after that). Only
-// then will Longhorn stop a replica there on detach. The remediation and
-// the protection report read it the same way.
+// Longhorn Node is Ready=True and its kubelet renewed its Lease within half
+// the Lease's duration (two renewals; a node that stopped renewing is
+// suspect long before the node-lifecycle controller marks it NotReady, and
+// Longhorn after that). Only then will Longhorn stop a replica there on
+// detach. The remediation and the protection report read it the same way.
 func reachReplicaNode(ctx context.Context, reader client.Reader, lh longhorn.State, node string, now time.Time) (replicaNode, error) {
 	readiness, err := lh.NodeReadiness(ctx, node)
 	if err != nil {
@@ -56,8 +56,9 @@ func reachReplicaNode(ctx context.Context, reader client.Reader, lh longhorn.Sta
 	case !readiness.Ready():
 	case hb.LeaseRenewed.IsZero():
 		reach.state = "no kubelet Lease"
-	case hb.Silent(now):
-		reach.state = "kubelet Lease expired, last renewed at " + hb.LeaseRenewed.UTC().Format(time.RFC3339)
+	case hb.Lagging(now):
+		reach.state = "kubelet Lease not renewed since " + hb.LeaseRenewed.UTC().Format(time.RFC3339) +
+			" (a live kubelet renews every " + (hb.LeaseDuration / 4).String() + ")"
 	default:
 		reach.reachable = true
 	}

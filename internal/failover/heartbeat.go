@@ -67,6 +67,15 @@ func (h Heartbeat) Silent(now time.Time) bool {
 	return h.LeaseRenewed.IsZero() || now.Sub(h.LeaseRenewed) > h.LeaseDuration
 }
 
+// Lagging reports whether the kubelet missed two renewals in a row: a live
+// kubelet renews its Lease every quarter of its duration, so a Lease not
+// renewed for half of it belongs to a node that may have lost the control
+// plane, up to half a Lease duration before it expires. A replica there may
+// not hear Longhorn's order to stop.
+func (h Heartbeat) Lagging(now time.Time) bool {
+	return h.LeaseRenewed.IsZero() || now.Sub(h.LeaseRenewed) > h.LeaseDuration/2
+}
+
 // Lost reports whether the kubelet is dead as far as the API can tell: the
 // node-lifecycle controller marked it Unknown and its Lease expired. A
 // kubelet that reports Ready=False itself is alive and will rewrite its own

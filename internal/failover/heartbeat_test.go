@@ -110,3 +110,31 @@ func TestEpisodeContinues(t *testing.T) {
 		g.Expect(unknown.Episode().Continues(later)).To(BeFalse())
 	})
 }
+
+// TestHeartbeatLagging: a replica node's kubelet that missed two renewals
+// is suspect long before its Lease expires.
+func TestHeartbeatLagging(t *testing.T) {
+	renewed := func(ago time.Duration) Heartbeat {
+		return Heartbeat{Ready: ReadyTrue, LeaseRenewed: testNow.Add(-ago), LeaseDuration: 40 * time.Second}
+	}
+	tests := []struct {
+		name    string
+		hb      Heartbeat
+		lagging bool
+	}{
+		{"renewed on time (every 10 s)", renewed(10 * time.Second), false},
+		{"one renewal late", renewed(19 * time.Second), false},
+		{"two renewals missed, Lease not yet expired", renewed(21 * time.Second), true},
+		{"expired", renewed(41 * time.Second), true},
+		{"no Lease", Heartbeat{Ready: ReadyTrue}, true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			g := NewWithT(t)
+			g.Expect(tt.hb.Lagging(testNow)).To(Equal(tt.lagging))
+			if tt.hb.Silent(testNow) {
+				g.Expect(tt.lagging).To(BeTrue(), "an expired Lease lags too")
+			}
+		})
+	}
+}
