@@ -434,15 +434,7 @@ func waitsForKubelet(o Observation, t Target) bool {
 // moment (a rack partition can take the replicas' nodes later); a fenced
 // node stays fenced.
 func heldByFinalizers(gate Gate, t Target) bool {
-	if len(t.Finalizers) == 0 || gate.Disabled || provesShutdown(gate) {
-		return false
-	}
-	for _, v := range t.Volumes {
-		if v.Releasable() && !v.Released() {
-			return true
-		}
-	}
-	return false
+	return len(t.Finalizers) > 0 && !gate.Disabled && !provesShutdown(gate) && !allReleased([]Target{t})
 }
 
 // replaceCondition returns conds with the condition of c's type replaced by c.
