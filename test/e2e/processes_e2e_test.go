@@ -245,9 +245,10 @@ func signed(d time.Duration) string {
 // out-of-service taint added and removed once (OutOfServiceTaint) or never
 // touched; and that the CR got a RemediationStarted and a
 // RemediationFinished event, and no out-of-service taint is left behind.
-// Events are at least once: a kill between an event and the status patch
-// that records its transition repeats it (docs/safety.md §6), so each may
-// come once more per kill (kills).
+// Events are best effort under SIGKILL (docs/safety.md §6): a kill between
+// an event and the status patch that records its transition repeats it, a
+// kill before the recorder sent a queued event loses it. So with kills the
+// count is only bounded (at most one more per kill); without, it is one.
 //
 // A write cut short by a SIGKILL ends in the audit log without a definite
 // answer (Unsure) and may or may not have been stored; the manager, which
@@ -305,9 +306,13 @@ func expectDoneOnce(ctx context.Context, r *harness.Run, strategy s3gwv1alpha1.R
 	ns, name, _ := strings.Cut(r.Remediation(), "/")
 	// Events are sent asynchronously.
 	for _, reason := range []string{events.RemediationStartedEventReason, events.RemediationFinishedEventReason} {
-		Eventually(ctx, func() int { return eventCount(ctx, ns, name, reason) }).WithTimeout(10*time.Second).
-			Should(BeNumerically(">=", 1), "%s events of %s", reason, name)
-		Expect(eventCount(ctx, ns, name, reason)).To(BeNumerically("<=", 1+kills), "%s events of %s (%d kills)", reason, name, kills)
+		if kills == 0 {
+			Eventually(ctx, func() int { return eventCount(ctx, ns, name, reason) }).WithTimeout(10*time.Second).
+				Should(Equal(1), "%s events of %s", reason, name)
+			continue
+		}
+		Consistently(ctx, func() int { return eventCount(ctx, ns, name, reason) }).WithTimeout(2*time.Second).
+			Should(BeNumerically("<=", 1+kills), "%s events of %s (%d kills)", reason, name, kills)
 	}
 	if strategy != s3gwv1alpha1.ReleaseOutOfServiceTaint || remediationFor(ctx, r.Node) == nil {
 		Expect(nodeHasTaint(ctx, r.Node, outOfServiceTaint)).To(BeFalse(), "no out-of-service taint left on %s", r.Node)
