@@ -322,7 +322,12 @@ func observeOutOfServiceTaint(s *scope) {
 		return
 	}
 	s.obs.Node.HasOutOfServiceTaint = true
-	if release.TaintOwner(s.node, *taint) != "" {
+	if owner := release.TaintOwner(s.node, *taint); owner != "" {
+		if owner == s.rem.UID {
+			// Ours: status records it even if the pass that added it
+			// could not patch the status.
+			s.addedTaint = taint
+		}
 		return // ours or a peer's: never evidence
 	}
 	foreign := &failover.Taint{}
