@@ -63,10 +63,6 @@ const (
 // S3GWRemediationSpec says which pods to move off a failed node, when the node
 // counts as safe, and how their Longhorn attachments are released.
 // Rules treat an absent field as its default: defaults are checked against them unfilled.
-// +kubebuilder:validation:XValidation:rule="!has(self.workloadSelector) || (has(self.workloadSelector.matchLabels) && size(self.workloadSelector.matchLabels) > 0) || (has(self.workloadSelector.matchExpressions) && size(self.workloadSelector.matchExpressions) > 0)",message="workloadSelector must not be empty: an empty selector matches every pod on the node"
-// +kubebuilder:validation:XValidation:rule="!has(self.workloadSelector) || !has(self.workloadSelector.matchExpressions) || self.workloadSelector.matchExpressions.all(e, e.operator in ['In', 'NotIn', 'Exists', 'DoesNotExist'])",message="workloadSelector.matchExpressions: operator must be In, NotIn, Exists or DoesNotExist"
-// +kubebuilder:validation:XValidation:rule="!has(self.workloadSelector) || !has(self.workloadSelector.matchExpressions) || self.workloadSelector.matchExpressions.all(e, !(e.operator in ['In', 'NotIn']) || (has(e.values) && size(e.values) > 0))",message="workloadSelector.matchExpressions: operators In and NotIn need at least one value"
-// +kubebuilder:validation:XValidation:rule="!has(self.workloadSelector) || !has(self.workloadSelector.matchExpressions) || self.workloadSelector.matchExpressions.all(e, !(e.operator in ['Exists', 'DoesNotExist']) || !has(e.values) || size(e.values) == 0)",message="workloadSelector.matchExpressions: operators Exists and DoesNotExist take no values"
 // +kubebuilder:validation:XValidation:rule="!has(self.release) || !has(self.release.strategy) || self.release.strategy != 'OutOfServiceTaint' || !has(self.fencing) || !has(self.fencing.mode) || self.fencing.mode == 'RequireEvidence'",message="release.strategy OutOfServiceTaint requires fencing.mode RequireEvidence: the taint is only for nodes proven down"
 type S3GWRemediationSpec struct {
 	// WorkloadSelector selects the pods to move off the failed node. The
@@ -76,7 +72,7 @@ type S3GWRemediationSpec struct {
 	// touched.
 	// +kubebuilder:default={matchLabels:{"app.kubernetes.io/name":"s3gw","app.kubernetes.io/component":"gateway"}}
 	// +optional
-	WorkloadSelector *metav1.LabelSelector `json:"workloadSelector,omitempty"`
+	WorkloadSelector *LabelSelector `json:"workloadSelector,omitempty"`
 
 	// Namespaces limits the pod search. Empty means all namespaces.
 	// +listType=set
@@ -469,8 +465,8 @@ const (
 
 // DefaultWorkloadSelector matches the s3gw Helm chart's gateway pods, not
 // its UI or COSI pods.
-func DefaultWorkloadSelector() *metav1.LabelSelector {
-	return &metav1.LabelSelector{MatchLabels: map[string]string{
+func DefaultWorkloadSelector() *LabelSelector {
+	return &LabelSelector{MatchLabels: map[string]LabelValue{
 		"app.kubernetes.io/name":      "s3gw",
 		"app.kubernetes.io/component": "gateway",
 	}}
@@ -479,9 +475,9 @@ func DefaultWorkloadSelector() *metav1.LabelSelector {
 // WorkloadSelectorOrDefault is spec.workloadSelector, or its default.
 func (s S3GWRemediationSpec) WorkloadSelectorOrDefault() *metav1.LabelSelector {
 	if s.WorkloadSelector != nil {
-		return s.WorkloadSelector
+		return s.WorkloadSelector.Meta()
 	}
-	return DefaultWorkloadSelector()
+	return DefaultWorkloadSelector().Meta()
 }
 
 // RequireReachableReplicasOrDefault is release.requireReachableReplicas;
