@@ -43,10 +43,11 @@ func (w *world) addBystander(node, namespace, name string, mutate func(*corev1.P
 	return pod
 }
 
-// A selector that does not parse never gets this far: the API server
-// refuses it (api/v1alpha1/crd_rules_test.go). One stored before that rule
-// existed is still handled: internal/failover table-tests the decision,
-// internal/workloads the read.
+// A selector or a remediator apiVersion that does not parse never gets this
+// far: the API server refuses it (api/v1alpha1/crd_rules_test.go). One
+// stored before those rules existed is still handled: internal/failover
+// table-tests the decision, internal/workloads and internal/fencing the
+// reads.
 var _ = Describe("Bad input", func() {
 	DescribeTable("never touches a pod it must not, whatever the selector, and says so",
 		func(namespace func(w *world) string, mutate func(*corev1.Pod), why string) {
@@ -76,15 +77,4 @@ var _ = Describe("Bad input", func() {
 		Entry("a pod in Longhorn's namespace", func(*world) string { return longhornNS }, func(*corev1.Pod) {},
 			"in the Longhorn namespace"),
 	)
-
-	It("reports a remediator kind with an unparsable apiVersion, and the other sources still count", func() {
-		s := newFailedNodeScenario(s3gwv1alpha1.S3GWRemediationSpec{Fencing: s3gwv1alpha1.FencingSpec{
-			Remediators: []s3gwv1alpha1.RemediatorEvidence{{APIVersion: "a/b/c", Kind: "Broken"}}}}, noStorageIsolation)
-		st := closedGate(s, `Broken: invalid apiVersion "a/b/c"`)
-		Expect(s.w.remediation(s.key).Status.LastError).To(BeEmpty())
-
-		s.w.longhornSeesDown("failed") // storage isolation now holds
-		st.until(s.key, 20, succeeded)
-		Expect(s.expectMoved().Status.FencingEvidence).To(ConsistOf("StorageIsolation"))
-	})
 })

@@ -194,9 +194,231 @@ var _ = DescribeTable("Admission: each rule accepts a valid spec and refuses a t
 		field:    "workloadSelector.matchExpressions[0].values",
 		message:  "must have at most 64 items",
 	}),
+
+	// namespaces
+	Entry("namespaces are namespace names", rule{
+		accepted: map[string]any{"namespaces": []any{"s3gw", "s3gw-2"}},
+		rejected: map[string]any{"namespaces": []any{"s3gw", "S3GW_prod"}},
+		field:    "namespaces[1]",
+		message:  "must be a namespace name: at most 63 lowercase letters, digits and '-', beginning and ending with a letter or digit",
+	}),
+	Entry("a namespace has at most 63 characters", rule{
+		accepted: map[string]any{"namespaces": []any{strings.Repeat("a", 63)}},
+		rejected: map[string]any{"namespaces": []any{strings.Repeat("a", 64)}},
+		field:    "namespaces[0]",
+		message:  "may not be more than 63 bytes",
+	}),
+	Entry("namespaces are listed once", rule{
+		accepted: map[string]any{"namespaces": []any{"s3gw", "s3gw-2"}},
+		rejected: map[string]any{"namespaces": []any{"s3gw", "s3gw"}},
+		field:    "namespaces[1]",
+		message:  `Duplicate value: "s3gw"`,
+	}),
+	Entry("at most 64 namespaces", rule{
+		accepted: map[string]any{"namespaces": toAny(names("ns", 64))},
+		rejected: map[string]any{"namespaces": toAny(names("ns", 65))},
+		field:    "namespaces",
+		message:  "must have at most 64 items",
+	}),
+
+	// fencing
+	Entry("fencing.mode is known", rule{
+		accepted: fencing(map[string]any{"mode": "Disabled"}),
+		rejected: fencing(map[string]any{"mode": "Maybe"}),
+		field:    "fencing.mode",
+		message:  `Unsupported value: "Maybe": supported values: "RequireEvidence", "Disabled"`,
+	}),
+	Entry("RequireEvidence has an evidence source: remediators", rule{
+		accepted: fencing(map[string]any{"outOfServiceTaint": false, "storageIsolation": false, "remediators": []any{remediator(nil)}}),
+		rejected: fencing(map[string]any{"outOfServiceTaint": false, "storageIsolation": false}),
+		field:    "fencing",
+		message:  "fencing.mode RequireEvidence needs at least one evidence source: outOfServiceTaint, storageIsolation, remediators or delegate",
+	}),
+	Entry("RequireEvidence has an evidence source: a delegate", rule{
+		accepted: fencing(map[string]any{"outOfServiceTaint": false, "storageIsolation": false, "delegate": delegate(nil)}),
+		rejected: fencing(map[string]any{"outOfServiceTaint": false, "storageIsolation": false, "remediators": []any{}}),
+		field:    "fencing",
+		message:  "fencing.mode RequireEvidence needs at least one evidence source",
+	}),
+	Entry("at most 8 remediators", rule{
+		accepted: fencing(map[string]any{"remediators": repeat(remediator(nil), 8)}),
+		rejected: fencing(map[string]any{"remediators": repeat(remediator(nil), 9)}),
+		field:    "fencing.remediators",
+		message:  "must have at most 8 items",
+	}),
+	Entry("a remediator has a kind", rule{
+		accepted: fencing(map[string]any{"remediators": []any{remediator(nil)}}),
+		rejected: fencing(map[string]any{"remediators": []any{remediator(map[string]any{"kind": nil})}}),
+		field:    "fencing.remediators[0].kind",
+		message:  "Required value",
+	}),
+	Entry("a remediator's apiVersion is group/version", rule{
+		accepted: fencing(map[string]any{"remediators": []any{remediator(nil),
+			remediator(map[string]any{"apiVersion": "v1", "kind": "NodeFence"})}}),
+		rejected: fencing(map[string]any{"remediators": []any{remediator(nil),
+			remediator(map[string]any{"apiVersion": "fence-agents-remediation.medik8s.io"})}}),
+		field:   "fencing.remediators[1].apiVersion",
+		message: "must be group/version, e.g. fence-agents-remediation.medik8s.io/v1alpha1: a lowercase DNS subdomain, '/' and a version such as v1alpha1 (the version alone for the core group)",
+	}),
+	Entry("a remediator's apiVersion has one slash", rule{
+		accepted: fencing(map[string]any{"remediators": []any{remediator(map[string]any{"apiVersion": "self-node-remediation.medik8s.io/v1alpha1"})}}),
+		rejected: fencing(map[string]any{"remediators": []any{remediator(map[string]any{"apiVersion": "a/b/c"})}}),
+		field:    "fencing.remediators[0].apiVersion",
+		message:  "must be group/version",
+	}),
+	Entry("a remediator's kind is UpperCamelCase", rule{
+		accepted: fencing(map[string]any{"remediators": []any{remediator(map[string]any{"kind": "SelfNodeRemediation"})}}),
+		rejected: fencing(map[string]any{"remediators": []any{remediator(map[string]any{"kind": "fenceAgentsRemediation"})}}),
+		field:    "fencing.remediators[0].kind",
+		message:  "must be a kind in UpperCamelCase: a capital letter, then letters and digits",
+	}),
+	Entry("a remediator is a CR kind, not a template kind", rule{
+		accepted: fencing(map[string]any{"remediators": []any{remediator(map[string]any{"kind": "FenceAgentsRemediation"})}}),
+		rejected: fencing(map[string]any{"remediators": []any{remediator(map[string]any{"kind": "FenceAgentsRemediationTemplate"})}}),
+		field:    "fencing.remediators[0].kind",
+		message:  "must be the kind of the remediation CR, not of its template, e.g. FenceAgentsRemediation; a template goes in fencing.delegate",
+	}),
+	Entry("a remediator's conditionType is a condition type", rule{
+		accepted: fencing(map[string]any{"remediators": []any{remediator(map[string]any{"conditionType": "example.com/Fenced"})}}),
+		rejected: fencing(map[string]any{"remediators": []any{remediator(map[string]any{"conditionType": "Fence Agent Action Succeeded"})}}),
+		field:    "fencing.remediators[0].conditionType",
+		message:  "must be a condition type, e.g. Succeeded: a name of at most 63 letters, digits, '-', '_' and '.' that begins and ends with a letter or digit, after an optional DNS subdomain and '/'",
+	}),
+	Entry("a remediator's conditionType is left out rather than empty", rule{
+		accepted: fencing(map[string]any{"remediators": []any{remediator(map[string]any{"conditionType": nil})}}),
+		rejected: fencing(map[string]any{"remediators": []any{remediator(map[string]any{"conditionType": ""})}}),
+		field:    "fencing.remediators[0].conditionType",
+		message:  "must be a condition type",
+	}),
+	Entry("a delegate needs RequireEvidence", rule{
+		accepted: fencing(map[string]any{"delegate": delegate(nil)}),
+		rejected: fencing(map[string]any{"mode": "Disabled", "delegate": delegate(nil)}),
+		field:    "fencing.delegate",
+		message:  "fencing.delegate requires fencing.mode RequireEvidence",
+	}),
+	Entry("a delegate's apiVersion is group/version", rule{
+		accepted: fencing(map[string]any{"delegate": delegate(nil)}),
+		rejected: fencing(map[string]any{"delegate": delegate(map[string]any{"apiVersion": "fence-agents-remediation.medik8s.io/V1alpha1"})}),
+		field:    "fencing.delegate.apiVersion",
+		message:  "must be group/version",
+	}),
+	Entry("a delegate's kind is UpperCamelCase", rule{
+		accepted: fencing(map[string]any{"delegate": delegate(map[string]any{"kind": "SelfNodeRemediationTemplate"})}),
+		rejected: fencing(map[string]any{"delegate": delegate(map[string]any{"kind": "Fence-Agents-RemediationTemplate"})}),
+		field:    "fencing.delegate.kind",
+		message:  "must be a kind in UpperCamelCase",
+	}),
+	Entry("a delegate is a template kind", rule{
+		accepted: fencing(map[string]any{"delegate": delegate(nil)}),
+		rejected: fencing(map[string]any{"delegate": delegate(map[string]any{"kind": "FenceAgentsRemediation"})}),
+		field:    "fencing.delegate.kind",
+		message:  "must be a remediation template kind ending in 'Template', e.g. FenceAgentsRemediationTemplate",
+	}),
+	Entry("a delegate's kind names more than 'Template'", rule{
+		accepted: fencing(map[string]any{"delegate": delegate(map[string]any{"kind": "FTemplate"})}),
+		rejected: fencing(map[string]any{"delegate": delegate(map[string]any{"kind": "Template"})}),
+		field:    "fencing.delegate.kind",
+		message:  "must be a remediation template kind ending in 'Template'",
+	}),
+	Entry("a delegate's name is an object name", rule{
+		accepted: fencing(map[string]any{"delegate": delegate(map[string]any{"name": "far-ipmi.v2"})}),
+		rejected: fencing(map[string]any{"delegate": delegate(map[string]any{"name": "far_ipmi"})}),
+		field:    "fencing.delegate.name",
+		message:  "must be an object name: at most 253 lowercase letters, digits, '-' and '.', beginning and ending with a letter or digit",
+	}),
+	// Issue #17 lets the delegate live in the fencer's namespace: another
+	// namespace is a valid name here.
+	Entry("a delegate's namespace is a namespace name", rule{
+		accepted: fencing(map[string]any{"delegate": delegate(map[string]any{"namespace": "fencing-system"})}),
+		rejected: fencing(map[string]any{"delegate": delegate(map[string]any{"namespace": "fencing.system"})}),
+		field:    "fencing.delegate.namespace",
+		message:  "must be a namespace name: at most 63 lowercase letters, digits and '-', beginning and ending with a letter or digit; or leave it out",
+	}),
+	Entry("a delegate's namespace may be empty", rule{
+		accepted: fencing(map[string]any{"delegate": delegate(map[string]any{"namespace": ""})}),
+		rejected: fencing(map[string]any{"delegate": delegate(map[string]any{"namespace": strings.Repeat("n", 64)})}),
+		field:    "fencing.delegate.namespace",
+		message:  "may not be more than 63 bytes",
+	}),
+	Entry("a delegate's conditionType is a condition type", rule{
+		accepted: fencing(map[string]any{"delegate": delegate(map[string]any{"conditionType": "FenceAgentActionSucceeded"})}),
+		rejected: fencing(map[string]any{"delegate": delegate(map[string]any{"conditionType": "FenceAgentActionSucceeded=True"})}),
+		field:    "fencing.delegate.conditionType",
+		message:  "must be a condition type",
+	}),
+
+	// release
+	Entry("release.strategy is known", rule{
+		accepted: release(map[string]any{"strategy": "DeleteVolumeAttachment"}),
+		rejected: release(map[string]any{"strategy": "Yolo"}),
+		field:    "release.strategy",
+		message:  `Unsupported value: "Yolo": supported values: "ControllerDetach", "DeleteVolumeAttachment", "OutOfServiceTaint"`,
+	}),
+	Entry("the OutOfServiceTaint strategy needs RequireEvidence", rule{
+		accepted: map[string]any{"release": map[string]any{"strategy": "OutOfServiceTaint"}},
+		rejected: map[string]any{"release": map[string]any{"strategy": "OutOfServiceTaint"}, "fencing": map[string]any{"mode": "Disabled"}},
+		field:    "release.strategy",
+		message:  "release.strategy OutOfServiceTaint requires fencing.mode RequireEvidence: the taint is only for nodes proven down",
+	}),
+	Entry("release.longhornNamespace is a namespace name", rule{
+		accepted: release(map[string]any{"longhornNamespace": "storage"}),
+		rejected: release(map[string]any{"longhornNamespace": "Longhorn-System"}),
+		field:    "release.longhornNamespace",
+		message:  "must be a namespace name",
+	}),
+	Entry("release.longhornNamespace is not empty", rule{
+		accepted: release(map[string]any{"longhornNamespace": "longhorn-system"}),
+		rejected: release(map[string]any{"longhornNamespace": ""}),
+		field:    "release.longhornNamespace",
+		message:  "should be at least 1 chars long",
+	}),
+
+	durationRules("releaseTimeout"),
+	durationRules("replacementTimeout"),
 )
 
+// durationRules are the rules of a timeout field.
+func durationRules(field string) []TableEntry {
+	timeout := func(v string) map[string]any { return map[string]any{field: v} }
+	return []TableEntry{
+		Entry(field+" is a Go duration", rule{
+			accepted: timeout("1h30m"),
+			rejected: timeout("3d"),
+			field:    field,
+			message:  "must be a duration such as 90s, 2m or 1h30m: numbers of at most 6 digits with units h, m, s or ms, without spaces (no d for days)",
+		}),
+		Entry(field+" has no spaces", rule{
+			accepted: timeout("1.5m"),
+			rejected: timeout("5 minutes"),
+			field:    field,
+			message:  "must be a duration such as 90s",
+		}),
+		Entry(field+" is at least 1s", rule{
+			accepted: timeout("1s"),
+			rejected: timeout("500ms"),
+			field:    field,
+			message:  "must be between 1s and 24h",
+		}),
+		Entry(field+" is at most 24h", rule{
+			accepted: timeout("24h"),
+			rejected: timeout("24h0m1s"),
+			field:    field,
+			message:  "must be between 1s and 24h",
+		}),
+		Entry(field+" has at most 20 characters", rule{
+			accepted: timeout("1h1m1s1ms1h1m1s1ms"),
+			rejected: timeout("1h1m1s1ms1h1m1s1ms1s1s"),
+			field:    field,
+			message:  "may not be more than 20 bytes",
+		}),
+	}
+}
+
 func selector(s map[string]any) map[string]any { return map[string]any{"workloadSelector": s} }
+
+func fencing(f map[string]any) map[string]any { return map[string]any{"fencing": f} }
+
+func release(r map[string]any) map[string]any { return map[string]any{"release": r} }
 
 // labels is a matchLabels selector of key, value pairs.
 func labels(kv ...string) map[string]any {
@@ -236,6 +458,29 @@ func manyExpressions(n int) []any {
 	return out
 }
 
+// remediator is FAR as evidence, with fields replaced (nil removes one).
+func remediator(with map[string]any) any {
+	return override(map[string]any{"apiVersion": "fence-agents-remediation.medik8s.io/v1alpha1",
+		"kind": "FenceAgentsRemediation", "conditionType": "FenceAgentActionSucceeded"}, with)
+}
+
+// delegate is a FAR template as delegate, with fields replaced.
+func delegate(with map[string]any) any {
+	return override(map[string]any{"apiVersion": "fence-agents-remediation.medik8s.io/v1alpha1",
+		"kind": "FenceAgentsRemediationTemplate", "name": "far-ipmi"}, with)
+}
+
+func override(base, with map[string]any) map[string]any {
+	for k, v := range with {
+		if v == nil {
+			delete(base, k)
+		} else {
+			base[k] = v
+		}
+	}
+	return base
+}
+
 // names are n distinct names with a prefix.
 func names(prefix string, n int) []string {
 	out := make([]string, n)
@@ -257,6 +502,14 @@ func dnsName(n int) string {
 		n -= l + 1
 	}
 	return strings.Join(labels, ".")
+}
+
+func repeat(v any, n int) []any {
+	out := make([]any, n)
+	for i := range out {
+		out[i] = v
+	}
+	return out
 }
 
 func toAny(s []string) []any {

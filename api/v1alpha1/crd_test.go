@@ -17,8 +17,6 @@ limitations under the License.
 package v1alpha1_test
 
 import (
-	"strings"
-
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
@@ -88,53 +86,6 @@ var _ = Describe("S3GWRemediation schema", func() {
 				{Key: "app.kubernetes.io/component", Operator: metav1.LabelSelectorOpIn, Values: []string{"gateway"}},
 				{Key: "canary", Operator: metav1.LabelSelectorOpDoesNotExist},
 			}}))
-	})
-
-	DescribeTable("rejects invalid specs with a clear message",
-		func(spec map[string]any, message string) {
-			err := k8sClient.Create(ctx, newUnstructured("S3GWRemediation", "invalid", spec))
-			Expect(err).To(HaveOccurred())
-			Expect(err.Error()).To(ContainSubstring(message))
-		},
-		Entry("unknown fencing mode", map[string]any{"fencing": map[string]any{"mode": "Maybe"}},
-			`Unsupported value: "Maybe"`),
-		Entry("unknown release strategy", map[string]any{"release": map[string]any{"strategy": "Yolo"}},
-			`Unsupported value: "Yolo"`),
-		Entry("delegate without RequireEvidence", map[string]any{"fencing": map[string]any{
-			"mode": "Disabled",
-			"delegate": map[string]any{"apiVersion": "fence-agents-remediation.medik8s.io/v1alpha1",
-				"kind": "FenceAgentsRemediationTemplate", "name": "far"}}},
-			"fencing.delegate requires fencing.mode RequireEvidence"),
-		Entry("RequireEvidence with every source off", map[string]any{"fencing": map[string]any{
-			"outOfServiceTaint": false, "storageIsolation": false}},
-			"fencing.mode RequireEvidence needs at least one evidence source"),
-		Entry("out-of-service release without evidence", map[string]any{
-			"fencing": map[string]any{"mode": "Disabled"},
-			"release": map[string]any{"strategy": "OutOfServiceTaint"}},
-			"release.strategy OutOfServiceTaint requires fencing.mode RequireEvidence"),
-		Entry("delegate that is not a template", map[string]any{"fencing": map[string]any{
-			"delegate": map[string]any{"apiVersion": "fence-agents-remediation.medik8s.io/v1alpha1",
-				"kind": "FenceAgentsRemediation", "name": "far"}}},
-			"delegate.kind must be a remediation template kind ending in 'Template'"),
-		Entry("remediator without kind", map[string]any{"fencing": map[string]any{
-			"remediators": []any{map[string]any{"apiVersion": "self-node-remediation.medik8s.io/v1alpha1"}}}},
-			"spec.fencing.remediators[0].kind: Required value"),
-		Entry("replacement timeout that is not a duration", map[string]any{"replacementTimeout": "soon"},
-			"spec.replacementTimeout"),
-		Entry("release timeout that is not a duration", map[string]any{"releaseTimeout": "later"},
-			"spec.releaseTimeout"),
-		Entry("namespace that is not a DNS label", map[string]any{"namespaces": []any{"S3GW_prod"}},
-			"spec.namespaces[0]"),
-		Entry("namespace longer than a DNS label", map[string]any{"namespaces": []any{strings.Repeat("a", 64)}},
-			"spec.namespaces[0]"),
-	)
-
-	It("accepts remediators with only the RequireEvidence sources they name", func() {
-		obj := newUnstructured("S3GWRemediation", "far-evidence", map[string]any{"fencing": map[string]any{
-			"outOfServiceTaint": false, "storageIsolation": false,
-			"remediators": []any{map[string]any{"apiVersion": "fence-agents-remediation.medik8s.io/v1alpha1",
-				"kind": "FenceAgentsRemediation", "conditionType": "FenceAgentActionSucceeded"}}}})
-		Expect(k8sClient.Create(ctx, obj)).To(Succeed())
 	})
 
 	It("serves status as a subresource", func() {
@@ -217,11 +168,5 @@ var _ = Describe("S3GWRemediationTemplate schema", func() {
 		}
 		Expect(names).To(Equal([]string{"Protected=.status.protection",
 			`Status=.status.conditions[?(@.type=="Protected")].reason`, "RTO=.status.expectedRTO", "Age=.metadata.creationTimestamp"}))
-	})
-
-	It("validates the template's spec with the remediation's rules", func() {
-		err := k8sClient.Create(ctx, newUnstructured("S3GWRemediationTemplate", "bad", map[string]any{"template": map[string]any{
-			"spec": map[string]any{"fencing": map[string]any{"outOfServiceTaint": false, "storageIsolation": false}}}}))
-		Expect(err).To(MatchError(ContainSubstring("needs at least one evidence source")))
 	})
 })
