@@ -34,8 +34,8 @@ import (
 	s3gwv1alpha1 "github.com/s3gw-tech/s3gw-remediation/api/v1alpha1"
 	"github.com/s3gw-tech/s3gw-remediation/internal/failover"
 	"github.com/s3gw-tech/s3gw-remediation/internal/fencing"
-	"github.com/s3gw-tech/s3gw-remediation/internal/longhorn"
 	"github.com/s3gw-tech/s3gw-remediation/internal/protection"
+	"github.com/s3gw-tech/s3gw-remediation/internal/storage"
 	"github.com/s3gw-tech/s3gw-remediation/internal/workloads"
 )
 
@@ -43,9 +43,8 @@ import (
 type protectionPass struct {
 	t        *s3gwv1alpha1.S3GWRemediationTemplate
 	spec     s3gwv1alpha1.S3GWRemediationSpec
-	lh       longhorn.State
+	storage  *storage.Pass
 	in       protection.Inputs
-	reach    map[string]replicaNode
 	delegate map[string]string
 }
 
@@ -56,16 +55,17 @@ type protectionPass struct {
 // remediator and the delegate could prove anything.
 func (r *ProtectionReconciler) observe(ctx context.Context, t *s3gwv1alpha1.S3GWRemediationTemplate) (protection.Inputs, []protection.Pod, error) {
 	spec := t.Spec.Template.Spec
-	p := &protectionPass{t: t, spec: spec, reach: map[string]replicaNode{}, delegate: map[string]string{},
-		lh: longhorn.State{Reader: r.Client, Namespace: longhornNamespace(spec)}}
-	p.in = protection.Inputs{Now: r.Clock.Now(), Spec: spec, NodeMonitorGracePeriod: r.nodeMonitorGracePeriod()}
+	now := r.Clock.Now()
+	p := &protectionPass{t: t, spec: spec, delegate: map[string]string{},
+		storage: storage.Observer{Client: r.Client, APIReader: r.APIReader, WorkloadCache: r.WorkloadCache}.Pass(spec, now)}
+	p.in = protection.Inputs{Now: now, Spec: spec, NodeMonitorGracePeriod: r.nodeMonitorGracePeriod()}
 	var err error
 	key := types.NamespacedName{Namespace: t.Namespace, Name: t.Name}
 	if p.in.HealthChecksInstalled, p.in.HealthChecks, err = r.healthChecks(ctx, key); err != nil {
 		return p.in, nil, err
 	}
 
-	pods, err := workloads.List(ctx, r.podReader(spec), spec, "")
+	pods, err := workloads.List(ctx, p.storage.Pods(), spec, "")
 	var invalid *workloads.InvalidSelectorError
 	switch {
 	case errors.As(err, &invalid):
@@ -74,9 +74,10 @@ func (r *ProtectionReconciler) observe(ctx context.Context, t *s3gwv1alpha1.S3GW
 	case err != nil:
 		return p.in, nil, err
 	}
-	if p.in.LonghornAvailable, err = p.lh.Available(ctx); err != nil {
+	if err := p.storage.ReadLonghorn(ctx); err != nil {
 		return p.in, nil, err
 	}
+	p.in.LonghornAvailable = p.storage.LonghornAvailable
 	if p.in.LonghornAvailable {
 		r.watchLonghorn(ctx)
 	}
@@ -88,7 +89,7 @@ func (r *ProtectionReconciler) observe(ctx context.Context, t *s3gwv1alpha1.S3GW
 	var out []protection.Pod
 	for i := range pods {
 		pod := &pods[i]
-		if !onNode(pod) || workloads.Protected(pod, p.lh.Namespace) != "" {
+		if !onNode(pod) || workloads.Protected(pod, p.storage.Longhorn.Namespace) != "" {
 			continue
 		}
 		observed, err := r.observePod(ctx, p, pod)
@@ -125,14 +126,9 @@ func (r *ProtectionReconciler) observePod(ctx context.Context, p *protectionPass
 		return out, err
 	}
 	for _, tv := range volumes {
-		v := failover.Volume{Claim: tv.ClaimName, PersistentVolume: tv.PersistentVolume, LonghornVolume: tv.LonghornVolume}
-		if tv.State == s3gwv1alpha1.VolumeSkipped {
-			v.SkipReason = tv.Reason
-		}
-		if v.Releasable() && p.in.LonghornAvailable {
-			if err := r.observeReplicas(ctx, p, &v, pod.Spec.NodeName); err != nil {
-				return out, err
-			}
+		v, err := p.storage.Volume(ctx, tv, pod.Spec.NodeName)
+		if err != nil {
+			return out, err
 		}
 		out.Target.Volumes = append(out.Target.Volumes, v)
 	}
@@ -140,26 +136,6 @@ func (r *ProtectionReconciler) observePod(ctx context.Context, p *protectionPass
 		return out, err
 	}
 	return out, nil
-}
-
-func (r *ProtectionReconciler) observeReplicas(ctx context.Context, p *protectionPass, v *failover.Volume, node string) error {
-	view, err := p.lh.Volume(ctx, v.LonghornVolume, node)
-	if err != nil {
-		return err
-	}
-	v.LonghornVolumeMissing = !view.Exists
-	for _, replica := range view.Replicas {
-		reach, ok := p.reach[replica.Node]
-		if !ok {
-			if reach, err = reachReplicaNode(ctx, r.Client, p.lh, replica.Node, p.in.Now); err != nil {
-				return err
-			}
-			p.reach[replica.Node] = reach
-		}
-		v.Replicas = append(v.Replicas, failover.Replica{Name: replica.Name, Node: replica.Node,
-			Healthy: replica.Healthy, NodeReachable: reach.reachable, NodeState: reach.state})
-	}
-	return nil
 }
 
 // delegateError checks, with the remediation's own Delegate.Observe, that
@@ -248,20 +224,4 @@ func (r *ProtectionReconciler) healthChecks(ctx context.Context, template types.
 		}
 	}
 	return true, out, nil
-}
-
-// podReader reads the spec's pods from the manager's cache when it holds
-// all of them, else uncached.
-func (r *ProtectionReconciler) podReader(spec s3gwv1alpha1.S3GWRemediationSpec) client.Reader {
-	if workloads.Covered(spec, r.WorkloadCache) {
-		return r.Client
-	}
-	return r.APIReader
-}
-
-func longhornNamespace(spec s3gwv1alpha1.S3GWRemediationSpec) string {
-	if spec.Release.LonghornNamespace != "" {
-		return spec.Release.LonghornNamespace
-	}
-	return "longhorn-system"
 }

@@ -226,7 +226,7 @@ func unreleasedVolumes(targets []failover.Target) []failover.Volume {
 	var out []failover.Volume
 	for _, t := range targets {
 		for _, v := range t.Volumes {
-			if v.Releasable() && !v.Released() {
+			if v.ToRelease() {
 				out = append(out, v)
 			}
 		}

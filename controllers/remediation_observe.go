@@ -22,18 +22,16 @@ import (
 	"time"
 
 	"github.com/medik8s/common/pkg/annotations"
-	coordinationv1 "k8s.io/api/coordination/v1"
 	corev1 "k8s.io/api/core/v1"
 	storagev1 "k8s.io/api/storage/v1"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	s3gwv1alpha1 "github.com/s3gw-tech/s3gw-remediation/api/v1alpha1"
 	"github.com/s3gw-tech/s3gw-remediation/internal/failover"
 	"github.com/s3gw-tech/s3gw-remediation/internal/fencing"
-	"github.com/s3gw-tech/s3gw-remediation/internal/longhorn"
 	"github.com/s3gw-tech/s3gw-remediation/internal/release"
+	"github.com/s3gw-tech/s3gw-remediation/internal/storage"
 	"github.com/s3gw-tech/s3gw-remediation/internal/workloads"
 )
 
@@ -49,8 +47,8 @@ type scope struct {
 	delegate *corev1.ObjectReference
 	// attachments are Longhorn's VolumeAttachments on the node, read once.
 	attachments []storagev1.VolumeAttachment
-	// replicaNodes memoises, per node, whether longhorn-manager reaches it.
-	replicaNodes map[string]replicaNode
+	// storage reads the pods, volumes and replicas of the pass.
+	storage *storage.Pass
 	// addedTaint is the taint this pass added to the node, for status.
 	addedTaint *corev1.Taint
 	obs        failover.Observation
@@ -71,11 +69,11 @@ func (r *RemediationReconciler) observe(ctx context.Context, rem *s3gwv1alpha1.S
 	if node == nil {
 		return s, nil
 	}
-	lease, err := r.nodeLease(ctx, nodeName)
+	lease, err := storage.NodeLease(ctx, r.Client, nodeName)
 	if err != nil {
 		return nil, err
 	}
-	s.obs.Node = &failover.Node{Name: node.Name, Ready: nodeReady(node), Heartbeat: heartbeat(node, lease)}
+	s.obs.Node = &failover.Node{Name: node.Name, Ready: nodeReady(node), Heartbeat: storage.Heartbeat(node, lease)}
 	observeOutOfServiceTaint(s)
 	s.obs.Episode = recordedEpisode(rem.Status.FailureEpisode)
 	if s.obs.TimedOut {
@@ -87,23 +85,22 @@ func (r *RemediationReconciler) observe(ctx context.Context, rem *s3gwv1alpha1.S
 		s.obs.FencedSince = &fenced.LastTransitionTime.Time
 	}
 
-	lh := longhorn.State{Reader: r.Client, Namespace: rem.Spec.Release.LonghornNamespaceOrDefault()}
-	available, err := lh.Available(ctx)
-	if err != nil {
+	s.storage = storage.Observer{Client: r.Client, APIReader: r.APIReader, WorkloadCache: r.WorkloadCache}.Pass(rem.Spec, s.now.Time)
+	if err := s.storage.ReadLonghorn(ctx); err != nil {
 		return nil, err
 	}
-	s.obs.LonghornAvailable = available
-	if available {
+	s.obs.LonghornAvailable = s.storage.LonghornAvailable
+	if s.obs.LonghornAvailable {
 		r.watchLonghorn(ctx)
 	}
 	// One list serves every target volume and the orphan search.
 	if s.attachments, err = release.NodeAttachments(ctx, r.Client, nodeName); err != nil {
 		return nil, err
 	}
-	if err := r.observeTargets(ctx, s, lh); err != nil {
+	if err := r.observeTargets(ctx, s); err != nil {
 		return nil, err
 	}
-	if err := r.observeEvidence(ctx, s, lh); err != nil {
+	if err := r.observeEvidence(ctx, s); err != nil {
 		return nil, err
 	}
 	return s, nil
@@ -112,7 +109,7 @@ func (r *RemediationReconciler) observe(ctx context.Context, rem *s3gwv1alpha1.S
 // observeTargets merges the recorded targets with the s3gw pods on the node
 // now, then reads each one's live state. Pods on a Ready node are not
 // recorded: nothing will be done to them.
-func (r *RemediationReconciler) observeTargets(ctx context.Context, s *scope, lh longhorn.State) error {
+func (r *RemediationReconciler) observeTargets(ctx context.Context, s *scope) error {
 	recorded := map[string]bool{}
 	for _, t := range s.targets {
 		recorded[workloads.Key(t)] = true
@@ -126,7 +123,7 @@ func (r *RemediationReconciler) observeTargets(ctx context.Context, s *scope, lh
 	s.targets = append([]s3gwv1alpha1.TargetPod(nil), s.targets...)
 	for i := range s.targets {
 		t := &s.targets[i]
-		ft, err := r.observeTarget(ctx, s, lh, t)
+		ft, err := r.observeTarget(ctx, s, t)
 		if err != nil {
 			return err
 		}
@@ -139,7 +136,7 @@ func (r *RemediationReconciler) observeTargets(ctx context.Context, s *scope, lh
 // findTargets adds the s3gw pods on the node, then the s3gw volumes still
 // attached to it whose pod is already gone, to the targets.
 func (r *RemediationReconciler) findTargets(ctx context.Context, s *scope, recorded map[string]bool) error {
-	pods, err := workloads.List(ctx, r.podReader(s.rem.Spec), s.rem.Spec, s.nodeName)
+	pods, err := workloads.List(ctx, s.storage.Pods(), s.rem.Spec, s.nodeName)
 	var invalid *workloads.InvalidSelectorError
 	if errors.As(err, &invalid) {
 		s.obs.SelectorError = invalid.Error()
@@ -149,7 +146,7 @@ func (r *RemediationReconciler) findTargets(ctx context.Context, s *scope, recor
 		return err
 	}
 	for i := range pods {
-		if why := workloads.Protected(&pods[i], s.rem.Spec.Release.LonghornNamespaceOrDefault()); why != "" {
+		if why := workloads.Protected(&pods[i], s.storage.Longhorn.Namespace); why != "" {
 			s.obs.RefusedPods = append(s.obs.RefusedPods, pods[i].Namespace+"/"+pods[i].Name+" ("+why+")")
 			continue
 		}
@@ -191,9 +188,9 @@ func (r *RemediationReconciler) newTarget(ctx context.Context, pod *corev1.Pod) 
 
 // observeTarget reads one target's pod, volumes and replacement, and
 // refreshes its status entry (t) from what it saw.
-func (r *RemediationReconciler) observeTarget(ctx context.Context, s *scope, lh longhorn.State, t *s3gwv1alpha1.TargetPod) (failover.Target, error) {
+func (r *RemediationReconciler) observeTarget(ctx context.Context, s *scope, t *s3gwv1alpha1.TargetPod) (failover.Target, error) {
 	ft := failover.Target{Namespace: t.Namespace, Name: t.Name, UID: t.UID}
-	presence, err := workloads.Present(ctx, r.podReader(s.rem.Spec), *t)
+	presence, err := workloads.Present(ctx, s.storage.Pods(), *t)
 	if err != nil {
 		return ft, err
 	}
@@ -202,7 +199,7 @@ func (r *RemediationReconciler) observeTarget(ctx context.Context, s *scope, lh 
 
 	t.Volumes = append([]s3gwv1alpha1.TargetVolume(nil), t.Volumes...)
 	for i := range t.Volumes {
-		v, err := r.observeVolume(ctx, s, lh, &t.Volumes[i])
+		v, err := r.observeVolume(ctx, s, &t.Volumes[i])
 		if err != nil {
 			return ft, err
 		}
@@ -211,7 +208,7 @@ func (r *RemediationReconciler) observeTarget(ctx context.Context, s *scope, lh 
 	}
 
 	if !present {
-		replacement, err := workloads.Replacement(ctx, r.podReader(s.rem.Spec), r.APIReader, s.rem.Spec, *t, s.nodeName)
+		replacement, err := workloads.Replacement(ctx, s.storage.Pods(), r.APIReader, s.rem.Spec, *t, s.nodeName)
 		if err != nil {
 			return ft, err
 		}
@@ -224,50 +221,33 @@ func (r *RemediationReconciler) observeTarget(ctx context.Context, s *scope, lh 
 	return ft, nil
 }
 
-func (r *RemediationReconciler) observeVolume(ctx context.Context, s *scope, lh longhorn.State, tv *s3gwv1alpha1.TargetVolume) (failover.Volume, error) {
-	v := failover.Volume{Claim: tv.ClaimName, PersistentVolume: tv.PersistentVolume, LonghornVolume: tv.LonghornVolume}
-	if tv.State == s3gwv1alpha1.VolumeSkipped {
-		v.SkipReason = tv.Reason
-		return v, nil
+// observeVolume reads one target volume: its Longhorn state, its
+// VolumeAttachments on the node and the node's volumesInUse.
+func (r *RemediationReconciler) observeVolume(ctx context.Context, s *scope, tv *s3gwv1alpha1.TargetVolume) (failover.Volume, error) {
+	v, err := s.storage.Volume(ctx, *tv, s.nodeName)
+	if err != nil || !v.Releasable() {
+		return v, err
 	}
 	for _, va := range release.OfVolume(s.attachments, tv.PersistentVolume) {
 		v.Attachments = append(v.Attachments, failover.Attachment{Name: va.Name,
 			Deleting: va.DeletionTimestamp != nil, Finalizers: va.Finalizers})
 	}
 	v.InUseOnNode = release.InUse(s.node, tv.LonghornVolume)
-	if s.obs.LonghornAvailable {
-		view, err := lh.Volume(ctx, tv.LonghornVolume, s.nodeName)
-		if err != nil {
-			return v, err
-		}
-		v.LonghornVolumeMissing = !view.Exists
-		for _, t := range view.TicketsOnNode {
-			v.Tickets = append(v.Tickets, failover.Ticket{ID: t.ID, Type: t.Type})
-		}
-		for _, replica := range view.Replicas {
-			reach, err := r.replicaNode(ctx, s, lh, replica.Node)
-			if err != nil {
-				return v, err
-			}
-			v.Replicas = append(v.Replicas, failover.Replica{Name: replica.Name, Node: replica.Node,
-				Healthy: replica.Healthy, NodeReachable: reach.reachable, NodeState: reach.state})
-		}
-	}
 	return v, nil
 }
 
 // observeEvidence reads the fencing evidence sources the spec enables.
-func (r *RemediationReconciler) observeEvidence(ctx context.Context, s *scope, lh longhorn.State) error {
+func (r *RemediationReconciler) observeEvidence(ctx context.Context, s *scope) error {
 	fencingSpec := s.rem.Spec.Fencing
 	if fencingSpec.Mode == s3gwv1alpha1.FencingModeDisabled {
 		return nil
 	}
 	if fencingSpec.StorageIsolationEnabled() && s.obs.LonghornAvailable {
-		readiness, err := lh.NodeReadiness(ctx, s.nodeName)
+		lh, err := s.storage.LonghornNode(ctx, s.nodeName)
 		if err != nil {
 			return err
 		}
-		s.obs.Evidence.LonghornNodeDown = readiness.Down()
+		s.obs.Evidence.LonghornNode = lh
 	}
 	if len(fencingSpec.Remediators) > 0 {
 		for _, gvk := range fencing.RemediatorKinds(fencingSpec.Remediators) {
@@ -335,58 +315,6 @@ func observeOutOfServiceTaint(s *scope) {
 		foreign.TimeAdded = &taint.TimeAdded.Time
 	}
 	s.obs.Node.ForeignOutOfServiceTaint = foreign
-}
-
-// replicaNode reads, once per pass and node, whether longhorn-manager
-// reaches the node (reachReplicaNode).
-func (r *RemediationReconciler) replicaNode(ctx context.Context, s *scope, lh longhorn.State, node string) (replicaNode, error) {
-	if reach, ok := s.replicaNodes[node]; ok {
-		return reach, nil
-	}
-	reach, err := reachReplicaNode(ctx, r.Client, lh, node, s.now.Time)
-	if err != nil {
-		return replicaNode{}, err
-	}
-	if s.replicaNodes == nil {
-		s.replicaNodes = map[string]replicaNode{}
-	}
-	s.replicaNodes[node] = reach
-	return reach, nil
-}
-
-// podReader reads the spec's pods from the manager's cache when it holds
-// all of them, else uncached.
-func (r *RemediationReconciler) podReader(spec s3gwv1alpha1.S3GWRemediationSpec) client.Reader {
-	if workloads.Covered(spec, r.WorkloadCache) {
-		return r.Client
-	}
-	return r.APIReader
-}
-
-// nodeLease reads the node's kubelet Lease; nil when there is none.
-func (r *RemediationReconciler) nodeLease(ctx context.Context, node string) (*coordinationv1.Lease, error) {
-	return getNodeLease(ctx, r.Client, node)
-}
-
-// heartbeat reduces the node's Ready condition and its Lease (either may be
-// nil) to the facts the gate reads.
-func heartbeat(node *corev1.Node, lease *coordinationv1.Lease) failover.Heartbeat {
-	var hb failover.Heartbeat
-	if node != nil {
-		for _, c := range node.Status.Conditions {
-			if c.Type == corev1.NodeReady {
-				hb.Ready = string(c.Status)
-				hb.ReadySince, hb.KubeletPosted = c.LastTransitionTime.Time, c.LastHeartbeatTime.Time
-			}
-		}
-	}
-	if lease != nil && lease.Spec.RenewTime != nil {
-		hb.LeaseRenewed = lease.Spec.RenewTime.Time
-		if lease.Spec.LeaseDurationSeconds != nil {
-			hb.LeaseDuration = time.Duration(*lease.Spec.LeaseDurationSeconds) * time.Second
-		}
-	}
-	return hb
 }
 
 // recordedEpisode converts the recorded failure episode; nil before one.

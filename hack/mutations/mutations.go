@@ -59,7 +59,7 @@ var mutations = []Mutation{
 		Name: "#8.1 replicas on other unreachable nodes do not count",
 		Edits: []Edit{{
 			File: gateGo,
-			Old:  "\t\t\tunreachable = append(unreachable, strandedReplicas(o.Node.Name, v)...)\n",
+			Old:  "\t\t\tunreachable = append(unreachable, strandedReplicas(o, v)...)\n",
 			New:  "",
 		}, {
 			File: decideGo,

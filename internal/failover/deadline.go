@@ -91,7 +91,7 @@ func releaseHolders(o Observation) []string {
 	var out []string
 	for _, t := range o.Targets {
 		for _, v := range t.Volumes {
-			if !v.Releasable() || v.Released() {
+			if !v.ToRelease() {
 				continue
 			}
 			var why []string

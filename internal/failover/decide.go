@@ -232,7 +232,7 @@ func replicaCheck(o Observation, gate Gate, fenced metav1.Condition, progress []
 	var unhealthy []string
 	for _, t := range o.Targets {
 		for _, v := range t.Volumes {
-			if !v.Releasable() || v.Released() {
+			if !v.ToRelease() {
 				continue
 			}
 			if !o.LonghornAvailable {
@@ -244,7 +244,7 @@ func replicaCheck(o Observation, gate Gate, fenced metav1.Condition, progress []
 					o.Spec.Release.LonghornNamespace)
 				return true, blocked(o, gate, fenced, progress, s3gwv1alpha1.ReasonLonghornUnavailable, msg)
 			}
-			if !v.healthyReplicaElsewhere(o.Node.Name) {
+			if !v.healthyReplicaElsewhere(o.Node.Name, o.Now) {
 				unhealthy = append(unhealthy, v.LonghornVolume)
 			}
 		}
@@ -267,8 +267,8 @@ func strandedToRelease(o Observation) []string {
 	var out []string
 	for _, t := range o.Targets {
 		for _, v := range t.Volumes {
-			if v.Releasable() && !v.Released() {
-				out = append(out, strandedReplicas(o.Node.Name, v)...)
+			if v.ToRelease() {
+				out = append(out, strandedReplicas(o, v)...)
 			}
 		}
 	}
@@ -382,7 +382,7 @@ func planRelease(o Observation) releasePlan {
 		p.podsPresent = p.podsPresent || t.PodPresent
 		p.waitingForKubelet = p.waitingForKubelet || (t.PodPresent && waitsForKubelet(o, t))
 		for _, v := range t.Volumes {
-			if !v.Releasable() || v.Released() {
+			if !v.ToRelease() {
 				continue
 			}
 			p.pending = true
@@ -420,7 +420,7 @@ func waitsForKubelet(o Observation, t Target) bool {
 		return false
 	}
 	for _, v := range t.Volumes {
-		if v.Releasable() && !v.Released() && v.InUseOnNode {
+		if v.ToRelease() && v.InUseOnNode {
 			return true
 		}
 	}
@@ -496,7 +496,7 @@ func anyPodPresent(targets []Target) bool {
 func allReleased(targets []Target) bool {
 	for _, t := range targets {
 		for _, v := range t.Volumes {
-			if v.Releasable() && !v.Released() {
+			if v.ToRelease() {
 				return false
 			}
 		}
@@ -528,7 +528,7 @@ func progressConditions(o Observation) []metav1.Condition {
 			waiting = append(waiting, t.displayName())
 		}
 		for _, v := range t.Volumes {
-			if v.Releasable() && !v.Released() {
+			if v.ToRelease() {
 				attached = append(attached, v.LonghornVolume)
 			}
 		}

@@ -156,7 +156,7 @@ func TestDecideStrandedReplicas(t *testing.T) {
 	onDownNode := func(o *Observation) {
 		v := &o.Targets[0].Volumes[0]
 		down := replicaOn(v.LonghornVolume, "worker-3")
-		down.NodeReachable, down.NodeState = false, "Longhorn Node Ready=False (KubernetesNodeNotReady)"
+		down.Host = downNode()
 		v.Replicas = append(v.Replicas, down)
 	}
 	tests := []struct {

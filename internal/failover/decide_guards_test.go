@@ -29,7 +29,7 @@ import (
 // the node down and no replica of the target volume lives on it.
 func storageIsolated() Observation {
 	o := notFenced()
-	o.Evidence.LonghornNodeDown = true
+	o.Evidence.LonghornNode = longhornDown
 	return o
 }
 

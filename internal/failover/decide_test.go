@@ -87,7 +87,7 @@ func fenced() Observation {
 // no timestamp: Longhorn reports the node down and no replica is on it.
 func fencedByIsolation() Observation {
 	o := notFenced()
-	o.Evidence.LonghornNodeDown = true
+	o.Evidence.LonghornNode = longhornDown
 	return o
 }
 

@@ -229,15 +229,16 @@ func reusableFencer(o Observation) *RemediatorCR {
 // longhorn-manager cannot reach them: on the failed node, or on another
 // node that is down. Longhorn cannot stop their processes, and they may
 // hold writes the others lack.
-func strandedReplicas(failedNode string, v Volume) []string {
+func strandedReplicas(o Observation, v Volume) []string {
 	var out []string
 	for _, r := range v.Replicas {
-		switch {
-		case r.Node == failedNode:
+		if r.Node == o.Node.Name {
 			out = append(out, fmt.Sprintf("replica %s of %s is on the failed node", r.Name, v.LonghornVolume))
-		case r.Node != "" && !r.NodeReachable:
+			continue
+		}
+		if reachable, state := r.Host.Reach(o.Now); r.Node != "" && !reachable {
 			out = append(out, fmt.Sprintf("replica %s of %s is on node %s, which longhorn-manager cannot reach (%s)",
-				r.Name, v.LonghornVolume, r.Node, r.NodeState))
+				r.Name, v.LonghornVolume, r.Node, state))
 		}
 	}
 	return out
@@ -255,7 +256,7 @@ func storageIsolationMissing(o Observation) string {
 	if !o.LonghornAvailable {
 		return "Longhorn is not installed"
 	}
-	if !o.Evidence.LonghornNodeDown {
+	if !o.Evidence.LonghornNode.Down() {
 		return "Longhorn does not report the node down"
 	}
 	volumes := 0
@@ -270,7 +271,7 @@ func storageIsolationMissing(o Observation) string {
 					return fmt.Sprintf("replica %s of %s is on the node", r.Name, v.LonghornVolume)
 				}
 			}
-			unreachable = append(unreachable, strandedReplicas(o.Node.Name, v)...)
+			unreachable = append(unreachable, strandedReplicas(o, v)...)
 			volumes++
 		}
 	}

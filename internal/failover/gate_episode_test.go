@@ -38,9 +38,9 @@ func TestEvaluateGateEvidenceOfThisFailure(t *testing.T) {
 		{
 			name: "storage isolation fails with a replica on a second node Longhorn cannot reach",
 			mutate: func(o *Observation) {
-				o.Evidence.LonghornNodeDown = true
+				o.Evidence.LonghornNode = longhornDown
 				down := replicaOn("pvc-a", "worker-3")
-				down.NodeReachable, down.NodeState = false, "Longhorn Node Ready=False (KubernetesNodeNotReady)"
+				down.Host = downNode()
 				o.Targets[0].Volumes[0].Replicas = append(o.Targets[0].Volumes[0].Replicas, down)
 			},
 			missing: []string{"storage isolation: replica pvc-a-r-worker-3 of pvc-a is on node worker-3, which longhorn-manager cannot reach (Longhorn Node Ready=False (KubernetesNodeNotReady))"},
@@ -48,9 +48,9 @@ func TestEvaluateGateEvidenceOfThisFailure(t *testing.T) {
 		{
 			name: "storage isolation fails with a failed replica on an unreachable node too",
 			mutate: func(o *Observation) {
-				o.Evidence.LonghornNodeDown = true
+				o.Evidence.LonghornNode = longhornDown
 				down := replicaOn("pvc-a", "worker-3")
-				down.Healthy, down.NodeReachable, down.NodeState = false, false, "no Longhorn Node"
+				down.Healthy, down.Host = false, ReplicaNode{}
 				o.Targets[0].Volumes[0].Replicas = append(o.Targets[0].Volumes[0].Replicas, down)
 			},
 			missing: []string{"replica pvc-a-r-worker-3 of pvc-a is on node worker-3, which longhorn-manager cannot reach (no Longhorn Node)"},
@@ -58,7 +58,7 @@ func TestEvaluateGateEvidenceOfThisFailure(t *testing.T) {
 		{
 			name: "storage isolation holds with every other replica reachable",
 			mutate: func(o *Observation) {
-				o.Evidence.LonghornNodeDown = true
+				o.Evidence.LonghornNode = longhornDown
 				o.Targets[0].Volumes[0].Replicas = append(o.Targets[0].Volumes[0].Replicas, replicaOn("pvc-a", "worker-3"))
 			},
 			open:     true,
@@ -133,7 +133,7 @@ func TestEvaluateGateEvidenceOfThisFailure(t *testing.T) {
 			mutate: func(o *Observation) {
 				withFAR(o)
 				o.Evidence.InvalidRemediators = map[string]string{farKind: `invalid apiVersion "a/b/c"`}
-				o.Evidence.LonghornNodeDown = true
+				o.Evidence.LonghornNode = longhornDown
 			},
 			open:     true,
 			evidence: []string{EvidenceStorageIsolation},

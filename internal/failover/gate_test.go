@@ -61,7 +61,19 @@ func freshTaint() *Taint { return &Taint{TimeAdded: fencedAt()} }
 
 // replicaOn is a healthy replica on a node longhorn-manager reaches.
 func replicaOn(volume, node string) Replica {
-	return Replica{Name: volume + "-r-" + node, Node: node, Healthy: true, NodeReachable: true, NodeState: "Longhorn Node Ready=True"}
+	return Replica{Name: volume + "-r-" + node, Node: node, Healthy: true, Host: reachableNode()}
+}
+
+// reachableNode is a node whose Longhorn Node is Ready and whose kubelet
+// renewed its Lease just now.
+func reachableNode() ReplicaNode {
+	return ReplicaNode{Longhorn: LonghornNode{Found: true, Status: ReadyTrue},
+		Heartbeat: Heartbeat{LeaseRenewed: testNow.Add(-time.Second), LeaseDuration: 40 * time.Second}}
+}
+
+// downNode is a node Kubernetes marked NotReady: Longhorn reports it down.
+func downNode() ReplicaNode {
+	return ReplicaNode{Longhorn: longhornDown, Heartbeat: deadKubelet()}
 }
 
 // attachedVolume is a Longhorn RWO volume still attached to the failed node,
@@ -160,7 +172,7 @@ func TestEvaluateGate(t *testing.T) {
 			name: "node missing",
 			mutate: func(o *Observation) {
 				o.Node = nil
-				o.Evidence.LonghornNodeDown = true
+				o.Evidence.LonghornNode = longhornDown
 			},
 			missing: []string{"the node does not exist"},
 		},
@@ -179,7 +191,7 @@ func TestEvaluateGate(t *testing.T) {
 				withDelegate(o)
 				o.Node.Ready = true
 				o.Node.ForeignOutOfServiceTaint = freshTaint()
-				o.Evidence.LonghornNodeDown = true
+				o.Evidence.LonghornNode = longhornDown
 				o.Evidence.Remediators = []RemediatorCR{{Kind: farKind, Name: testNode, Fenced: true, FencedAt: fencedAt()}}
 				o.Evidence.Delegate = &RemediatorCR{Kind: delegated, Name: testNode, Fenced: true, FencedAt: fencedAt()}
 			},
@@ -231,7 +243,7 @@ func TestEvaluateGate(t *testing.T) {
 			mutate: func(o *Observation) {
 				withoutDefaultSources(o)
 				o.Node.ForeignOutOfServiceTaint = freshTaint()
-				o.Evidence.LonghornNodeDown = true
+				o.Evidence.LonghornNode = longhornDown
 				o.Evidence.Remediators = []RemediatorCR{{Kind: farKind, Name: testNode, Fenced: true, FencedAt: fencedAt()}}
 				o.Evidence.Delegate = &RemediatorCR{Kind: delegated, Name: testNode, Fenced: true, FencedAt: fencedAt()}
 			},
@@ -393,14 +405,14 @@ func TestEvaluateGate(t *testing.T) {
 		// Storage isolation.
 		{
 			name:     "storage isolation alone opens",
-			mutate:   func(o *Observation) { o.Evidence.LonghornNodeDown = true },
+			mutate:   func(o *Observation) { o.Evidence.LonghornNode = longhornDown },
 			open:     true,
 			evidence: []string{EvidenceStorageIsolation},
 		},
 		{
 			name: "storage isolation over several targets and volumes, released ones included",
 			mutate: func(o *Observation) {
-				o.Evidence.LonghornNodeDown = true
+				o.Evidence.LonghornNode = longhornDown
 				o.Targets = append(o.Targets, recordedTarget("s3gw-1", attachedVolume("b"), releasedVolume("c")))
 			},
 			open:     true,
@@ -410,7 +422,7 @@ func TestEvaluateGate(t *testing.T) {
 			name: "storage isolation ignored when the source is disabled",
 			mutate: func(o *Observation) {
 				o.Spec.Fencing.StorageIsolation = ptr.To(false)
-				o.Evidence.LonghornNodeDown = true
+				o.Evidence.LonghornNode = longhornDown
 			},
 			missing:    []string{"no node.kubernetes.io/out-of-service taint"},
 			notMissing: []string{"storage isolation"},
@@ -419,7 +431,7 @@ func TestEvaluateGate(t *testing.T) {
 		{
 			name: "storage isolation fails without Longhorn",
 			mutate: func(o *Observation) {
-				o.Evidence.LonghornNodeDown = true
+				o.Evidence.LonghornNode = longhornDown
 				o.LonghornAvailable = false
 			},
 			missing: []string{"storage isolation: Longhorn is not installed"},
@@ -433,7 +445,7 @@ func TestEvaluateGate(t *testing.T) {
 		{
 			name: "storage isolation fails with a replica on the failed node",
 			mutate: func(o *Observation) {
-				o.Evidence.LonghornNodeDown = true
+				o.Evidence.LonghornNode = longhornDown
 				v := attachedVolume("b")
 				v.Replicas = append(v.Replicas, replicaOn(v.LonghornVolume, testNode))
 				o.Targets = append(o.Targets, recordedTarget("s3gw-1", v))
@@ -444,7 +456,7 @@ func TestEvaluateGate(t *testing.T) {
 		{
 			name: "storage isolation fails with a replica on the node of a released volume",
 			mutate: func(o *Observation) {
-				o.Evidence.LonghornNodeDown = true
+				o.Evidence.LonghornNode = longhornDown
 				v := releasedVolume("b")
 				v.Replicas = append(v.Replicas, replicaOn(v.LonghornVolume, testNode))
 				o.Targets[0].Volumes = append(o.Targets[0].Volumes, v)
@@ -455,7 +467,7 @@ func TestEvaluateGate(t *testing.T) {
 		{
 			name: "storage isolation fails with a skipped volume among the targets",
 			mutate: func(o *Observation) {
-				o.Evidence.LonghornNodeDown = true
+				o.Evidence.LonghornNode = longhornDown
 				o.Targets = append(o.Targets, recordedTarget("s3gw-1", skippedVolume("nfs")))
 			},
 			missing: []string{"storage isolation: volume data-nfs is not a Longhorn RWO volume"},
@@ -464,7 +476,7 @@ func TestEvaluateGate(t *testing.T) {
 		{
 			name: "storage isolation fails with targets but no volumes",
 			mutate: func(o *Observation) {
-				o.Evidence.LonghornNodeDown = true
+				o.Evidence.LonghornNode = longhornDown
 				o.Targets = []Target{recordedTarget("s3gw-0"), recordedTarget("s3gw-1")}
 			},
 			missing: []string{"storage isolation: no Longhorn volume to isolate"},
@@ -473,7 +485,7 @@ func TestEvaluateGate(t *testing.T) {
 		{
 			name: "storage isolation fails with no targets",
 			mutate: func(o *Observation) {
-				o.Evidence.LonghornNodeDown = true
+				o.Evidence.LonghornNode = longhornDown
 				o.Targets = nil
 			},
 			missing: []string{"storage isolation: no Longhorn volume to isolate"},
@@ -487,7 +499,7 @@ func TestEvaluateGate(t *testing.T) {
 				withFAR(o)
 				withDelegate(o)
 				o.Node.ForeignOutOfServiceTaint = freshTaint()
-				o.Evidence.LonghornNodeDown = true
+				o.Evidence.LonghornNode = longhornDown
 				o.Evidence.Remediators = []RemediatorCR{{Kind: farKind, Name: testNode, Fenced: true, FencedAt: fencedAt()}}
 				o.Evidence.Delegate = &RemediatorCR{Kind: delegated, Name: testNode + "-fence", Fenced: true, FencedAt: fencedAt()}
 			},
@@ -515,7 +527,7 @@ func TestEvaluateGate(t *testing.T) {
 				v := attachedVolume("b")
 				v.Replicas = append(v.Replicas, replicaOn(v.LonghornVolume, testNode))
 				o.Targets = []Target{recordedTarget("s3gw-0", v)}
-				o.Evidence.LonghornNodeDown = true
+				o.Evidence.LonghornNode = longhornDown
 				o.Evidence.Remediators = []RemediatorCR{
 					{Kind: farKind, Name: testNode},
 					{Kind: snrKind, Name: testNode, Fenced: true, FencedAt: fencedAt()},
@@ -592,7 +604,7 @@ func TestEvaluateGateMissingSourcesBounded(t *testing.T) {
 			o.Evidence.DelegateError = "some free-form error text"
 		},
 		func(o *Observation) {
-			o.Evidence.LonghornNodeDown = true
+			o.Evidence.LonghornNode = longhornDown
 			o.Targets = []Target{recordedTarget("s3gw-0", skippedVolume("x"))}
 		},
 	}

@@ -99,9 +99,9 @@ type Evidence struct {
 	// OtherFencers are, while the delegate does not exist, the CRs of its
 	// kind for the node that this remediation did not create.
 	OtherFencers []RemediatorCR
-	// LonghornNodeDown is true when Longhorn's Node is Ready=False with
-	// reason KubernetesNodeNotReady or KubernetesNodeGone.
-	LonghornNodeDown bool
+	// LonghornNode is the failed node's Longhorn Node: storage isolation
+	// needs it down (LonghornNode.Down).
+	LonghornNode LonghornNode
 }
 
 // RemediatorCR is another remediator's CR for the failed node.
@@ -192,18 +192,16 @@ type Replica struct {
 	// Healthy is true when the replica is not failed and has been healthy
 	// (spec.failedAt empty, spec.healthyAt set).
 	Healthy bool
-	// NodeReachable is true when longhorn-manager can stop the replica's
-	// process: its Longhorn Node is Ready=True and the node's kubelet Lease
-	// has not expired. Otherwise NodeState says what the API shows.
-	NodeReachable bool
-	NodeState     string
+	// Host is what the API shows of Node; Host.Reach says whether
+	// longhorn-manager can stop the replica's process there.
+	Host ReplicaNode
 }
 
 // healthyReplicaElsewhere reports whether a healthy replica lives on another
-// node longhorn-manager can reach, so a new engine can start from it.
-func (v Volume) healthyReplicaElsewhere(failedNode string) bool {
+// node longhorn-manager reaches at now, so a new engine can start from it.
+func (v Volume) healthyReplicaElsewhere(failedNode string, now time.Time) bool {
 	for _, r := range v.Replicas {
-		if r.Node != failedNode && r.Node != "" && r.Healthy && r.NodeReachable {
+		if reachable, _ := r.Host.Reach(now); r.Node != failedNode && r.Node != "" && r.Healthy && reachable {
 			return true
 		}
 	}
@@ -228,6 +226,10 @@ func (v Volume) State() s3gwv1alpha1.VolumeState {
 
 // Released is true once nothing attaches the volume to the failed node.
 func (v Volume) Released() bool { return len(v.Attachments) == 0 && len(v.Tickets) == 0 }
+
+// ToRelease is true for a volume this controller releases that is still
+// attached to the failed node.
+func (v Volume) ToRelease() bool { return v.Releasable() && !v.Released() }
 
 // Attachment is a storage.k8s.io VolumeAttachment on the failed node.
 type Attachment struct {

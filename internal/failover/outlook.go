@@ -102,7 +102,7 @@ func imagineFailure(o Observation) Observation {
 		Evidence: Evidence{
 			InvalidRemediators: o.Evidence.InvalidRemediators,
 			DelegateError:      o.Evidence.DelegateError,
-			LonghornNodeDown:   true,
+			LonghornNode:       longhornDown,
 		},
 	}
 	// Only an admin adds the taint, by hand: it is never protection.
@@ -127,7 +127,7 @@ func imagineFailure(o Observation) Observation {
 			replicas := make([]Replica, 0, len(v.Replicas))
 			for _, r := range v.Replicas {
 				if r.Node == node {
-					r.NodeReachable, r.NodeState = false, "the failed node"
+					r.Host = ReplicaNode{Longhorn: longhornDown, Heartbeat: f.Node.Heartbeat}
 				}
 				replicas = append(replicas, r)
 			}
@@ -139,6 +139,9 @@ func imagineFailure(o Observation) Observation {
 	}
 	return f
 }
+
+// longhornDown is a Longhorn Node once Kubernetes marked its node NotReady.
+var longhornDown = LonghornNode{Found: true, Status: ReadyFalse, Reason: LonghornNodeNotReady}
 
 // succeededFor is a fencer's CR for the node that reports success now.
 func succeededFor(kind, node string, now time.Time) RemediatorCR {
@@ -171,12 +174,12 @@ func conditionMessage(d Decision, conditionType string) string {
 }
 
 // HealthyReplicasElsewhere counts the replicas a new engine could start
-// from if node failed: healthy, on another node longhorn-manager reaches
-// (the storage check's own rule, replica by replica).
-func (v Volume) HealthyReplicasElsewhere(node string) int32 {
+// from if node failed at now: healthy, on another node longhorn-manager
+// reaches (the storage check's own rule, replica by replica).
+func (v Volume) HealthyReplicasElsewhere(node string, now time.Time) int32 {
 	var n int32
 	for _, r := range v.Replicas {
-		if (Volume{Replicas: []Replica{r}}).healthyReplicaElsewhere(node) {
+		if (Volume{Replicas: []Replica{r}}).healthyReplicaElsewhere(node, now) {
 			n++
 		}
 	}

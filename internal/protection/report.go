@@ -137,7 +137,7 @@ func protectedCondition(status metav1.ConditionStatus, reason, message string) m
 // NodeHealthCheck start that remediation, and how long would it take.
 func podReport(in Inputs, p Pod) s3gwv1alpha1.PodProtection {
 	out := s3gwv1alpha1.PodProtection{Namespace: p.Target.Namespace, Name: p.Target.Name, Node: p.Node,
-		Volumes: placements(p)}
+		Volumes: placements(p, in.Now)}
 	o := failover.Observation{Now: in.Now, Spec: in.Spec, Node: &failover.Node{Name: p.Node},
 		Targets: []failover.Target{p.Target}, LonghornAvailable: in.LonghornAvailable,
 		Evidence: failover.Evidence{InvalidRemediators: in.InvalidRemediators, DelegateError: p.DelegateError}}
@@ -241,11 +241,11 @@ func fix(reason, node string) string {
 }
 
 // placements is where each of the pod's volumes keeps its replicas.
-func placements(p Pod) []s3gwv1alpha1.VolumePlacement {
+func placements(p Pod, now time.Time) []s3gwv1alpha1.VolumePlacement {
 	out := make([]s3gwv1alpha1.VolumePlacement, 0, len(p.Target.Volumes))
 	for _, v := range p.Target.Volumes {
 		vp := s3gwv1alpha1.VolumePlacement{ClaimName: v.Claim, LonghornVolume: v.LonghornVolume,
-			HealthyReplicasElsewhere: v.HealthyReplicasElsewhere(p.Node)}
+			HealthyReplicasElsewhere: v.HealthyReplicasElsewhere(p.Node, now)}
 		for _, r := range v.Replicas {
 			name := r.Name + "@" + r.Node
 			if !r.Healthy {
