@@ -41,22 +41,23 @@ import (
 
 // protectionPass is what one report pass read, memoised per node.
 type protectionPass struct {
-	t        *s3gwv1alpha1.S3GWRemediationTemplate
-	spec     s3gwv1alpha1.S3GWRemediationSpec
-	storage  *storage.Pass
-	in       protection.Inputs
-	delegate map[string]string
+	t       *s3gwv1alpha1.S3GWRemediationTemplate
+	spec    s3gwv1alpha1.S3GWRemediationSpec
+	storage *storage.Pass
+	in      protection.Inputs
+	// evidence is, per node, what the evidence adapters previewed.
+	evidence map[string]failover.Evidence
 }
 
 // observe reads what the report needs: the NodeHealthChecks that
 // reference the template, the pods it selects (with the remediation's own
 // workloads.List and workloads.Protected), their volumes and replicas as a
-// remediation of their node would see them, and whether each listed
-// remediator and the delegate could prove anything.
+// remediation of their node would see them, and whether each evidence
+// source could prove anything there.
 func (r *ProtectionReconciler) observe(ctx context.Context, t *s3gwv1alpha1.S3GWRemediationTemplate) (protection.Inputs, []protection.Pod, error) {
 	spec := t.Spec.Template.Spec
 	now := r.Clock.Now()
-	p := &protectionPass{t: t, spec: spec, delegate: map[string]string{},
+	p := &protectionPass{t: t, spec: spec, evidence: map[string]failover.Evidence{},
 		storage: storage.Observer{Client: r.Client, APIReader: r.APIReader, WorkloadCache: r.WorkloadCache}.Pass(spec, now)}
 	p.in = protection.Inputs{Now: now, Spec: spec, NodeMonitorGracePeriod: r.nodeMonitorGracePeriod()}
 	var err error
@@ -81,9 +82,8 @@ func (r *ProtectionReconciler) observe(ctx context.Context, t *s3gwv1alpha1.S3GW
 	if p.in.LonghornAvailable {
 		r.watchLonghorn(ctx)
 	}
-	p.in.InvalidRemediators = r.invalidRemediators(spec.Fencing.Remediators)
-	if d := spec.Fencing.Delegate; d != nil {
-		r.watchDelegateTemplate(ctx, d)
+	for _, gvk := range fencing.PreviewWatched(spec.Fencing) {
+		r.watchPreviewed(ctx, gvk)
 	}
 
 	var out []protection.Pod
@@ -132,62 +132,27 @@ func (r *ProtectionReconciler) observePod(ctx context.Context, p *protectionPass
 		}
 		out.Target.Volumes = append(out.Target.Volumes, v)
 	}
-	if out.DelegateError, err = r.delegateError(ctx, p, pod.Spec.NodeName); err != nil {
-		return out, err
-	}
-	return out, nil
+	out.Evidence, err = r.previewEvidence(ctx, p, pod.Spec.NodeName)
+	return out, err
 }
 
-// delegateError checks, with the remediation's own Delegate.Observe, that
-// a remediation of the node could create the delegate fencing CR: the kind
-// is served, the template exists with spec.template.spec, the name is
-// free. It returns why not, or "" (also without a delegate).
-func (r *ProtectionReconciler) delegateError(ctx context.Context, p *protectionPass, node string) (string, error) {
-	if p.spec.Fencing.Delegate == nil {
-		return "", nil
-	}
-	if why, done := p.delegate[node]; done {
-		return why, nil
+// previewEvidence reads, once per node, whether each evidence source could
+// prove anything for a remediation of the node (fencing.Preview): a listed
+// remediator's kind served, the delegate creatable.
+func (r *ProtectionReconciler) previewEvidence(ctx context.Context, p *protectionPass, node string) (failover.Evidence, error) {
+	if e, done := p.evidence[node]; done {
+		return e, nil
 	}
 	// A remediation that does not exist yet: no UID, so it owns nothing.
 	rem := &s3gwv1alpha1.S3GWRemediation{ObjectMeta: metav1.ObjectMeta{Namespace: p.t.Namespace}, Spec: p.spec}
-	_, err := fencing.Delegate{Reader: r.Client}.Observe(ctx, rem, node)
-	var invalid *fencing.DelegateError
-	switch {
-	case errors.As(err, &invalid):
-		p.delegate[node] = invalid.Reason
-	case apierrors.IsForbidden(err):
-		p.delegate[node] = "the manager may not read the delegate's kind or template: " + err.Error()
-	case err != nil:
-		return "", err
-	default:
-		p.delegate[node] = ""
+	in := fencing.Input{Client: r.Client, Delegate: fencing.Delegate{Client: r.Client, Live: r.APIReader},
+		Storage: p.storage, Remediation: rem, Node: node}
+	var e failover.Evidence
+	if err := fencing.Preview(ctx, in, &e); err != nil {
+		return e, err
 	}
-	return p.delegate[node], nil
-}
-
-// invalidRemediators says, by kind, why a listed remediator's CR could
-// never prove anything: its apiVersion does not parse or its kind is not
-// served.
-func (r *ProtectionReconciler) invalidRemediators(listed []s3gwv1alpha1.RemediatorEvidence) map[string]string {
-	var out map[string]string
-	for _, l := range listed {
-		why := ""
-		gv, err := schema.ParseGroupVersion(l.APIVersion)
-		switch {
-		case err != nil:
-			why = fmt.Sprintf("invalid apiVersion %q: %v", l.APIVersion, err)
-		case !r.served(gv.WithKind(l.Kind)):
-			why = l.Kind + " is not installed"
-		default:
-			continue
-		}
-		if out == nil {
-			out = map[string]string{}
-		}
-		out[l.Kind] = why
-	}
-	return out
+	p.evidence[node] = e
+	return e, nil
 }
 
 // served reports whether the API server serves a kind.

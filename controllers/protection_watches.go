@@ -27,6 +27,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/labels"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/builder"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -38,7 +39,6 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 
 	s3gwv1alpha1 "github.com/s3gw-tech/s3gw-remediation/api/v1alpha1"
-	"github.com/s3gw-tech/s3gw-remediation/internal/fencing"
 	"github.com/s3gw-tech/s3gw-remediation/internal/longhorn"
 	"github.com/s3gw-tech/s3gw-remediation/internal/protection"
 	"github.com/s3gw-tech/s3gw-remediation/internal/workloads"
@@ -132,16 +132,13 @@ func (r *ProtectionReconciler) watchHealthChecks(ctx context.Context) {
 	r.watches.ensure(ctx, obj, r.allTemplates, predicate.GenerationChangedPredicate{})
 }
 
-// watchDelegateTemplate watches the delegate's template kind once served:
-// a template created, changed or deleted changes whether the delegate
+// watchPreviewed watches a kind whose changes change what an evidence
+// adapter previews (fencing.PreviewWatched): the delegate's template kind,
+// whose templates coming, changing and going change whether the delegate
 // could be created.
-func (r *ProtectionReconciler) watchDelegateTemplate(ctx context.Context, d *s3gwv1alpha1.DelegateFencing) {
-	gvk, err := fencing.DelegateKind(d)
-	if err != nil {
-		return
-	}
+func (r *ProtectionReconciler) watchPreviewed(ctx context.Context, gvk schema.GroupVersionKind) {
 	obj := &unstructured.Unstructured{}
-	obj.SetGroupVersionKind(gvk.GroupVersion().WithKind(d.Kind))
+	obj.SetGroupVersionKind(gvk)
 	r.watches.ensure(ctx, obj, r.allTemplates)
 }
 

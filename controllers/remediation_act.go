@@ -104,7 +104,7 @@ func (r *RemediationReconciler) act(ctx context.Context, s *scope) error {
 // actOnDelegate passes NHC's time-out on to the delegate, replaces a stale
 // one, or creates it, as decided.
 func (r *RemediationReconciler) actOnDelegate(ctx context.Context, s *scope) error {
-	d, delegate := s.decision, fencing.Delegate{Client: r.Client, Reader: r.APIReader}
+	d, delegate := s.decision, r.delegate()
 	if d.TimeOutDelegate {
 		if err := delegate.MarkTimedOut(ctx, s.rem); err != nil {
 			return err
@@ -157,7 +157,7 @@ func (r *RemediationReconciler) confirmNode(ctx context.Context, s *scope) error
 }
 
 func (r *RemediationReconciler) createDelegate(ctx context.Context, s *scope) error {
-	d := fencing.Delegate{Client: r.Client, Reader: r.APIReader}
+	d := r.delegate()
 	logf.FromContext(ctx).Info("Creating delegate fencing CR", "kind", s.rem.Spec.Fencing.Delegate.Kind)
 	name, err := d.Create(ctx, s.rem, s.nodeName)
 	var invalid *fencing.DelegateError

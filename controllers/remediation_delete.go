@@ -27,7 +27,6 @@ import (
 	logf "sigs.k8s.io/controller-runtime/pkg/log"
 
 	s3gwv1alpha1 "github.com/s3gw-tech/s3gw-remediation/api/v1alpha1"
-	"github.com/s3gw-tech/s3gw-remediation/internal/fencing"
 	"github.com/s3gw-tech/s3gw-remediation/internal/release"
 )
 
@@ -52,7 +51,7 @@ func (r *RemediationReconciler) reconcileDelete(ctx context.Context, rem *s3gwv1
 		events.NormalEvent(r.Recorder, rem, eventTaintRemoved, "Removed "+taint.ToString()+" from node "+node.Name)
 	}
 	if rem.Spec.Fencing.Delegate != nil {
-		if err := (fencing.Delegate{Client: r.Client, Reader: r.APIReader}).Delete(ctx, rem); err != nil {
+		if err := r.delegate().Delete(ctx, rem); err != nil {
 			return err
 		}
 	}

@@ -236,45 +236,24 @@ func (r *RemediationReconciler) observeVolume(ctx context.Context, s *scope, tv 
 	return v, nil
 }
 
-// observeEvidence reads the fencing evidence sources the spec enables.
+// observeEvidence reads the fencing evidence sources the spec enables,
+// through their adapters (fencing.Observers), and watches what they read.
 func (r *RemediationReconciler) observeEvidence(ctx context.Context, s *scope) error {
-	fencingSpec := s.rem.Spec.Fencing
-	if fencingSpec.Mode == s3gwv1alpha1.FencingModeDisabled {
-		return nil
+	for _, gvk := range fencing.Watched(s.rem.Spec.Fencing) {
+		r.watchEvidence(ctx, gvk)
 	}
-	if fencingSpec.StorageIsolationEnabled() && s.obs.LonghornAvailable {
-		lh, err := s.storage.LonghornNode(ctx, s.nodeName)
-		if err != nil {
-			return err
-		}
-		s.obs.Evidence.LonghornNode = lh
+	in := fencing.Input{Client: r.Client, Delegate: r.delegate(), Storage: s.storage, Remediation: s.rem, Node: s.nodeName}
+	if err := fencing.Observe(ctx, in, &s.obs.Evidence); err != nil {
+		return err
 	}
-	if len(fencingSpec.Remediators) > 0 {
-		for _, gvk := range fencing.RemediatorKinds(fencingSpec.Remediators) {
-			r.watchEvidence(ctx, gvk)
-		}
-		crs, invalid, err := fencing.Remediators(ctx, r.Client, fencingSpec.Remediators, s.nodeName)
-		if err != nil {
-			return err
-		}
-		s.obs.Evidence.Remediators, s.obs.Evidence.InvalidRemediators = crs, invalid
-	}
-	if fencingSpec.Delegate != nil {
-		if gvk, err := fencing.DelegateKind(fencingSpec.Delegate); err == nil {
-			r.watchEvidence(ctx, gvk)
-		}
-		d := fencing.Delegate{Client: r.Client, Reader: r.Client}
-		state, err := d.Observe(ctx, s.rem, s.nodeName)
-		var invalid *fencing.DelegateError
-		switch {
-		case errors.As(err, &invalid):
-			s.obs.Evidence.DelegateError = invalid.Reason
-		case err != nil:
-			return err
-		}
-		s.obs.Evidence.Delegate, s.obs.Evidence.OtherFencers, s.delegate = state.Own, state.Others, state.Ref
-	}
+	s.delegate = s.obs.Evidence.DelegateRef
 	return nil
+}
+
+// delegate reads and writes the delegate fencing CR: observed through the
+// cache, acted on after an uncached read.
+func (r *RemediationReconciler) delegate() fencing.Delegate {
+	return fencing.Delegate{Client: r.Client, Live: r.APIReader}
 }
 
 // releasedSince is when the targets became both evicted and released (the
@@ -293,28 +272,23 @@ func releasedSince(conds []metav1.Condition) *time.Time {
 	return &t
 }
 
-// observeOutOfServiceTaint sees the node's out-of-service taint and whether
-// it is foreign: added by no S3GWRemediation (the node's owner annotation
-// names the one that did).
+// observeOutOfServiceTaint reads the node's out-of-service taint and the
+// S3GWRemediation the node's owner annotation names as its owner.
 func observeOutOfServiceTaint(s *scope) {
 	taint := release.FindTaint(s.node, release.OutOfServiceTaint())
 	if taint == nil {
 		return
 	}
-	s.obs.Node.HasOutOfServiceTaint = true
-	if owner := release.TaintOwner(s.node, *taint); owner != "" {
-		if owner == s.rem.UID {
-			// Ours: status records it even if the pass that added it
-			// could not patch the status.
-			s.addedTaint = taint
-		}
-		return // ours or a peer's: never evidence
-	}
-	foreign := &failover.Taint{}
+	owner := release.TaintOwner(s.node, *taint)
+	s.obs.Node.OutOfServiceTaint = &failover.Taint{Owner: owner}
 	if taint.TimeAdded != nil {
-		foreign.TimeAdded = &taint.TimeAdded.Time
+		s.obs.Node.OutOfServiceTaint.TimeAdded = &taint.TimeAdded.Time
 	}
-	s.obs.Node.ForeignOutOfServiceTaint = foreign
+	if owner == s.rem.UID {
+		// Ours: status records it even if the pass that added it could not
+		// patch the status.
+		s.addedTaint = taint
+	}
 }
 
 // recordedEpisode converts the recorded failure episode; nil before one.

@@ -46,6 +46,7 @@ type Edit struct {
 // Files and texts several mutations edit.
 const (
 	gateGo        = "internal/failover/gate.go"
+	isolationGo   = "internal/failover/source_isolation.go"
 	decideGo      = "internal/failover/decide.go"
 	strandedCheck = "if stranded := strandedToRelease(o); len(stranded) > 0 && "
 	strandedOff   = "if stranded := strandedToRelease(o); false && len(stranded) > 0 && "
@@ -58,7 +59,7 @@ var mutations = []Mutation{
 	{
 		Name: "#8.1 replicas on other unreachable nodes do not count",
 		Edits: []Edit{{
-			File: gateGo,
+			File: isolationGo,
 			Old:  "\t\t\tunreachable = append(unreachable, strandedReplicas(o, v)...)\n",
 			New:  "",
 		}, {
@@ -144,7 +145,7 @@ var mutations = []Mutation{
 	{
 		Name: "storage isolation ignores a replica on the failed node",
 		Edits: []Edit{{
-			File: gateGo,
+			File: isolationGo,
 			Old:  "\t\t\t\tif r.Node == o.Node.Name {\n\t\t\t\t\treturn fmt.Sprintf(\"replica %s of %s is on the node\"",
 			New:  "\t\t\t\tif false && r.Node == o.Node.Name {\n\t\t\t\t\treturn fmt.Sprintf(\"replica %s of %s is on the node\"",
 		}, {

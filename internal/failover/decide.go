@@ -111,7 +111,7 @@ func decide(o Observation) Decision {
 	if !gate.Open {
 		return waitForFencing(o, gate, "Waiting for fencing evidence: "+gate.Missing, progress)
 	}
-	if o.Spec.Release.Strategy == s3gwv1alpha1.ReleaseOutOfServiceTaint && !gate.Disabled && !provesShutdown(gate) {
+	if o.Spec.Release.Strategy == s3gwv1alpha1.ReleaseOutOfServiceTaint && !gate.Disabled && !gate.ProvesShutdown {
 		return waitForFencing(o, gate, "The OutOfServiceTaint release needs proof the node is shut down; "+
 			"storage isolation only proves Longhorn's volumes are safe", progress)
 	}
@@ -188,28 +188,6 @@ func waitForFencing(o Observation, gate Gate, msg string, progress []metav1.Cond
 			condition(s3gwv1alpha1.ConditionFenced, metav1.ConditionFalse, reason, msg)), progress...),
 		Wait: WaitForFencing,
 	}
-}
-
-// delegateStale is true when the delegate reports success from before the
-// node's last sign of life: it fenced an earlier failure and will not fence
-// this one.
-func delegateStale(o Observation) bool {
-	d := o.Evidence.Delegate
-	return o.Spec.Fencing.Delegate != nil && d != nil && d.Fenced && d.FencedAt != nil &&
-		!d.FencedAt.After(o.Node.Heartbeat.LastSignOfLife())
-}
-
-// provesShutdown is true when the gate holds on evidence that the node is
-// down (a taint, a fencer's success), not only on storage isolation: the
-// out-of-service taint force-detaches every volume on the node, Longhorn or
-// not, and evicts every pod, which is only safe for a node that is off.
-func provesShutdown(gate Gate) bool {
-	for _, e := range gate.Evidence {
-		if e != EvidenceStorageIsolation {
-			return true
-		}
-	}
-	return false
 }
 
 func fencedCondition(gate Gate) metav1.Condition {
@@ -326,7 +304,7 @@ func actions(o Observation, gate Gate, fenced metav1.Condition, progress []metav
 	// A taint already there (ours, a peer's, a fencer's) releases the
 	// volumes as well as ours would.
 	d.AddOutOfServiceTaint = plan.pending && !plan.podsPresent &&
-		o.Spec.Release.Strategy == s3gwv1alpha1.ReleaseOutOfServiceTaint && !o.Node.HasOutOfServiceTaint
+		o.Spec.Release.Strategy == s3gwv1alpha1.ReleaseOutOfServiceTaint && o.Node.OutOfServiceTaint == nil
 
 	switch {
 	case plan.podsPresent:
@@ -434,7 +412,7 @@ func waitsForKubelet(o Observation, t Target) bool {
 // moment (a rack partition can take the replicas' nodes later); a fenced
 // node stays fenced.
 func heldByFinalizers(gate Gate, t Target) bool {
-	return len(t.Finalizers) > 0 && !gate.Disabled && !provesShutdown(gate) && !allReleased([]Target{t})
+	return len(t.Finalizers) > 0 && !gate.Disabled && !gate.ProvesShutdown && !allReleased([]Target{t})
 }
 
 // replaceCondition returns conds with the condition of c's type replaced by c.

@@ -79,7 +79,7 @@ func writesOf(d Decision) writes {
 // the gate is open.
 func fenced() Observation {
 	o := notFenced()
-	o.Node.ForeignOutOfServiceTaint, o.Node.HasOutOfServiceTaint = freshTaint(), true
+	o.Node.OutOfServiceTaint = freshTaint()
 	return o
 }
 
@@ -191,7 +191,7 @@ func TestDecide(t *testing.T) {
 			mutate: []func(o *Observation){evicted, strategy(s3gwv1alpha1.ReleaseOutOfServiceTaint), func(o *Observation) {
 				o.TimedOut = true
 				o.Spec.Fencing.Mode = s3gwv1alpha1.FencingModeDisabled
-				o.Node.ForeignOutOfServiceTaint = nil
+				o.Node.OutOfServiceTaint = ourTaint()
 			}},
 			phase: s3gwv1alpha1.PhaseStopped,
 			wait:  WaitNone,
@@ -304,7 +304,7 @@ func TestDecide(t *testing.T) {
 			name: "gate closed by our own out-of-service taint only",
 			obs:  notFenced,
 			mutate: []func(o *Observation){strategy(s3gwv1alpha1.ReleaseOutOfServiceTaint), func(o *Observation) {
-				o.Node.HasOutOfServiceTaint = true
+				o.Node.OutOfServiceTaint = ourTaint()
 			}},
 			phase: s3gwv1alpha1.PhaseWaitingForFencing,
 			wait:  WaitForFencing,
@@ -572,7 +572,7 @@ func TestDecide(t *testing.T) {
 			name: "OutOfServiceTaint adds nothing while a peer's taint is there",
 			obs:  fencedByFAR,
 			mutate: []func(o *Observation){evicted, strategy(s3gwv1alpha1.ReleaseOutOfServiceTaint), func(o *Observation) {
-				o.Node.HasOutOfServiceTaint = true
+				o.Node.OutOfServiceTaint = &Taint{TimeAdded: fencedAt(), Owner: "uid-peer"}
 			}},
 			phase: s3gwv1alpha1.PhaseReleasing,
 			wait:  WaitForRelease,
@@ -671,7 +671,7 @@ func TestDecide(t *testing.T) {
 			name: "OutOfServiceTaint adds nothing when our own taint is there",
 			obs:  fencedByFAR,
 			mutate: []func(o *Observation){evicted, strategy(s3gwv1alpha1.ReleaseOutOfServiceTaint), func(o *Observation) {
-				o.Node.HasOutOfServiceTaint = true
+				o.Node.OutOfServiceTaint = ourTaint()
 			}},
 			phase: s3gwv1alpha1.PhaseReleasing,
 			wait:  WaitForRelease,
@@ -797,7 +797,7 @@ func TestDecide(t *testing.T) {
 			obs:  fenced,
 			mutate: []func(o *Observation){moved, func(o *Observation) {
 				o.Node.Ready = true
-				o.Node.ForeignOutOfServiceTaint = nil
+				o.Node.OutOfServiceTaint = ourTaint()
 			}},
 			phase: s3gwv1alpha1.PhaseSucceeded,
 			wait:  WaitNone,
@@ -807,7 +807,7 @@ func TestDecide(t *testing.T) {
 			name: "success stays success when the evidence went away",
 			obs:  notFenced,
 			mutate: []func(o *Observation){moved, func(o *Observation) {
-				o.Node.ForeignOutOfServiceTaint = nil
+				o.Node.OutOfServiceTaint = nil
 			}},
 			phase: s3gwv1alpha1.PhaseSucceeded,
 			wait:  WaitNone,

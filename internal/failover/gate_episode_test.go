@@ -66,12 +66,12 @@ func TestEvaluateGateEvidenceOfThisFailure(t *testing.T) {
 		},
 		{
 			name:    "a taint added before the node's last sign of life is stale",
-			mutate:  func(o *Observation) { o.Node.ForeignOutOfServiceTaint = &Taint{TimeAdded: &before} },
+			mutate:  func(o *Observation) { o.Node.OutOfServiceTaint = &Taint{TimeAdded: &before} },
 			missing: []string{"the node.kubernetes.io/out-of-service taint is stale: it dates from 2026-03-04T10:50:00Z, not after the node's last sign of life at 2026-03-04T11:50:00Z"},
 		},
 		{
 			name:     "a taint without timeAdded counts: kube-controller-manager acts on it anyway",
-			mutate:   func(o *Observation) { o.Node.ForeignOutOfServiceTaint = &Taint{} },
+			mutate:   func(o *Observation) { o.Node.OutOfServiceTaint = &Taint{} },
 			open:     true,
 			evidence: []string{EvidenceOutOfServiceTaint},
 		},
@@ -79,7 +79,7 @@ func TestEvaluateGateEvidenceOfThisFailure(t *testing.T) {
 			name: "a taint added at the last sign of life is stale",
 			mutate: func(o *Observation) {
 				at := testFailedAt
-				o.Node.ForeignOutOfServiceTaint = &Taint{TimeAdded: &at}
+				o.Node.OutOfServiceTaint = &Taint{TimeAdded: &at}
 			},
 			missing: []string{"is stale"},
 		},
@@ -88,7 +88,7 @@ func TestEvaluateGateEvidenceOfThisFailure(t *testing.T) {
 			mutate: func(o *Observation) {
 				o.Node.Heartbeat.LeaseRenewed = testNow.Add(-90 * time.Second)
 				o.Node.Heartbeat.LeaseDuration = 2 * time.Minute
-				o.Node.ForeignOutOfServiceTaint = freshTaint()
+				o.Node.OutOfServiceTaint = freshTaint()
 			},
 			missing: []string{"is not trusted yet: the node's Lease, renewed at 2026-03-04T11:58:30Z, has not expired"},
 		},
@@ -151,7 +151,7 @@ func TestEvaluateGateEvidenceOfThisFailure(t *testing.T) {
 			mutate: func(o *Observation) {
 				o.Node.Heartbeat.Ready = ReadyFalse
 				o.Node.Heartbeat.ReadySince = testFencedAt.Add(time.Second)
-				o.Node.ForeignOutOfServiceTaint = freshTaint()
+				o.Node.OutOfServiceTaint = freshTaint()
 			},
 			missing: []string{"is stale"},
 		},

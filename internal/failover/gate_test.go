@@ -56,8 +56,12 @@ func deadKubelet() Heartbeat {
 // fencedAt is the time fencers acted at, after the failure.
 func fencedAt() *time.Time { t := testFencedAt; return &t }
 
-// freshTaint is an out-of-service taint added after the failure.
+// freshTaint is an out-of-service taint an admin or a fencer added after
+// the failure.
 func freshTaint() *Taint { return &Taint{TimeAdded: fencedAt()} }
+
+// ourTaint is the out-of-service taint this remediation added.
+func ourTaint() *Taint { return &Taint{TimeAdded: fencedAt(), Owner: "uid-remediation"} }
 
 // replicaOn is a healthy replica on a node longhorn-manager reaches.
 func replicaOn(volume, node string) Replica {
@@ -190,7 +194,7 @@ func TestEvaluateGate(t *testing.T) {
 				withFAR(o)
 				withDelegate(o)
 				o.Node.Ready = true
-				o.Node.ForeignOutOfServiceTaint = freshTaint()
+				o.Node.OutOfServiceTaint = freshTaint()
 				o.Evidence.LonghornNode = longhornDown
 				o.Evidence.Remediators = []RemediatorCR{{Kind: farKind, Name: testNode, Fenced: true, FencedAt: fencedAt()}}
 				o.Evidence.Delegate = &RemediatorCR{Kind: delegated, Name: testNode, Fenced: true, FencedAt: fencedAt()}
@@ -242,7 +246,7 @@ func TestEvaluateGate(t *testing.T) {
 			name: "no source enabled never opens",
 			mutate: func(o *Observation) {
 				withoutDefaultSources(o)
-				o.Node.ForeignOutOfServiceTaint = freshTaint()
+				o.Node.OutOfServiceTaint = freshTaint()
 				o.Evidence.LonghornNode = longhornDown
 				o.Evidence.Remediators = []RemediatorCR{{Kind: farKind, Name: testNode, Fenced: true, FencedAt: fencedAt()}}
 				o.Evidence.Delegate = &RemediatorCR{Kind: delegated, Name: testNode, Fenced: true, FencedAt: fencedAt()}
@@ -252,7 +256,7 @@ func TestEvaluateGate(t *testing.T) {
 		// Out-of-service taint.
 		{
 			name:     "foreign out-of-service taint alone opens",
-			mutate:   func(o *Observation) { o.Node.ForeignOutOfServiceTaint = freshTaint() },
+			mutate:   func(o *Observation) { o.Node.OutOfServiceTaint = freshTaint() },
 			open:     true,
 			evidence: []string{EvidenceOutOfServiceTaint},
 		},
@@ -260,14 +264,14 @@ func TestEvaluateGate(t *testing.T) {
 			name: "foreign out-of-service taint with the source explicitly enabled",
 			mutate: func(o *Observation) {
 				o.Spec.Fencing.OutOfServiceTaint = ptr.To(true)
-				o.Node.ForeignOutOfServiceTaint = freshTaint()
+				o.Node.OutOfServiceTaint = freshTaint()
 			},
 			open:     true,
 			evidence: []string{EvidenceOutOfServiceTaint},
 		},
 		{
 			name:    "our own out-of-service taint is never evidence",
-			mutate:  func(o *Observation) { o.Node.HasOutOfServiceTaint = true },
+			mutate:  func(o *Observation) { o.Node.OutOfServiceTaint = ourTaint() },
 			missing: []string{"no node.kubernetes.io/out-of-service taint"},
 			sources: []string{EvidenceOutOfServiceTaint, EvidenceStorageIsolation},
 		},
@@ -275,7 +279,7 @@ func TestEvaluateGate(t *testing.T) {
 			name: "foreign out-of-service taint ignored when the source is disabled",
 			mutate: func(o *Observation) {
 				o.Spec.Fencing.OutOfServiceTaint = ptr.To(false)
-				o.Node.ForeignOutOfServiceTaint = freshTaint()
+				o.Node.OutOfServiceTaint = freshTaint()
 			},
 			missing:    []string{"storage isolation: Longhorn does not report the node down"},
 			notMissing: []string{"out-of-service"},
@@ -498,7 +502,7 @@ func TestEvaluateGate(t *testing.T) {
 			mutate: func(o *Observation) {
 				withFAR(o)
 				withDelegate(o)
-				o.Node.ForeignOutOfServiceTaint = freshTaint()
+				o.Node.OutOfServiceTaint = freshTaint()
 				o.Evidence.LonghornNode = longhornDown
 				o.Evidence.Remediators = []RemediatorCR{{Kind: farKind, Name: testNode, Fenced: true, FencedAt: fencedAt()}}
 				o.Evidence.Delegate = &RemediatorCR{Kind: delegated, Name: testNode + "-fence", Fenced: true, FencedAt: fencedAt()}
@@ -523,7 +527,7 @@ func TestEvaluateGate(t *testing.T) {
 			mutate: func(o *Observation) {
 				withFAR(o)
 				withDelegate(o)
-				o.Node.HasOutOfServiceTaint = true
+				o.Node.OutOfServiceTaint = ourTaint()
 				v := attachedVolume("b")
 				v.Replicas = append(v.Replicas, replicaOn(v.LonghornVolume, testNode))
 				o.Targets = []Target{recordedTarget("s3gw-0", v)}

@@ -68,41 +68,24 @@ type Node struct {
 	Ready bool
 	// Heartbeat is the node's Ready condition and Lease.
 	Heartbeat Heartbeat
-	// ForeignOutOfServiceTaint is node.kubernetes.io/out-of-service when it
-	// is on the node and no S3GWRemediation added it; nil otherwise. Our own
-	// taint is never evidence: it would keep the gate open after evidence
-	// went away.
-	ForeignOutOfServiceTaint *Taint
-	// HasOutOfServiceTaint is true when the node carries
-	// node.kubernetes.io/out-of-service, whoever added it.
-	HasOutOfServiceTaint bool
+	// OutOfServiceTaint is node.kubernetes.io/out-of-service:NoExecute when
+	// the node carries it, whoever added it; nil otherwise.
+	OutOfServiceTaint *Taint
 }
 
-// Taint is a taint seen on the node.
+// Taint is the out-of-service taint seen on the node.
 type Taint struct {
 	// TimeAdded is the taint's timeAdded; nil when it has none.
 	TimeAdded *time.Time
+	// Owner is the S3GWRemediation that added it, as the node's owner
+	// annotation names it; empty when none did (an admin, a fencer).
+	Owner types.UID
 }
 
-// Evidence is the fencing proof the gate may accept, as observed.
-type Evidence struct {
-	// Remediators are CRs of the kinds listed in spec.fencing.remediators
-	// found for the node.
-	Remediators []RemediatorCR
-	// InvalidRemediators says, by kind, why a listed remediator kind cannot
-	// be read (its apiVersion does not parse).
-	InvalidRemediators map[string]string
-	// Delegate is the fencing CR this remediation created, nil if none.
-	Delegate *RemediatorCR
-	// DelegateError explains why the delegate cannot be used, if it cannot.
-	DelegateError string
-	// OtherFencers are, while the delegate does not exist, the CRs of its
-	// kind for the node that this remediation did not create.
-	OtherFencers []RemediatorCR
-	// LonghornNode is the failed node's Longhorn Node: storage isolation
-	// needs it down (LonghornNode.Down).
-	LonghornNode LonghornNode
-}
+// Foreign is true for a taint no S3GWRemediation added. Only a foreign
+// taint is evidence: our own would keep the gate open after the evidence
+// that opened it went away.
+func (t *Taint) Foreign() bool { return t != nil && t.Owner == "" }
 
 // RemediatorCR is another remediator's CR for the failed node.
 type RemediatorCR struct {

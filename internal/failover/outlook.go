@@ -42,12 +42,12 @@ type Outlook struct {
 // the storage check's own rules:
 //
 //   - the node is lost: Ready=Unknown, its kubelet silent since a minute;
-//   - Longhorn reports it down, as it does once Kubernetes marks it NotReady;
-//   - each listed remediator, and the delegate, reports success for this
-//     failure, unless o.Evidence says its kind (InvalidRemediators) or
-//     template (DelegateError) cannot be used;
-//   - no out-of-service taint: only an admin adds one, by hand, so it never
-//     counts as protection;
+//   - each evidence source shows what its descriptor imagines
+//     (EvidenceSource.Imagine): Longhorn reports the node down, each listed
+//     remediator and the delegate report success for this failure unless
+//     o.Evidence says its kind (InvalidRemediators) or template
+//     (DelegateError) cannot be used, and no out-of-service taint counts:
+//     only an admin adds one, by hand;
 //   - the targets' pods are on the node, their volumes attached to it; the
 //     replicas are where o shows them, and the node's own become unreachable.
 //
@@ -99,23 +99,9 @@ func imagineFailure(o Observation) Observation {
 		Node: &Node{Name: node, Heartbeat: Heartbeat{Ready: ReadyUnknown, ReadySince: silentSince,
 			KubeletPosted: silentSince, LeaseRenewed: silentSince}},
 		LonghornAvailable: o.LonghornAvailable,
-		Evidence: Evidence{
-			InvalidRemediators: o.Evidence.InvalidRemediators,
-			DelegateError:      o.Evidence.DelegateError,
-			LonghornNode:       longhornDown,
-		},
 	}
-	// Only an admin adds the taint, by hand: it is never protection.
-	f.Spec.Fencing.OutOfServiceTaint = new(bool)
-
-	for _, listed := range o.Spec.Fencing.Remediators {
-		if _, invalid := o.Evidence.InvalidRemediators[listed.Kind]; !invalid {
-			f.Evidence.Remediators = append(f.Evidence.Remediators, succeededFor(listed.Kind, node, now))
-		}
-	}
-	if d := o.Spec.Fencing.Delegate; d != nil && o.Evidence.DelegateError == "" {
-		cr := succeededFor(strings.TrimSuffix(d.Kind, "Template"), node, now)
-		f.Evidence.Delegate = &cr
+	for _, source := range Sources {
+		source.Imagine(o, &f)
 	}
 
 	for _, t := range o.Targets {
@@ -143,20 +129,18 @@ func imagineFailure(o Observation) Observation {
 // longhornDown is a Longhorn Node once Kubernetes marked its node NotReady.
 var longhornDown = LonghornNode{Found: true, Status: ReadyFalse, Reason: LonghornNodeNotReady}
 
-// succeededFor is a fencer's CR for the node that reports success now.
-func succeededFor(kind, node string, now time.Time) RemediatorCR {
-	return RemediatorCR{Kind: kind, Name: node, Fenced: true, FencedAt: &now, CreatedAt: now}
-}
-
-// missingEvidence says why no source would hold, and that an admin's
-// out-of-service taint is the one way left when the spec accepts it.
+// missingEvidence says why no source would hold, and which enabled
+// sources the report never imagines (an admin's out-of-service taint) are
+// the ways left.
 func missingEvidence(o Observation, gate Gate) string {
 	var parts []string
 	if gate.Missing != "" {
 		parts = append(parts, gate.Missing)
 	}
-	if o.Spec.Fencing.OutOfServiceTaintEnabled() {
-		parts = append(parts, "an out-of-service taint counts only when an admin adds it by hand")
+	for _, source := range Sources {
+		if source.NeverImagined != "" && source.Enabled(o.Spec.Fencing) {
+			parts = append(parts, source.NeverImagined)
+		}
 	}
 	return "No evidence source would hold: " + strings.Join(parts, "; ")
 }

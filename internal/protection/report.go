@@ -38,9 +38,11 @@ type Pod struct {
 	// namespace, name, volumes and their replicas with the reachability of
 	// their nodes now.
 	Target failover.Target
-	// DelegateError says why the delegate fencing CR could not be created
-	// for the pod's node; empty when it could, or when there is none.
-	DelegateError string
+	// Evidence is what the evidence sources' adapters previewed for a
+	// remediation of the pod's node: whether a listed remediator's kind is
+	// served (InvalidRemediators), whether the delegate could be created
+	// (DelegateError).
+	Evidence failover.Evidence
 }
 
 // Inputs is what the report reads beyond the pods.
@@ -49,9 +51,6 @@ type Inputs struct {
 	Spec s3gwv1alpha1.S3GWRemediationSpec
 	// LonghornAvailable is false when Longhorn's CRDs are not served.
 	LonghornAvailable bool
-	// InvalidRemediators says, by kind, why a listed remediator cannot
-	// prove anything (not installed, apiVersion does not parse).
-	InvalidRemediators map[string]string
 	// HealthChecksInstalled is false when NodeHealthCheck is not served.
 	HealthChecksInstalled bool
 	// HealthChecks are the NodeHealthChecks that reference the template.
@@ -140,7 +139,7 @@ func podReport(in Inputs, p Pod) s3gwv1alpha1.PodProtection {
 		Volumes: placements(p, in.Now)}
 	o := failover.Observation{Now: in.Now, Spec: in.Spec, Node: &failover.Node{Name: p.Node},
 		Targets: []failover.Target{p.Target}, LonghornAvailable: in.LonghornAvailable,
-		Evidence: failover.Evidence{InvalidRemediators: in.InvalidRemediators, DelegateError: p.DelegateError}}
+		Evidence: p.Evidence}
 	outlook := failover.IfNodeFailed(o)
 	out.Evidence = outlook.Evidence
 
