@@ -40,9 +40,9 @@ const (
 	eventFencingDisabled      = "FencingDisabled"
 	eventDelegateCreated      = "FencingDelegateCreated"
 	eventPodEvicted           = "PodForceDeleted"
-	eventVolumeUnmarked       = "VolumeInUseCleared"
-	eventAttachmentDeleted    = "VolumeAttachmentDeleted"
-	eventOutOfServiceTaint    = "OutOfServiceTaintAdded"
+	eventVolumeUnmarked       = release.EventVolumeInUseCleared
+	eventAttachmentDeleted    = release.EventVolumeAttachmentDeleted
+	eventOutOfServiceTaint    = release.EventOutOfServiceTaintAdded
 	eventTaintRemoved         = "TaintRemoved"
 	eventVolumeSkipped        = "VolumeSkipped"
 	eventWaitingForFencing    = "WaitingForFencing"
@@ -85,20 +85,26 @@ func (r *RemediationReconciler) act(ctx context.Context, s *scope) error {
 			return err
 		}
 	}
-	if len(d.UnmarkInUse) > 0 {
-		if err := r.unmarkInUse(ctx, s, d.UnmarkInUse); err != nil {
-			return err
-		}
-	}
-	for _, v := range d.DeleteAttachments {
-		if err := r.deleteAttachment(ctx, s, v); err != nil {
-			return err
-		}
-	}
-	if d.AddOutOfServiceTaint {
-		return r.addOutOfServiceTaint(ctx, s)
+	if d.Release.Writes() {
+		return r.release(ctx, s)
 	}
 	return nil
+}
+
+// release performs the release strategy's writes (release.Releasers), and
+// counts and announces each one.
+func (r *RemediationReconciler) release(ctx context.Context, s *scope) error {
+	plan := s.decision.Release
+	w := release.Write{Client: r.Client, Node: s.node, Owner: s.rem.UID, Now: s.now}
+	return release.Releasers[plan.Strategy](ctx, w, plan, func(done release.Released) {
+		for range done.Volumes {
+			r.Metrics.AttachmentReleased(string(plan.Strategy))
+		}
+		r.eventBoth(s, done.Reason, done.Message)
+		if plan.Node {
+			s.addedTaint = release.FindTaint(s.node, release.OutOfServiceTaint())
+		}
+	})
 }
 
 // actOnDelegate passes NHC's time-out on to the delegate, replaces a stale
@@ -119,23 +125,6 @@ func (r *RemediationReconciler) actOnDelegate(ctx context.Context, s *scope) err
 	if d.CreateDelegate {
 		return r.createDelegate(ctx, s)
 	}
-	return nil
-}
-
-// addOutOfServiceTaint adds the taint with its owner annotation, unless one
-// is there already.
-func (r *RemediationReconciler) addOutOfServiceTaint(ctx context.Context, s *scope) error {
-	taint := release.OutOfServiceTaint()
-	logf.FromContext(ctx).Info("Adding out-of-service taint", "taint", taint.ToString())
-	added, err := release.AddOwnedTaint(ctx, r.Client, s.node, taint, s.rem.UID, s.now.Rfc3339Copy())
-	if err != nil || !added {
-		return err
-	}
-	s.addedTaint = release.FindTaint(s.node, taint)
-	for range unreleasedVolumes(s.obs.Targets) {
-		r.Metrics.AttachmentReleased(string(s3gwv1alpha1.ReleaseOutOfServiceTaint))
-	}
-	r.eventBoth(s, eventOutOfServiceTaint, "Added "+taint.ToString()+" to release s3gw's volumes")
 	return nil
 }
 
@@ -184,54 +173,6 @@ func (r *RemediationReconciler) evict(ctx context.Context, s *scope, t failover.
 	r.Metrics.PodEvicted()
 	r.eventBoth(s, eventPodEvicted, "Force-deleted s3gw pod "+t.Namespace+"/"+t.Name+" from the failed node")
 	return nil
-}
-
-func (r *RemediationReconciler) unmarkInUse(ctx context.Context, s *scope, volumes []failover.Volume) error {
-	handles := make([]string, 0, len(volumes))
-	for _, v := range volumes {
-		handles = append(handles, v.LonghornVolume)
-	}
-	logf.FromContext(ctx).Info("Removing volumes from the dead kubelet's volumesInUse", "volumes", handles)
-	removed, err := release.UnmarkInUse(ctx, r.Client, s.node, handles)
-	if err != nil {
-		return err
-	}
-	for range removed {
-		r.Metrics.AttachmentReleased(string(s3gwv1alpha1.ReleaseControllerDetach))
-	}
-	if removed > 0 {
-		r.eventBoth(s, eventVolumeUnmarked, "Cleared "+strings.Join(handles, ", ")+
-			" from status.volumesInUse so the attach-detach controller detaches it")
-	}
-	return nil
-}
-
-func (r *RemediationReconciler) deleteAttachment(ctx context.Context, s *scope, v failover.Volume) error {
-	logf.FromContext(ctx).Info("Deleting VolumeAttachment", "volume", v.LonghornVolume)
-	deleted, err := release.DeleteVolumeAttachments(ctx, r.Client, r.Client, v.PersistentVolume, s.nodeName)
-	if err != nil {
-		return err
-	}
-	for range deleted {
-		r.Metrics.AttachmentReleased(string(s3gwv1alpha1.ReleaseDeleteVolumeAttachment))
-	}
-	if deleted > 0 {
-		r.eventBoth(s, eventAttachmentDeleted, "Deleted the VolumeAttachment of "+v.LonghornVolume+" on the failed node")
-	}
-	return nil
-}
-
-// unreleasedVolumes lists the target volumes still attached to the node.
-func unreleasedVolumes(targets []failover.Target) []failover.Volume {
-	var out []failover.Volume
-	for _, t := range targets {
-		for _, v := range t.Volumes {
-			if v.ToRelease() {
-				out = append(out, v)
-			}
-		}
-	}
-	return out
 }
 
 // eventBoth records a Normal event on the CR and on the Node.

@@ -111,8 +111,8 @@ func decide(o Observation) Decision {
 	if !gate.Open {
 		return waitForFencing(o, gate, "Waiting for fencing evidence: "+gate.Missing, progress)
 	}
-	if o.Spec.Release.Strategy == s3gwv1alpha1.ReleaseOutOfServiceTaint && !gate.Disabled && !gate.ProvesShutdown {
-		return waitForFencing(o, gate, "The OutOfServiceTaint release needs proof the node is shut down; "+
+	if strategy := StrategyOf(o.Spec.Release.Strategy); strategy.NeedsProofOfShutdown && !gate.Disabled && !gate.ProvesShutdown {
+		return waitForFencing(o, gate, "The "+string(strategy.Name)+" release needs proof the node is shut down; "+
 			"storage isolation only proves Longhorn's volumes are safe", progress)
 	}
 	fenced := fencedCondition(gate)
@@ -300,11 +300,7 @@ func actions(o Observation, gate Gate, fenced metav1.Condition, progress []metav
 			d.Evict = append(d.Evict, t)
 		}
 	}
-	d.UnmarkInUse, d.DeleteAttachments = plan.unmark, plan.deleteAttachments
-	// A taint already there (ours, a peer's, a fencer's) releases the
-	// volumes as well as ours would.
-	d.AddOutOfServiceTaint = plan.pending && !plan.podsPresent &&
-		o.Spec.Release.Strategy == s3gwv1alpha1.ReleaseOutOfServiceTaint && o.Node.OutOfServiceTaint == nil
+	d.Release = plan.release
 
 	switch {
 	case plan.podsPresent:
@@ -344,18 +340,19 @@ type releasePlan struct {
 	pending bool
 	// podsPresent: a target pod is still in the API.
 	podsPresent bool
-	// waitingForKubelet: ControllerDetach waits for a live kubelet.
+	// waitingForKubelet: the strategy waits for a live kubelet.
 	waitingForKubelet bool
-	// unmark and deleteAttachments are the writes of the strategy.
-	unmark, deleteAttachments []Volume
+	// release is the strategy's writes.
+	release ReleasePlan
 }
 
 // planRelease releases, by the configured strategy, the volumes of the
 // targets whose pods are gone from the API.
 func planRelease(o Observation) releasePlan {
-	var p releasePlan
-	strategy := o.Spec.Release.Strategy
+	strategy := StrategyOf(o.Spec.Release.Strategy)
+	p := releasePlan{release: ReleasePlan{Strategy: strategy.Name}}
 	kubeletAlive := !o.Node.Heartbeat.Lost(o.Now)
+	var nodeWide []Volume
 	for _, t := range o.Targets {
 		p.podsPresent = p.podsPresent || t.PodPresent
 		p.waitingForKubelet = p.waitingForKubelet || (t.PodPresent && waitsForKubelet(o, t))
@@ -367,38 +364,35 @@ func planRelease(o Observation) releasePlan {
 			switch {
 			case t.PodPresent:
 				// The attach-detach controller still wants it on the node.
-			case strategy == s3gwv1alpha1.ReleaseDeleteVolumeAttachment:
-				if len(v.Attachments) > 0 {
-					p.deleteAttachments = append(p.deleteAttachments, v)
-				}
-			case strategy == s3gwv1alpha1.ReleaseOutOfServiceTaint:
-				// One taint serves every volume on the node.
-			case !v.InUseOnNode:
-				// ControllerDetach: nothing left to unmark.
-			case kubeletAlive:
-				// ControllerDetach edits only a dead kubelet's list.
+			case strategy.VolumeWrite == nil:
+				// One write for the node serves every volume.
+				nodeWide = append(nodeWide, v)
+			case !strategy.VolumeWrite(v):
+				// Nothing left to write for it.
+			case strategy.WaitsForLostKubelet && kubeletAlive:
+				// A live kubelet would undo the write.
 				p.waitingForKubelet = true
 			default:
-				p.unmark = append(p.unmark, v)
+				p.release.Volumes = append(p.release.Volumes, v)
 			}
 		}
+	}
+	if strategy.NodeWrite != nil && p.pending && !p.podsPresent && strategy.NodeWrite(o.Node) {
+		p.release.Node, p.release.Volumes = true, nodeWide
 	}
 	return p
 }
 
-// waitsForKubelet is true while t's volumes wait for ControllerDetach and
-// the node's kubelet is alive: only a dead kubelet's volumesInUse is edited,
-// so the release could not follow a force-delete of t's pod.
+// waitsForKubelet is true while t's volumes wait for a strategy that needs
+// the node's kubelet lost, and it is alive: the release could not follow a
+// force-delete of t's pod.
 func waitsForKubelet(o Observation, t Target) bool {
-	switch o.Spec.Release.Strategy {
-	case s3gwv1alpha1.ReleaseDeleteVolumeAttachment, s3gwv1alpha1.ReleaseOutOfServiceTaint:
-		return false
-	}
-	if o.Node.Heartbeat.Lost(o.Now) {
+	strategy := StrategyOf(o.Spec.Release.Strategy)
+	if !strategy.WaitsForLostKubelet || strategy.VolumeWrite == nil || o.Node.Heartbeat.Lost(o.Now) {
 		return false
 	}
 	for _, v := range t.Volumes {
-		if v.ToRelease() && v.InUseOnNode {
+		if v.ToRelease() && strategy.VolumeWrite(v) {
 			return true
 		}
 	}

@@ -56,7 +56,7 @@ func TestDecideGuards(t *testing.T) {
 		g.Expect(fencedConditionOf(d).Message).To(ContainSubstring("needs proof the node is shut down"))
 
 		o.Spec.Release.Strategy = s3gwv1alpha1.ReleaseControllerDetach
-		g.Expect(Decide(o).UnmarkInUse).To(HaveLen(1), "other strategies accept storage isolation")
+		g.Expect(Decide(o).Release.Volumes).To(HaveLen(1), "other strategies accept storage isolation")
 	})
 
 	t.Run("a finished remediation stays finished", func(t *testing.T) {

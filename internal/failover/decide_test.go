@@ -61,16 +61,21 @@ func writesOf(d Decision) writes {
 	w := writes{
 		RecordTargets:        d.RecordTargets,
 		CreateDelegate:       d.CreateDelegate,
-		AddOutOfServiceTaint: d.AddOutOfServiceTaint,
+		AddOutOfServiceTaint: d.Release.Node,
 	}
 	for _, t := range d.Evict {
 		w.Evict = append(w.Evict, t.Name)
 	}
-	for _, v := range d.UnmarkInUse {
-		w.UnmarkInUse = append(w.UnmarkInUse, v.LonghornVolume)
+	var volumes []string
+	for _, v := range d.Release.Volumes {
+		volumes = append(volumes, v.LonghornVolume)
 	}
-	for _, v := range d.DeleteAttachments {
-		w.DeleteAttachments = append(w.DeleteAttachments, v.LonghornVolume)
+	switch {
+	case d.Release.Node:
+	case d.Release.Strategy == s3gwv1alpha1.ReleaseDeleteVolumeAttachment:
+		w.DeleteAttachments = volumes
+	default:
+		w.UnmarkInUse = volumes
 	}
 	return w
 }

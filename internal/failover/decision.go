@@ -49,8 +49,8 @@ const (
 	WaitForStorage
 )
 
-// Decision is what one pass does: writes (in order: evict, then release) and
-// the resulting status.
+// Decision is what one pass does: writes (in order: delegate, evict, then
+// release) and the resulting status.
 type Decision struct {
 	Phase s3gwv1alpha1.Phase
 	Gate  Gate
@@ -73,16 +73,8 @@ type Decision struct {
 	TimeOutDelegate bool
 	// Evict lists the pods to force-delete.
 	Evict []Target
-	// UnmarkInUse lists volumes to drop from the node's status.volumesInUse
-	// (ControllerDetach).
-	UnmarkInUse []Volume
-	// DeleteAttachments lists volumes whose storage.k8s.io VolumeAttachment
-	// on the node to delete (DeleteVolumeAttachment).
-	DeleteAttachments []Volume
-	// AddOutOfServiceTaint adds node.kubernetes.io/out-of-service
-	// (OutOfServiceTaint), with the node annotation that names this
-	// remediation its owner, in one write.
-	AddOutOfServiceTaint bool
+	// Release is what the spec's release strategy writes this pass.
+	Release ReleasePlan
 	// Conditions to set on status (times are filled in by the controller).
 	Conditions []metav1.Condition
 	// Wait says what the pass waits for.
@@ -94,7 +86,7 @@ type Decision struct {
 
 // Destructive reports whether the decision deletes or releases anything.
 func (d Decision) Destructive() bool {
-	return len(d.Evict) > 0 || len(d.UnmarkInUse) > 0 || len(d.DeleteAttachments) > 0 || d.AddOutOfServiceTaint
+	return len(d.Evict) > 0 || d.Release.Writes()
 }
 
 // Condition returns the decision's condition of the type, or nil.
