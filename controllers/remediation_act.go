@@ -101,9 +101,6 @@ func (r *RemediationReconciler) release(ctx context.Context, s *scope) error {
 			r.Metrics.AttachmentReleased(string(plan.Strategy))
 		}
 		r.eventBoth(s, done.Reason, done.Message)
-		if plan.Node {
-			s.addedTaint = release.FindTaint(s.node, release.OutOfServiceTaint())
-		}
 	})
 }
 
@@ -117,7 +114,7 @@ func (r *RemediationReconciler) actOnDelegate(ctx context.Context, s *scope) err
 		}
 	}
 	if d.DeleteDelegate {
-		logf.FromContext(ctx).Info("Deleting delegate fencing CR: its success belongs to an earlier failure", "delegate", s.delegate)
+		logf.FromContext(ctx).Info("Deleting delegate fencing CR: its success belongs to an earlier failure", "delegate", s.obs.Evidence.DelegateRef)
 		if err := delegate.Delete(ctx, s.rem); err != nil {
 			return err
 		}
@@ -181,73 +178,4 @@ func (r *RemediationReconciler) eventBoth(s *scope, reason, message string) {
 	if s.node != nil {
 		events.NormalEvent(r.Recorder, s.node, reason, message)
 	}
-}
-
-// phaseEvent announces entering a phase once, on the transition.
-func (r *RemediationReconciler) phaseEvent(s *scope, phase s3gwv1alpha1.Phase) {
-	succeeded := conditionMessage(s.decision, s3gwv1alpha1.ConditionSucceeded)
-	switch phase {
-	case s3gwv1alpha1.PhaseStopped:
-		events.RemediationStoppedByNHC(r.Recorder, s.rem)
-	case s3gwv1alpha1.PhaseWaitingForNodeFailure:
-		events.NormalEvent(r.Recorder, s.rem, eventNodeReady, succeeded)
-	case s3gwv1alpha1.PhaseWaitingForFencing:
-		events.NormalEvent(r.Recorder, s.rem, eventWaitingForFencing, conditionMessage(s.decision, s3gwv1alpha1.ConditionFenced))
-	case s3gwv1alpha1.PhaseSucceeded:
-		if conditionReason(s.decision, s3gwv1alpha1.ConditionSucceeded) == s3gwv1alpha1.ReasonNoWorkloadOnNode {
-			events.NormalEvent(r.Recorder, s.rem, eventNoWorkload, succeeded)
-			return
-		}
-		events.RemediationFinished(r.Recorder, s.rem)
-		r.eventBoth(s, eventS3GWMoved, succeeded)
-	case s3gwv1alpha1.PhaseFailed, s3gwv1alpha1.PhaseWaitingForStorage:
-		reason := conditionReason(s.decision, s3gwv1alpha1.ConditionSucceeded)
-		if reason == s3gwv1alpha1.ReasonNodeNotFound {
-			events.GetTargetNodeFailed(r.Recorder, s.rem)
-			return
-		}
-		if event, ok := failureEvents[reason]; ok {
-			events.WarningEvent(r.Recorder, s.rem, event, succeeded)
-		}
-	}
-}
-
-// failureEvents are the Warning events of the reasons a remediation fails
-// or waits on storage with.
-var failureEvents = map[string]string{
-	s3gwv1alpha1.ReasonNoHealthyReplica:        eventNoHealthyReplica,
-	s3gwv1alpha1.ReasonLonghornUnavailable:     eventLonghornMissing,
-	s3gwv1alpha1.ReasonReplacementNotReady:     eventReplacementMissing,
-	s3gwv1alpha1.ReasonInvalidWorkloadSelector: eventInvalidSelector,
-	s3gwv1alpha1.ReasonEvictionTimedOut:        eventEvictionTimedOut,
-	s3gwv1alpha1.ReasonReleaseTimedOut:         eventReleaseTimedOut,
-}
-
-// skippedVolumeEvents warns once, when targets are recorded, about volumes
-// left alone.
-func (r *RemediationReconciler) skippedVolumeEvents(ctx context.Context, s *scope) {
-	for _, t := range s.targets {
-		for _, v := range t.Volumes {
-			if v.State == s3gwv1alpha1.VolumeSkipped {
-				logf.FromContext(ctx).Info("Leaving volume alone", "Pod", klog.KRef(t.Namespace, t.Name),
-					"claim", v.ClaimName, "reason", v.Reason)
-				events.WarningEventf(r.Recorder, s.rem, eventVolumeSkipped, "Volume %s of pod %s/%s is left alone: %s",
-					v.ClaimName, t.Namespace, t.Name, v.Reason)
-			}
-		}
-	}
-}
-
-func conditionReason(d failover.Decision, condType string) string {
-	if c := d.Condition(condType); c != nil {
-		return c.Reason
-	}
-	return ""
-}
-
-func conditionMessage(d failover.Decision, condType string) string {
-	if c := d.Condition(condType); c != nil {
-		return c.Message
-	}
-	return ""
 }

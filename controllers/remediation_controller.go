@@ -160,7 +160,8 @@ var _ reconcile.Reconciler = &RemediationReconciler{}
 // +kubebuilder:rbac:groups=events.k8s.io,resources=events,verbs=create;patch
 // +kubebuilder:rbac:groups="",resources=events,verbs=create;patch
 
-// Reconcile runs one observe → decide → act pass and writes status once.
+// Reconcile runs one observe → decide → act pass, derives the status from
+// it and writes it once; the pass's events and metrics follow that write.
 func (r *RemediationReconciler) Reconcile(ctx context.Context, req reconcile.Request) (res reconcile.Result, retErr error) {
 	// From the cache: a pass that read a copy older than our own last status
 	// write loses the optimistic lock on its status patch and runs again.
@@ -184,34 +185,36 @@ func (r *RemediationReconciler) Reconcile(ctx context.Context, req reconcile.Req
 	}
 
 	original := rem.DeepCopy()
+	var s *scope
 	defer func() {
 		err := r.patchStatus(ctx, original, rem, retErr)
 		switch {
 		case apierrors.IsConflict(err):
-			// Decided on a stale copy of the CR: decide again on the new one.
+			// Decided on a stale copy of the CR: decide again on the new one,
+			// having told nothing of this pass.
 			res, retErr = reconcile.Result{RequeueAfter: staleRetry}, nil
 		case err != nil:
 			retErr = kerrors.NewAggregate([]error{retErr, err})
+		case retErr == nil && s != nil:
+			r.recordTransition(ctx, s, &original.Status, &rem.Status)
 		}
 		if retErr != nil {
 			res = reconcile.Result{} // the error requeues with backoff
 		}
 	}()
 
-	s, err := r.observe(ctx, rem, nodeName, node)
+	observed, err := r.observe(ctx, rem, nodeName, node)
 	if err != nil {
 		return reconcile.Result{}, err
 	}
-	s.decision = failover.Decide(s.obs)
-	if err := r.act(ctx, s); err != nil {
+	observed.decision = failover.Decide(observed.obs)
+	if err := r.act(ctx, observed); err != nil {
 		if errors.Is(err, errCacheBehind) {
 			return reconcile.Result{RequeueAfter: staleRetry}, nil
 		}
 		return reconcile.Result{}, err
 	}
-	before := *rem.Status.DeepCopy()
-	setStatus(&rem.Status, s)
-	r.recordTransition(ctx, s, before)
+	rem.Status, s = nextStatus(observed), observed
 	return reconcile.Result{RequeueAfter: r.requeueAfter(s)}, nil
 }
 

@@ -18,7 +18,6 @@ package controllers
 
 import (
 	"context"
-	"errors"
 	"time"
 
 	"github.com/medik8s/common/pkg/annotations"
@@ -32,27 +31,24 @@ import (
 	"github.com/s3gw-tech/s3gw-remediation/internal/fencing"
 	"github.com/s3gw-tech/s3gw-remediation/internal/release"
 	"github.com/s3gw-tech/s3gw-remediation/internal/storage"
-	"github.com/s3gw-tech/s3gw-remediation/internal/workloads"
 )
 
 // scope carries everything one pass read and decided.
 type scope struct {
 	rem      *s3gwv1alpha1.S3GWRemediation
 	nodeName string
-	node     *corev1.Node
-	now      metav1.Time
-	// targets is status.targets as it should be written: recorded targets
-	// plus newly found ones, with fresh states.
-	targets  []s3gwv1alpha1.TargetPod
-	delegate *corev1.ObjectReference
+	// node is the node as the pass read it; the pass's node writes update it.
+	node *corev1.Node
+	now  metav1.Time
+	// targets are the targets as read: those status records, then those
+	// found on the node now, in status' order.
+	targets []s3gwv1alpha1.TargetPod
 	// attachments are Longhorn's VolumeAttachments on the node, read once.
 	attachments []storagev1.VolumeAttachment
 	// storage reads the pods, volumes and replicas of the pass.
-	storage *storage.Pass
-	// addedTaint is the taint this pass added to the node, for status.
-	addedTaint *corev1.Taint
-	obs        failover.Observation
-	decision   failover.Decision
+	storage  *storage.Pass
+	obs      failover.Observation
+	decision failover.Decision
 }
 
 func timedOut(rem *s3gwv1alpha1.S3GWRemediation) bool {
@@ -60,8 +56,10 @@ func timedOut(rem *s3gwv1alpha1.S3GWRemediation) bool {
 	return ok
 }
 
-// observe reads the world into an Observation. Reads stop early where the
-// decision cannot use them (missing node, timed out).
+// observe reads the world into an Observation, and writes nothing, not
+// even into the CR: status is derived from what it returns (nextStatus).
+// Reads stop early where the decision cannot use them (missing node, timed
+// out).
 func (r *RemediationReconciler) observe(ctx context.Context, rem *s3gwv1alpha1.S3GWRemediation, nodeName string, node *corev1.Node) (*scope, error) {
 	s := &scope{rem: rem, nodeName: nodeName, node: node, now: metav1.NewTime(r.Clock.Now()), targets: rem.Status.Targets}
 	s.obs = failover.Observation{Now: s.now.Time, Spec: rem.Spec, TimedOut: timedOut(rem),
@@ -106,136 +104,6 @@ func (r *RemediationReconciler) observe(ctx context.Context, rem *s3gwv1alpha1.S
 	return s, nil
 }
 
-// observeTargets merges the recorded targets with the s3gw pods on the node
-// now, then reads each one's live state. Pods on a Ready node are not
-// recorded: nothing will be done to them.
-func (r *RemediationReconciler) observeTargets(ctx context.Context, s *scope) error {
-	recorded := map[string]bool{}
-	for _, t := range s.targets {
-		recorded[workloads.Key(t)] = true
-	}
-	if !s.obs.Node.Ready {
-		if err := r.findTargets(ctx, s, recorded); err != nil {
-			return err
-		}
-	}
-
-	s.targets = append([]s3gwv1alpha1.TargetPod(nil), s.targets...)
-	for i := range s.targets {
-		t := &s.targets[i]
-		ft, err := r.observeTarget(ctx, s, t)
-		if err != nil {
-			return err
-		}
-		ft.Recorded = recorded[workloads.Key(*t)]
-		s.obs.Targets = append(s.obs.Targets, ft)
-	}
-	return nil
-}
-
-// findTargets adds the s3gw pods on the node, then the s3gw volumes still
-// attached to it whose pod is already gone, to the targets.
-func (r *RemediationReconciler) findTargets(ctx context.Context, s *scope, recorded map[string]bool) error {
-	pods, err := workloads.List(ctx, s.storage.Pods(), s.rem.Spec, s.nodeName)
-	var invalid *workloads.InvalidSelectorError
-	if errors.As(err, &invalid) {
-		s.obs.SelectorError = invalid.Error()
-		return nil
-	}
-	if err != nil {
-		return err
-	}
-	for i := range pods {
-		if why := workloads.Protected(&pods[i], s.storage.Longhorn.Namespace); why != "" {
-			s.obs.RefusedPods = append(s.obs.RefusedPods, pods[i].Namespace+"/"+pods[i].Name+" ("+why+")")
-			continue
-		}
-		if recorded[string(pods[i].UID)] {
-			continue
-		}
-		t, err := r.newTarget(ctx, &pods[i])
-		if err != nil {
-			return err
-		}
-		s.targets = append(s.targets, t)
-	}
-	covered := map[string]bool{}
-	for _, t := range s.targets {
-		for _, v := range t.Volumes {
-			covered[v.PersistentVolume] = true
-		}
-	}
-	orphans, err := workloads.Orphans(ctx, r.APIReader, s.rem.Spec, s.nodeName, s.attachments, covered)
-	if err != nil {
-		return err
-	}
-	s.targets = append(s.targets, orphans...)
-	return nil
-}
-
-func (r *RemediationReconciler) newTarget(ctx context.Context, pod *corev1.Pod) (s3gwv1alpha1.TargetPod, error) {
-	owner, err := workloads.Owner(ctx, r.APIReader, pod)
-	if err != nil {
-		return s3gwv1alpha1.TargetPod{}, err
-	}
-	volumes, err := workloads.Volumes(ctx, r.Client, pod)
-	if err != nil {
-		return s3gwv1alpha1.TargetPod{}, err
-	}
-	return s3gwv1alpha1.TargetPod{Namespace: pod.Namespace, Name: pod.Name, UID: pod.UID,
-		Owner: owner, State: s3gwv1alpha1.TargetFound, Volumes: volumes}, nil
-}
-
-// observeTarget reads one target's pod, volumes and replacement, and
-// refreshes its status entry (t) from what it saw.
-func (r *RemediationReconciler) observeTarget(ctx context.Context, s *scope, t *s3gwv1alpha1.TargetPod) (failover.Target, error) {
-	ft := failover.Target{Namespace: t.Namespace, Name: t.Name, UID: t.UID}
-	presence, err := workloads.Present(ctx, s.storage.Pods(), *t)
-	if err != nil {
-		return ft, err
-	}
-	present := presence.Present
-	ft.PodPresent, ft.ForceDeleted, ft.Finalizers = present, presence.ForceDeleted, presence.Finalizers
-
-	t.Volumes = append([]s3gwv1alpha1.TargetVolume(nil), t.Volumes...)
-	for i := range t.Volumes {
-		v, err := r.observeVolume(ctx, s, &t.Volumes[i])
-		if err != nil {
-			return ft, err
-		}
-		t.Volumes[i].State = v.State()
-		ft.Volumes = append(ft.Volumes, v)
-	}
-
-	if !present {
-		replacement, err := workloads.Replacement(ctx, s.storage.Pods(), r.APIReader, s.rem.Spec, *t, s.nodeName)
-		if err != nil {
-			return ft, err
-		}
-		t.Replacement = replacement
-		if replacement != nil {
-			ft.Replacement = &failover.Replacement{Name: replacement.Name, NodeName: replacement.NodeName}
-		}
-	}
-	t.State = ft.State()
-	return ft, nil
-}
-
-// observeVolume reads one target volume: its Longhorn state, its
-// VolumeAttachments on the node and the node's volumesInUse.
-func (r *RemediationReconciler) observeVolume(ctx context.Context, s *scope, tv *s3gwv1alpha1.TargetVolume) (failover.Volume, error) {
-	v, err := s.storage.Volume(ctx, *tv, s.nodeName)
-	if err != nil || !v.Releasable() {
-		return v, err
-	}
-	for _, va := range release.OfVolume(s.attachments, tv.PersistentVolume) {
-		v.Attachments = append(v.Attachments, failover.Attachment{Name: va.Name,
-			Deleting: va.DeletionTimestamp != nil, Finalizers: va.Finalizers})
-	}
-	v.InUseOnNode = release.InUse(s.node, tv.LonghornVolume)
-	return v, nil
-}
-
 // observeEvidence reads the fencing evidence sources the spec enables,
 // through their adapters (fencing.Observers), and watches what they read.
 func (r *RemediationReconciler) observeEvidence(ctx context.Context, s *scope) error {
@@ -243,11 +111,7 @@ func (r *RemediationReconciler) observeEvidence(ctx context.Context, s *scope) e
 		r.watchEvidence(ctx, gvk)
 	}
 	in := fencing.Input{Client: r.Client, Delegate: r.delegate(), Storage: s.storage, Remediation: s.rem, Node: s.nodeName}
-	if err := fencing.Observe(ctx, in, &s.obs.Evidence); err != nil {
-		return err
-	}
-	s.delegate = s.obs.Evidence.DelegateRef
-	return nil
+	return fencing.Observe(ctx, in, &s.obs.Evidence)
 }
 
 // delegate reads and writes the delegate fencing CR: observed through the
@@ -279,15 +143,9 @@ func observeOutOfServiceTaint(s *scope) {
 	if taint == nil {
 		return
 	}
-	owner := release.TaintOwner(s.node, *taint)
-	s.obs.Node.OutOfServiceTaint = &failover.Taint{Owner: owner}
+	s.obs.Node.OutOfServiceTaint = &failover.Taint{Owner: release.TaintOwner(s.node, *taint)}
 	if taint.TimeAdded != nil {
 		s.obs.Node.OutOfServiceTaint.TimeAdded = &taint.TimeAdded.Time
-	}
-	if owner == s.rem.UID {
-		// Ours: status records it even if the pass that added it could not
-		// patch the status.
-		s.addedTaint = taint
 	}
 }
 
@@ -313,12 +171,4 @@ func nodeReady(node *corev1.Node) bool {
 		}
 	}
 	return false
-}
-
-// since returns how long ago t was, or 0.
-func since(now metav1.Time, t *metav1.Time) time.Duration {
-	if t == nil {
-		return 0
-	}
-	return now.Sub(t.Time)
 }

@@ -19,104 +19,112 @@ package controllers
 import (
 	"context"
 	"fmt"
-	"strings"
 
-	"github.com/medik8s/common/pkg/events"
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/equality"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/controller/controllerutil"
-	logf "sigs.k8s.io/controller-runtime/pkg/log"
 
 	s3gwv1alpha1 "github.com/s3gw-tech/s3gw-remediation/api/v1alpha1"
 	"github.com/s3gw-tech/s3gw-remediation/internal/failover"
+	"github.com/s3gw-tech/s3gw-remediation/internal/release"
 )
 
-// setStatus writes the pass's observation and decision into the in-memory
-// status, and nothing else: no events, metrics or logs (recordTransition
-// has those). patchStatus persists it once, at the end of the pass.
-func setStatus(st *s3gwv1alpha1.S3GWRemediationStatus, s *scope) {
-	d := s.decision
+// nextStatus derives the status a pass writes from the status it read, what
+// it observed and decided (failover.Conditions), and the node as the pass's
+// writes left it. It emits nothing: events, metrics and logs follow the
+// status patch (recordTransition).
+func nextStatus(s *scope) s3gwv1alpha1.S3GWRemediationStatus {
+	st, d := *s.rem.Status.DeepCopy(), s.decision
+	now := s.now // the status keeps pointers to it
 	st.NodeName = s.nodeName
 	st.LastError = ""
 	st.ObservedGeneration = s.rem.Generation
 	if st.StartTime == nil && controllerutil.ContainsFinalizer(s.rem, Finalizer) {
-		st.StartTime = &s.now
+		st.StartTime = &now
 	}
 	if d.RecordEpisode != nil {
 		st.FailureEpisode = failureEpisode(*d.RecordEpisode)
 	}
-	st.Targets = s.targets
+	st.Targets = targetStatus(s.targets, s.obs.Targets)
 	if d.RestartEpisode != nil {
-		restartEpisode(st, *d.RestartEpisode, s.now)
+		restartEpisode(&st, *d.RestartEpisode, now)
 	}
-	if s.addedTaint != nil {
-		st.AddedTaints = append(withoutTaint(st.AddedTaints, *s.addedTaint), *s.addedTaint)
+	if taint := ownTaint(s.node, s.rem.UID); taint != nil {
+		// Recorded even if the pass that added it could not patch status.
+		st.AddedTaints = append(withoutTaint(st.AddedTaints, *taint), *taint)
 	}
-	if s.delegate != nil {
-		st.Delegate = s.delegate
+	if ref := s.obs.Evidence.DelegateRef; ref != nil {
+		st.Delegate = ref
 	}
 	if d.Gate.Open && d.Phase != s3gwv1alpha1.PhaseWaitingForFencing {
 		st.FencingEvidence = d.Gate.Evidence
 	}
-	for _, c := range d.Conditions {
-		// The pass's clock, not the wall clock, stamps transitions.
-		c.ObservedGeneration, c.LastTransitionTime = s.rem.Generation, s.now
-		meta.SetStatusCondition(&st.Conditions, c)
+	for _, c := range failover.Conditions(s.obs, d) {
+		setCondition(&st, c, s.rem.Generation, now)
 	}
 	if d.Phase != st.Phase {
-		st.Phase, st.PhaseTransitionTime = d.Phase, &s.now
+		st.Phase, st.PhaseTransitionTime = d.Phase, &now
 	}
 	if d.Finished() && st.CompletionTime == nil {
-		st.CompletionTime = &s.now
+		st.CompletionTime = &now
 	}
+	return st
 }
 
-// recordTransition is the one place a pass's transitions are told: its
-// logs, events and metrics, judged by comparing the status before the pass
-// with the status setStatus made.
-func (r *RemediationReconciler) recordTransition(ctx context.Context, s *scope, before s3gwv1alpha1.S3GWRemediationStatus) {
-	log := logf.FromContext(ctx)
-	d, after := s.decision, &s.rem.Status
-	if d.RestartEpisode != nil {
-		log.Info("Starting over: the node failed again after the recorded failure")
-	}
-	if d.RecordTargets {
-		log.Info("Recording s3gw pods on the node", "count", len(after.Targets))
-		r.skippedVolumeEvents(ctx, s)
-	}
-	r.refusedPodsEvent(s, &before)
-	r.Metrics.SetFencingBlocked(s.rem.UID, fencingBlocked(d))
-
-	if before.Phase == after.Phase {
-		return
-	}
-	if before.Phase != "" && before.PhaseTransitionTime != nil {
-		r.Metrics.PhaseEnded(string(before.Phase), since(s.now, before.PhaseTransitionTime))
-	}
-	log.Info("Entering phase", "phase", after.Phase, "from", before.Phase)
-	if final(after.Phase) && !final(before.Phase) {
-		r.Metrics.RemediationEnded(string(after.Phase), conditionReason(d, s3gwv1alpha1.ConditionSucceeded))
-	}
-	r.phaseEvent(s, after.Phase)
+// setCondition sets one condition, stamped with the pass's generation and
+// clock (not the wall clock); its transition time moves only when its
+// status does.
+func setCondition(st *s3gwv1alpha1.S3GWRemediationStatus, c metav1.Condition, generation int64, now metav1.Time) {
+	c.ObservedGeneration, c.LastTransitionTime = generation, now
+	meta.SetStatusCondition(&st.Conditions, c)
 }
 
-// fencingBlocked names what a remediation waiting for fencing misses, for
-// the fencing_blocked gauge; "" when it is not waiting.
-func fencingBlocked(d failover.Decision) string {
-	switch {
-	case d.Phase != s3gwv1alpha1.PhaseWaitingForFencing:
-		return ""
-	case d.Gate.Open:
-		// Open on storage isolation only, while the release needs more.
-		return "ShutdownProof"
-	default:
-		return strings.Join(d.Gate.MissingSources, ",")
+// targetStatus is each target as status records it, with where its move
+// stands as observed: its state, its volumes' states and, once its pod is
+// gone, its replacement. Targets the pass did not observe stay as they are.
+func targetStatus(targets []s3gwv1alpha1.TargetPod, observed []failover.Target) []s3gwv1alpha1.TargetPod {
+	var out []s3gwv1alpha1.TargetPod
+	for i, t := range targets {
+		if i < len(observed) {
+			t = withObserved(t, observed[i])
+		}
+		out = append(out, t)
 	}
+	return out
+}
+
+func withObserved(t s3gwv1alpha1.TargetPod, ft failover.Target) s3gwv1alpha1.TargetPod {
+	t.Volumes = append([]s3gwv1alpha1.TargetVolume(nil), t.Volumes...)
+	for i := range t.Volumes {
+		t.Volumes[i].State = ft.Volumes[i].State()
+	}
+	if !ft.PodPresent {
+		t.Replacement = nil
+		if r := ft.Replacement; r != nil {
+			t.Replacement = &s3gwv1alpha1.ReplacementPod{Name: r.Name, NodeName: r.NodeName}
+		}
+	}
+	t.State = ft.State()
+	return t
+}
+
+// ownTaint is the out-of-service taint on the node that the node's owner
+// annotation says this remediation added, or nil.
+func ownTaint(node *corev1.Node, uid types.UID) *corev1.Taint {
+	if node == nil {
+		return nil
+	}
+	taint := release.FindTaint(node, release.OutOfServiceTaint())
+	if taint == nil || release.TaintOwner(node, *taint) != uid {
+		return nil
+	}
+	return taint
 }
 
 // failureEpisode converts a failure episode for status.
@@ -149,26 +157,6 @@ func withoutTaint(taints []corev1.Taint, taint corev1.Taint) []corev1.Taint {
 		}
 	}
 	return out
-}
-
-// refusedPodsEvent warns, when it changes, that the selector matches pods
-// the controller never touches.
-func (r *RemediationReconciler) refusedPodsEvent(s *scope, before *s3gwv1alpha1.S3GWRemediationStatus) {
-	next := s.decision.Condition(s3gwv1alpha1.ConditionWorkloadSelectorValid)
-	if next == nil || next.Reason != s3gwv1alpha1.ReasonSelectsProtectedPods {
-		return
-	}
-	prev := meta.FindStatusCondition(before.Conditions, s3gwv1alpha1.ConditionWorkloadSelectorValid)
-	if prev != nil && prev.Reason == next.Reason && prev.Message == next.Message {
-		return
-	}
-	events.WarningEvent(r.Recorder, s.rem, eventProtectedPodsRefused, next.Message)
-}
-
-// final is true for phases a remediation ends in (it may still move between
-// them, e.g. Failed then Stopped, but it is counted once).
-func final(p s3gwv1alpha1.Phase) bool {
-	return p == s3gwv1alpha1.PhaseSucceeded || p == s3gwv1alpha1.PhaseFailed || p == s3gwv1alpha1.PhaseStopped
 }
 
 // patchStatus is the only status writer. It records the pass's error, skips

@@ -48,6 +48,8 @@ const (
 	gateGo        = "internal/failover/gate.go"
 	isolationGo   = "internal/failover/source_isolation.go"
 	decideGo      = "internal/failover/decide.go"
+	storageGo     = "internal/failover/decide_storage.go"
+	releaseGo     = "internal/failover/decide_release.go"
 	strandedCheck = "if stranded := strandedToRelease(o); len(stranded) > 0 && "
 	strandedOff   = "if stranded := strandedToRelease(o); false && len(stranded) > 0 && "
 )
@@ -63,7 +65,7 @@ var mutations = []Mutation{
 			Old:  "\t\t\tunreachable = append(unreachable, strandedReplicas(o, v)...)\n",
 			New:  "",
 		}, {
-			File: decideGo,
+			File: storageGo,
 			Old:  strandedCheck,
 			New:  strandedOff,
 		}},
@@ -71,7 +73,7 @@ var mutations = []Mutation{
 	{
 		Name: "#8.1b fencing evidence releases with a replica Longhorn cannot reach",
 		Edits: []Edit{{
-			File: decideGo,
+			File: storageGo,
 			Old:  strandedCheck,
 			New:  strandedOff,
 		}},
@@ -101,7 +103,7 @@ var mutations = []Mutation{
 	{
 		Name: "#8.4 ControllerDetach edits a live kubelet's volumesInUse",
 		Edits: []Edit{{
-			File: decideGo,
+			File: releaseGo,
 			Old:  "\tkubeletAlive := !o.Node.Heartbeat.Lost(o.Now)\n",
 			New:  "\tkubeletAlive := false && !o.Node.Heartbeat.Lost(o.Now)\n",
 		}},
@@ -110,7 +112,7 @@ var mutations = []Mutation{
 	{
 		Name: "#8.5 volumes are released while their pod is in the API",
 		Edits: []Edit{{
-			File: decideGo,
+			File: releaseGo,
 			Old:  "\t\t\tcase t.PodPresent:\n\t\t\t\t// The attach-detach controller still wants it on the node.\n",
 			New:  "\t\t\tcase false:\n",
 		}},
@@ -124,7 +126,7 @@ var mutations = []Mutation{
 		// none (-seed 0x4cb15540f76f1c3b -episodes 20000 -run 'cannot follow').
 		Name: "a pod is force-deleted though its release cannot follow at once",
 		Edits: []Edit{{
-			File: decideGo,
+			File: releaseGo,
 			Old:  "\t\tcase !t.PodPresent || t.ForceDeleted || waitsForKubelet(o, t):\n\t\tcase heldByFinalizers(gate, t):\n",
 			New:  "\t\tcase !t.PodPresent || t.ForceDeleted:\n\t\tcase false:\n",
 		}},
@@ -149,7 +151,7 @@ var mutations = []Mutation{
 			Old:  "\t\t\t\tif r.Node == o.Node.Name {\n\t\t\t\t\treturn fmt.Sprintf(\"replica %s of %s is on the node\"",
 			New:  "\t\t\t\tif false && r.Node == o.Node.Name {\n\t\t\t\t\treturn fmt.Sprintf(\"replica %s of %s is on the node\"",
 		}, {
-			File: decideGo,
+			File: storageGo,
 			Old:  strandedCheck,
 			New:  strandedOff,
 		}},

@@ -907,15 +907,15 @@ func TestDecide(t *testing.T) {
 			g.Expect(writesOf(d)).To(Equal(tt.writes))
 			wantDestructive := len(tt.writes.Evict)+len(tt.writes.UnmarkInUse)+len(tt.writes.DeleteAttachments) > 0 || tt.writes.AddOutOfServiceTaint
 			g.Expect(d.Destructive()).To(Equal(wantDestructive))
-			expectConditions(g, d.Conditions, tt.conds...)
+			expectConditions(g, Conditions(o, d), tt.conds...)
 			for _, c := range tt.absent {
-				g.Expect(meta.FindStatusCondition(d.Conditions, c)).To(BeNil(), "condition %s", c)
+				g.Expect(meta.FindStatusCondition(Conditions(o, d), c)).To(BeNil(), "condition %s", c)
 			}
 			// Every decision reports the medik8s pair, once per type.
-			g.Expect(meta.FindStatusCondition(d.Conditions, s3gwv1alpha1.ConditionProcessing)).NotTo(BeNil())
-			g.Expect(meta.FindStatusCondition(d.Conditions, s3gwv1alpha1.ConditionSucceeded)).NotTo(BeNil())
+			g.Expect(meta.FindStatusCondition(Conditions(o, d), s3gwv1alpha1.ConditionProcessing)).NotTo(BeNil())
+			g.Expect(meta.FindStatusCondition(Conditions(o, d), s3gwv1alpha1.ConditionSucceeded)).NotTo(BeNil())
 			seen := map[string]bool{}
-			for _, c := range d.Conditions {
+			for _, c := range Conditions(o, d) {
 				g.Expect(seen[c.Type]).To(BeFalse(), "condition %s reported twice", c.Type)
 				seen[c.Type] = true
 			}

@@ -21,6 +21,9 @@ import (
 	"strings"
 	"time"
 
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
 	s3gwv1alpha1 "github.com/s3gw-tech/s3gw-remediation/api/v1alpha1"
 )
 
@@ -67,23 +70,24 @@ func IfNodeFailed(o Observation) Outlook {
 	}
 	failure := imagineFailure(o)
 	d := Decide(failure)
+	conds := Conditions(failure, d)
 	switch d.Phase {
 	case s3gwv1alpha1.PhaseEvicting:
 		if len(d.Evict) < len(failure.Targets) {
 			// A pod it would not force-delete (finalizers on storage
 			// isolation alone) holds the move.
-			return outlookOf(d, s3gwv1alpha1.ConditionWorkloadEvicted)
+			return outlookOf(d, conds, s3gwv1alpha1.ConditionWorkloadEvicted)
 		}
 		return Outlook{FailsOver: true, Evidence: d.Gate.Evidence}
 	case s3gwv1alpha1.PhaseWaitingForFencing:
 		if d.Gate.Open {
-			return Outlook{Reason: s3gwv1alpha1.ReasonNeedsProofOfShutdown, Message: conditionMessage(d, s3gwv1alpha1.ConditionFenced)}
+			return Outlook{Reason: s3gwv1alpha1.ReasonNeedsProofOfShutdown, Message: outlookOf(d, conds, s3gwv1alpha1.ConditionFenced).Message}
 		}
 		return Outlook{Reason: s3gwv1alpha1.ReasonNoFencingEvidence, Message: missingEvidence(o, d.Gate)}
 	case s3gwv1alpha1.PhaseWaitingForStorage:
-		return outlookOf(d, s3gwv1alpha1.ConditionProcessing)
+		return outlookOf(d, conds, s3gwv1alpha1.ConditionProcessing)
 	default:
-		return outlookOf(d, s3gwv1alpha1.ConditionSucceeded)
+		return outlookOf(d, conds, s3gwv1alpha1.ConditionSucceeded)
 	}
 }
 
@@ -145,16 +149,13 @@ func missingEvidence(o Observation, gate Gate) string {
 	return "No evidence source would hold: " + strings.Join(parts, "; ")
 }
 
-func outlookOf(d Decision, conditionType string) Outlook {
-	c := d.Condition(conditionType)
+// outlookOf is what the condition of the type says would hold the move.
+func outlookOf(d Decision, conds []metav1.Condition, conditionType string) Outlook {
+	c := meta.FindStatusCondition(conds, conditionType)
 	if c == nil {
 		return Outlook{Reason: string(d.Phase), Message: fmt.Sprintf("the remediation would stop in phase %s", d.Phase)}
 	}
 	return Outlook{Reason: c.Reason, Message: c.Message}
-}
-
-func conditionMessage(d Decision, conditionType string) string {
-	return outlookOf(d, conditionType).Message
 }
 
 // HealthyReplicasElsewhere counts the replicas a new engine could start
