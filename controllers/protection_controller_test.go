@@ -40,6 +40,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 
 	s3gwv1alpha1 "github.com/s3gw-tech/s3gw-remediation/api/v1alpha1"
+	"github.com/s3gw-tech/s3gw-remediation/controllers/protection"
 	"github.com/s3gw-tech/s3gw-remediation/internal/eventrecorder"
 	"github.com/s3gw-tech/s3gw-remediation/internal/longhorn"
 	"github.com/s3gw-tech/s3gw-remediation/internal/metrics"
@@ -109,7 +110,7 @@ func (s *reportStory) expectUnprotected(g *gateway, reason string, message ...st
 	Expect(s.t.Status.Protection).To(Equal("0/1"))
 	Expect(s.t.Status.Conditions).To(haveCondition(s3gwv1alpha1.ConditionProtected, metav1.ConditionFalse, s3gwv1alpha1.ReasonPodsUnprotected))
 	Expect(s.protectedGauge(g, reason)).To(BeZero())
-	Expect(s.st.eventsWithReason(eventPodUnprotected)).NotTo(BeEmpty())
+	Expect(s.st.eventsWithReason(protection.EventPodUnprotected)).NotTo(BeEmpty())
 	return p
 }
 
@@ -158,18 +159,18 @@ var _ = Describe("The protection report", func() {
 		addReplica(s.w, g, 1, "a")
 		s.expectUnprotected(g, s3gwv1alpha1.ReasonNoFencingEvidence,
 			"replica "+g.pv+"-r-1 of "+g.pv+" is on the node", "soft anti-affinity")
-		Expect(s.st.eventsWithReason(eventPodUnprotected)).To(HaveLen(1))
-		Expect(s.st.eventsWithReason(eventPodUnprotected)[0]).To(ContainSubstring(g.pv + "-r-1"))
+		Expect(s.st.eventsWithReason(protection.EventPodUnprotected)).To(HaveLen(1))
+		Expect(s.st.eventsWithReason(protection.EventPodUnprotected)[0]).To(ContainSubstring(g.pv + "-r-1"))
 		Expect(s.protectedGauge(g, s3gwv1alpha1.ReasonPodProtected)).To(BeZero(), "the protected series is gone")
 
 		By("Reporting again without a change: no second warning")
 		s.report()
-		Expect(s.st.eventsWithReason(eventPodUnprotected)).To(HaveLen(1))
+		Expect(s.st.eventsWithReason(protection.EventPodUnprotected)).To(HaveLen(1))
 
 		By("Longhorn moving the replica off the node again")
 		removeReplica(s.w, g, 1)
 		Expect(s.pod().Protected).To(BeTrue())
-		Expect(s.st.eventsWithReason(eventPodProtected)).To(HaveLen(1))
+		Expect(s.st.eventsWithReason(protection.EventPodProtected)).To(HaveLen(1))
 		Expect(s.protectedGauge(g, s3gwv1alpha1.ReasonPodProtected)).To(Equal(1.0))
 	})
 
@@ -287,7 +288,7 @@ var _ = Describe("The protection report", func() {
 		Expect(p.Protected).To(BeTrue(), "%+v", p)
 		Expect(p.NodeHealthChecks).To(ConsistOf("nhc-" + s.w.id + "-escalating"))
 		Expect(p.ExpectedRTO.Duration).To(Equal(50*time.Second + time.Minute + 2*time.Minute + 5300*time.Millisecond))
-		Expect(s.st.eventsWithReason(eventPodProtected)).To(HaveLen(1))
+		Expect(s.st.eventsWithReason(protection.EventPodProtected)).To(HaveLen(1))
 	})
 
 	It("says so, and does not fail, when NodeHealthCheck and the delegate's kind are not installed", func() {
@@ -412,7 +413,7 @@ var _ = Describe("The protection report in the manager", Ordered, func() {
 				}
 			}
 			return reasons
-		}).Should(ContainElement(eventPodUnprotected))
+		}).Should(ContainElement(protection.EventPodUnprotected))
 
 		By("Longhorn dropping it again")
 		removeReplica(w, g, 1)

@@ -24,6 +24,7 @@ import (
 	"k8s.io/utils/ptr"
 
 	s3gwv1alpha1 "github.com/s3gw-tech/s3gw-remediation/api/v1alpha1"
+	"github.com/s3gw-tech/s3gw-remediation/controllers/remediation"
 )
 
 // broadSelector matches every s3gw pod, gateway or not: wide enough to catch
@@ -59,7 +60,7 @@ var _ = Describe("Bad input", func() {
 			Expect(c.Reason).To(Equal(s3gwv1alpha1.ReasonSelectsProtectedPods))
 			Expect(c.Message).To(ContainSubstring(bystander.Namespace + "/bystander (" + why))
 			Expect(rem.Status.Targets).To(HaveLen(1))
-			Expect(st.eventsWithReason(eventProtectedPodsRefused)).To(ConsistOf(And(
+			Expect(st.eventsWithReason(remediation.EventProtectedPodsRefused)).To(ConsistOf(And(
 				ContainSubstring("Warning"), ContainSubstring(bystander.Namespace+"/bystander"))), "warned once")
 		},
 		Entry("a DaemonSet's pod", func(w *world) string { return w.ns }, func(p *corev1.Pod) {
@@ -85,7 +86,7 @@ var _ = Describe("Bad input", func() {
 		Expect(rem.Status.Conditions).To(haveCondition(s3gwv1alpha1.ConditionWorkloadSelectorValid, metav1.ConditionFalse, s3gwv1alpha1.ReasonInvalidWorkloadSelector))
 		Expect(conditionOf(rem, s3gwv1alpha1.ConditionSucceeded).Message).To(ContainSubstring("invalid workloadSelector"))
 		Expect(rem.Status.LastError).To(BeEmpty(), "a bad spec is a condition, not a failing pass")
-		Expect(st.eventsWithReason(eventInvalidSelector)).To(HaveLen(1))
+		Expect(st.eventsWithReason(remediation.EventInvalidSelector)).To(HaveLen(1))
 		Expect(s.w.podExists(s.g.pod)).To(BeTrue())
 		Expect(recorder.Writes()).To(HaveEach(HaveField("Kind", "S3GWRemediation")))
 	})

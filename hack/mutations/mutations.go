@@ -135,7 +135,7 @@ var mutations = []Mutation{
 	{
 		Name: "#8.6 cleanup removes an out-of-service taint it did not add",
 		Edits: []Edit{{
-			File: "controllers/remediation_delete.go",
+			File: "controllers/remediation/remediation_delete.go",
 			Old:  "node != nil && node.Annotations[release.TaintOwnerAnnotation] == string(rem.UID) {",
 			New:  "node != nil && release.HasTaint(node, taint) {",
 		}, {

@@ -14,7 +14,7 @@ See the License for the specific language governing permissions and
 limitations under the License.
 */
 
-package controllers
+package remediation
 
 import (
 	"context"
@@ -32,7 +32,7 @@ import (
 // observeTargets merges the recorded targets with the s3gw pods on the node
 // now, then reads each one's live state. Pods on a Ready node are not
 // recorded: nothing will be done to them.
-func (r *RemediationReconciler) observeTargets(ctx context.Context, s *scope) error {
+func (r *Reconciler) observeTargets(ctx context.Context, s *scope) error {
 	recorded := map[string]bool{}
 	for _, t := range s.targets {
 		recorded[workloads.Key(t)] = true
@@ -57,7 +57,7 @@ func (r *RemediationReconciler) observeTargets(ctx context.Context, s *scope) er
 
 // findTargets adds the s3gw pods on the node, then the s3gw volumes still
 // attached to it whose pod is already gone, to the targets.
-func (r *RemediationReconciler) findTargets(ctx context.Context, s *scope, recorded map[string]bool) error {
+func (r *Reconciler) findTargets(ctx context.Context, s *scope, recorded map[string]bool) error {
 	pods, err := workloads.List(ctx, s.storage.Pods(), s.rem.Spec, s.nodeName)
 	var invalid *workloads.InvalidSelectorError
 	if errors.As(err, &invalid) {
@@ -95,7 +95,7 @@ func (r *RemediationReconciler) findTargets(ctx context.Context, s *scope, recor
 	return nil
 }
 
-func (r *RemediationReconciler) newTarget(ctx context.Context, pod *corev1.Pod) (s3gwv1alpha1.TargetPod, error) {
+func (r *Reconciler) newTarget(ctx context.Context, pod *corev1.Pod) (s3gwv1alpha1.TargetPod, error) {
 	owner, err := workloads.Owner(ctx, r.APIReader, pod)
 	if err != nil {
 		return s3gwv1alpha1.TargetPod{}, err
@@ -109,7 +109,7 @@ func (r *RemediationReconciler) newTarget(ctx context.Context, pod *corev1.Pod) 
 }
 
 // observeTarget reads one target's pod, volumes and replacement.
-func (r *RemediationReconciler) observeTarget(ctx context.Context, s *scope, t s3gwv1alpha1.TargetPod) (failover.Target, error) {
+func (r *Reconciler) observeTarget(ctx context.Context, s *scope, t s3gwv1alpha1.TargetPod) (failover.Target, error) {
 	ft := failover.Target{Namespace: t.Namespace, Name: t.Name, UID: t.UID}
 	presence, err := workloads.Present(ctx, s.storage.Pods(), t)
 	if err != nil {
@@ -135,7 +135,7 @@ func (r *RemediationReconciler) observeTarget(ctx context.Context, s *scope, t s
 
 // observeVolume reads one target volume: its Longhorn state, its
 // VolumeAttachments on the node and the node's volumesInUse.
-func (r *RemediationReconciler) observeVolume(ctx context.Context, s *scope, tv s3gwv1alpha1.TargetVolume) (failover.Volume, error) {
+func (r *Reconciler) observeVolume(ctx context.Context, s *scope, tv s3gwv1alpha1.TargetVolume) (failover.Volume, error) {
 	v, err := s.storage.Volume(ctx, tv, s.nodeName)
 	if err != nil || !v.Releasable() {
 		return v, err

@@ -14,7 +14,7 @@ See the License for the specific language governing permissions and
 limitations under the License.
 */
 
-package controllers
+package protection
 
 import (
 	"context"
@@ -54,7 +54,7 @@ type protectionPass struct {
 // workloads.List and workloads.Protected), their volumes and replicas as a
 // remediation of their node would see them, and whether each evidence
 // source could prove anything there.
-func (r *ProtectionReconciler) observe(ctx context.Context, t *s3gwv1alpha1.S3GWRemediationTemplate) (protection.Inputs, []protection.Pod, error) {
+func (r *Reconciler) observe(ctx context.Context, t *s3gwv1alpha1.S3GWRemediationTemplate) (protection.Inputs, []protection.Pod, error) {
 	spec := t.Spec.Template.Spec
 	now := r.Clock.Now()
 	p := &protectionPass{t: t, spec: spec, evidence: map[string]failover.Evidence{},
@@ -111,7 +111,7 @@ func onNode(pod *corev1.Pod) bool {
 // observePod reads one pod the way a remediation of its node would: its
 // volumes (workloads.Volumes), each Longhorn volume's replicas and whether
 // longhorn-manager reaches their nodes now, and its node's labels.
-func (r *ProtectionReconciler) observePod(ctx context.Context, p *protectionPass, pod *corev1.Pod) (protection.Pod, error) {
+func (r *Reconciler) observePod(ctx context.Context, p *protectionPass, pod *corev1.Pod) (protection.Pod, error) {
 	out := protection.Pod{Node: pod.Spec.NodeName,
 		Target: failover.Target{Namespace: pod.Namespace, Name: pod.Name, UID: pod.UID, Finalizers: pod.Finalizers}}
 	node := &corev1.Node{}
@@ -139,7 +139,7 @@ func (r *ProtectionReconciler) observePod(ctx context.Context, p *protectionPass
 // previewEvidence reads, once per node, whether each evidence source could
 // prove anything for a remediation of the node (fencing.Preview): a listed
 // remediator's kind served, the delegate creatable.
-func (r *ProtectionReconciler) previewEvidence(ctx context.Context, p *protectionPass, node string) (failover.Evidence, error) {
+func (r *Reconciler) previewEvidence(ctx context.Context, p *protectionPass, node string) (failover.Evidence, error) {
 	if e, done := p.evidence[node]; done {
 		return e, nil
 	}
@@ -156,14 +156,14 @@ func (r *ProtectionReconciler) previewEvidence(ctx context.Context, p *protectio
 }
 
 // served reports whether the API server serves a kind.
-func (r *ProtectionReconciler) served(gvk schema.GroupVersionKind) bool {
+func (r *Reconciler) served(gvk schema.GroupVersionKind) bool {
 	_, err := r.Client.RESTMapper().RESTMapping(gvk.GroupKind(), gvk.Version)
 	return err == nil
 }
 
 // healthChecks lists (from the cache) the NodeHealthChecks that reference
 // the template; installed is false when NodeHealthCheck is not served.
-func (r *ProtectionReconciler) healthChecks(ctx context.Context, template types.NamespacedName) (installed bool, out []protection.HealthCheck, err error) {
+func (r *Reconciler) healthChecks(ctx context.Context, template types.NamespacedName) (installed bool, out []protection.HealthCheck, err error) {
 	if !r.served(protection.NodeHealthCheckGVK) {
 		return false, nil, nil
 	}

@@ -14,7 +14,7 @@ See the License for the specific language governing permissions and
 limitations under the License.
 */
 
-package controllers
+package remediation
 
 import (
 	"context"
@@ -61,7 +61,7 @@ func transitionOf(before, after *s3gwv1alpha1.S3GWRemediationStatus, now metav1.
 // logs, events and metrics. It runs once the status the pass derived is
 // written (or needed no write), so a pass that loses the optimistic lock
 // tells nothing and counts nothing.
-func (r *RemediationReconciler) recordTransition(ctx context.Context, s *scope, before, after *s3gwv1alpha1.S3GWRemediationStatus) {
+func (r *Reconciler) recordTransition(ctx context.Context, s *scope, before, after *s3gwv1alpha1.S3GWRemediationStatus) {
 	log := logf.FromContext(ctx)
 	d := s.decision
 	if d.RestartEpisode != nil {
@@ -104,7 +104,7 @@ func fencingBlocked(d failover.Decision) string {
 
 // refusedPodsEvent warns, when it changes, that the selector matches pods
 // the controller never touches.
-func (r *RemediationReconciler) refusedPodsEvent(s *scope, before, after *s3gwv1alpha1.S3GWRemediationStatus) {
+func (r *Reconciler) refusedPodsEvent(s *scope, before, after *s3gwv1alpha1.S3GWRemediationStatus) {
 	next := meta.FindStatusCondition(after.Conditions, s3gwv1alpha1.ConditionWorkloadSelectorValid)
 	if next == nil || next.Reason != s3gwv1alpha1.ReasonSelectsProtectedPods {
 		return
@@ -113,7 +113,7 @@ func (r *RemediationReconciler) refusedPodsEvent(s *scope, before, after *s3gwv1
 	if prev != nil && prev.Reason == next.Reason && prev.Message == next.Message {
 		return
 	}
-	events.WarningEvent(r.Recorder, s.rem, eventProtectedPodsRefused, next.Message)
+	events.WarningEvent(r.Recorder, s.rem, EventProtectedPodsRefused, next.Message)
 }
 
 // final is true for phases a remediation ends in (it may still move between
@@ -123,22 +123,22 @@ func final(p s3gwv1alpha1.Phase) bool {
 }
 
 // phaseEvent announces entering a phase once, on the transition.
-func (r *RemediationReconciler) phaseEvent(s *scope, phase s3gwv1alpha1.Phase) {
+func (r *Reconciler) phaseEvent(s *scope, phase s3gwv1alpha1.Phase) {
 	d := s.decision
 	switch phase {
 	case s3gwv1alpha1.PhaseStopped:
 		events.RemediationStoppedByNHC(r.Recorder, s.rem)
 	case s3gwv1alpha1.PhaseWaitingForNodeFailure:
-		events.NormalEvent(r.Recorder, s.rem, eventNodeReady, d.Message)
+		events.NormalEvent(r.Recorder, s.rem, EventNodeReady, d.Message)
 	case s3gwv1alpha1.PhaseWaitingForFencing:
-		events.NormalEvent(r.Recorder, s.rem, eventWaitingForFencing, d.Message)
+		events.NormalEvent(r.Recorder, s.rem, EventWaitingForFencing, d.Message)
 	case s3gwv1alpha1.PhaseSucceeded:
 		if d.Reason == s3gwv1alpha1.ReasonNoWorkloadOnNode {
-			events.NormalEvent(r.Recorder, s.rem, eventNoWorkload, d.Message)
+			events.NormalEvent(r.Recorder, s.rem, EventNoWorkload, d.Message)
 			return
 		}
 		events.RemediationFinished(r.Recorder, s.rem)
-		r.eventBoth(s, eventS3GWMoved, d.Message)
+		r.eventBoth(s, EventS3GWMoved, d.Message)
 	case s3gwv1alpha1.PhaseFailed, s3gwv1alpha1.PhaseWaitingForStorage:
 		if d.Reason == s3gwv1alpha1.ReasonNodeNotFound {
 			events.GetTargetNodeFailed(r.Recorder, s.rem)
@@ -153,23 +153,23 @@ func (r *RemediationReconciler) phaseEvent(s *scope, phase s3gwv1alpha1.Phase) {
 // failureEvents are the Warning events of the reasons a remediation fails
 // or waits on storage with.
 var failureEvents = map[string]string{
-	s3gwv1alpha1.ReasonNoHealthyReplica:        eventNoHealthyReplica,
-	s3gwv1alpha1.ReasonLonghornUnavailable:     eventLonghornMissing,
-	s3gwv1alpha1.ReasonReplacementNotReady:     eventReplacementMissing,
-	s3gwv1alpha1.ReasonInvalidWorkloadSelector: eventInvalidSelector,
-	s3gwv1alpha1.ReasonEvictionTimedOut:        eventEvictionTimedOut,
-	s3gwv1alpha1.ReasonReleaseTimedOut:         eventReleaseTimedOut,
+	s3gwv1alpha1.ReasonNoHealthyReplica:        EventNoHealthyReplica,
+	s3gwv1alpha1.ReasonLonghornUnavailable:     EventLonghornMissing,
+	s3gwv1alpha1.ReasonReplacementNotReady:     EventReplacementMissing,
+	s3gwv1alpha1.ReasonInvalidWorkloadSelector: EventInvalidSelector,
+	s3gwv1alpha1.ReasonEvictionTimedOut:        EventEvictionTimedOut,
+	s3gwv1alpha1.ReasonReleaseTimedOut:         EventReleaseTimedOut,
 }
 
 // skippedVolumeEvents warns once, when targets are recorded, about volumes
 // left alone.
-func (r *RemediationReconciler) skippedVolumeEvents(ctx context.Context, s *scope) {
+func (r *Reconciler) skippedVolumeEvents(ctx context.Context, s *scope) {
 	for _, t := range s.rem.Status.Targets {
 		for _, v := range t.Volumes {
 			if v.State == s3gwv1alpha1.VolumeSkipped {
 				logf.FromContext(ctx).Info("Leaving volume alone", "Pod", klog.KRef(t.Namespace, t.Name),
 					"claim", v.ClaimName, "reason", v.Reason)
-				events.WarningEventf(r.Recorder, s.rem, eventVolumeSkipped, "Volume %s of pod %s/%s is left alone: %s",
+				events.WarningEventf(r.Recorder, s.rem, EventVolumeSkipped, "Volume %s of pod %s/%s is left alone: %s",
 					v.ClaimName, t.Namespace, t.Name, v.Reason)
 			}
 		}

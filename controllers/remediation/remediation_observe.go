@@ -14,7 +14,7 @@ See the License for the specific language governing permissions and
 limitations under the License.
 */
 
-package controllers
+package remediation
 
 import (
 	"context"
@@ -60,7 +60,7 @@ func timedOut(rem *s3gwv1alpha1.S3GWRemediation) bool {
 // even into the CR: status is derived from what it returns (nextStatus).
 // Reads stop early where the decision cannot use them (missing node, timed
 // out).
-func (r *RemediationReconciler) observe(ctx context.Context, rem *s3gwv1alpha1.S3GWRemediation, nodeName string, node *corev1.Node) (*scope, error) {
+func (r *Reconciler) observe(ctx context.Context, rem *s3gwv1alpha1.S3GWRemediation, nodeName string, node *corev1.Node) (*scope, error) {
 	s := &scope{rem: rem, nodeName: nodeName, node: node, now: metav1.NewTime(r.Clock.Now()), targets: rem.Status.Targets}
 	s.obs = failover.Observation{Now: s.now.Time, Spec: rem.Spec, TimedOut: timedOut(rem),
 		Succeeded: meta.IsStatusConditionTrue(rem.Status.Conditions, s3gwv1alpha1.ConditionSucceeded)}
@@ -106,7 +106,7 @@ func (r *RemediationReconciler) observe(ctx context.Context, rem *s3gwv1alpha1.S
 
 // observeEvidence reads the fencing evidence sources the spec enables,
 // through their adapters (fencing.Observers), and watches what they read.
-func (r *RemediationReconciler) observeEvidence(ctx context.Context, s *scope) error {
+func (r *Reconciler) observeEvidence(ctx context.Context, s *scope) error {
 	for _, gvk := range fencing.Watched(s.rem.Spec.Fencing) {
 		r.watchEvidence(ctx, gvk)
 	}
@@ -116,7 +116,7 @@ func (r *RemediationReconciler) observeEvidence(ctx context.Context, s *scope) e
 
 // delegate reads and writes the delegate fencing CR: observed through the
 // cache, acted on after an uncached read.
-func (r *RemediationReconciler) delegate() fencing.Delegate {
+func (r *Reconciler) delegate() fencing.Delegate {
 	return fencing.Delegate{Client: r.Client, Live: r.APIReader}
 }
 

@@ -14,7 +14,7 @@ See the License for the specific language governing permissions and
 limitations under the License.
 */
 
-package controllers
+package remediation
 
 import (
 	"context"
@@ -163,7 +163,7 @@ func withoutTaint(taints []corev1.Taint, taint corev1.Taint) []corev1.Taint {
 // no-op patches, and locks on the resourceVersion the pass read, so a pass
 // that read a stale object fails with a conflict and is retried instead of
 // overwriting newer status.
-func (r *RemediationReconciler) patchStatus(ctx context.Context, original, rem *s3gwv1alpha1.S3GWRemediation, passErr error) error {
+func (r *Reconciler) patchStatus(ctx context.Context, original, rem *s3gwv1alpha1.S3GWRemediation, passErr error) error {
 	if passErr != nil {
 		rem.Status.LastError = passErr.Error()
 	}

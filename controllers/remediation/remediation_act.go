@@ -14,7 +14,7 @@ See the License for the specific language governing permissions and
 limitations under the License.
 */
 
-package controllers
+package remediation
 
 import (
 	"context"
@@ -35,29 +35,6 @@ import (
 	"github.com/s3gw-tech/s3gw-remediation/internal/workloads"
 )
 
-// Event reasons for the destructive steps, on the CR and on the Node.
-const (
-	eventFencingDisabled      = "FencingDisabled"
-	eventDelegateCreated      = "FencingDelegateCreated"
-	eventPodEvicted           = "PodForceDeleted"
-	eventVolumeUnmarked       = release.EventVolumeInUseCleared
-	eventAttachmentDeleted    = release.EventVolumeAttachmentDeleted
-	eventOutOfServiceTaint    = release.EventOutOfServiceTaintAdded
-	eventTaintRemoved         = "TaintRemoved"
-	eventVolumeSkipped        = "VolumeSkipped"
-	eventWaitingForFencing    = "WaitingForFencing"
-	eventNoHealthyReplica     = "NoHealthyReplica"
-	eventLonghornMissing      = "LonghornUnavailable"
-	eventReplacementMissing   = "ReplacementNotReady"
-	eventS3GWMoved            = "S3GWMoved"
-	eventNoWorkload           = "NoWorkloadOnNode"
-	eventNodeReady            = "NodeReady"
-	eventProtectedPodsRefused = "ProtectedPodsRefused"
-	eventInvalidSelector      = "InvalidWorkloadSelector"
-	eventEvictionTimedOut     = "EvictionTimedOut"
-	eventReleaseTimedOut      = "ReleaseTimedOut"
-)
-
 // errCacheBehind: the cache lagged behind the node the decision was about;
 // the pass is dropped and runs again on fresh data.
 var errCacheBehind = errors.New("the cached node is older than the API's")
@@ -65,7 +42,7 @@ var errCacheBehind = errors.New("the cached node is older than the API's")
 // act performs the decision's writes in order — delegate, evict, release —
 // and stops at the first error. Every write is idempotent: a repeated pass
 // after a crash finds the work done and does nothing.
-func (r *RemediationReconciler) act(ctx context.Context, s *scope) error {
+func (r *Reconciler) act(ctx context.Context, s *scope) error {
 	d := s.decision
 	if d.Destructive() {
 		if err := r.confirmNode(ctx, s); err != nil {
@@ -74,7 +51,7 @@ func (r *RemediationReconciler) act(ctx context.Context, s *scope) error {
 	}
 	if d.Gate.Disabled && d.Destructive() {
 		logf.FromContext(ctx).Info("Fencing is disabled: acting without fencing evidence (unsafe)")
-		events.WarningEvent(r.Recorder, s.rem, eventFencingDisabled,
+		events.WarningEvent(r.Recorder, s.rem, EventFencingDisabled,
 			"fencing.mode is Disabled: evicting and releasing without fencing evidence")
 	}
 	if err := r.actOnDelegate(ctx, s); err != nil {
@@ -93,7 +70,7 @@ func (r *RemediationReconciler) act(ctx context.Context, s *scope) error {
 
 // release performs the release strategy's writes (release.Releasers), and
 // counts and announces each one.
-func (r *RemediationReconciler) release(ctx context.Context, s *scope) error {
+func (r *Reconciler) release(ctx context.Context, s *scope) error {
 	plan := s.decision.Release
 	w := release.Write{Client: r.Client, Node: s.node, Owner: s.rem.UID, Now: s.now}
 	return release.Releasers[plan.Strategy](ctx, w, plan, func(done release.Released) {
@@ -106,7 +83,7 @@ func (r *RemediationReconciler) release(ctx context.Context, s *scope) error {
 
 // actOnDelegate passes NHC's time-out on to the delegate, replaces a stale
 // one, or creates it, as decided.
-func (r *RemediationReconciler) actOnDelegate(ctx context.Context, s *scope) error {
+func (r *Reconciler) actOnDelegate(ctx context.Context, s *scope) error {
 	d, delegate := s.decision, r.delegate()
 	if d.TimeOutDelegate {
 		if err := delegate.MarkTimedOut(ctx, s.rem); err != nil {
@@ -129,7 +106,7 @@ func (r *RemediationReconciler) actOnDelegate(ctx context.Context, s *scope) err
 // drops the pass unless the decision saw that very version of it: its
 // readiness, taints, heartbeat and volumesInUse are what the gate judged.
 // The node writes are also locked on that version.
-func (r *RemediationReconciler) confirmNode(ctx context.Context, s *scope) error {
+func (r *Reconciler) confirmNode(ctx context.Context, s *scope) error {
 	fresh := &corev1.Node{}
 	if err := r.APIReader.Get(ctx, client.ObjectKey{Name: s.nodeName}, fresh); err != nil {
 		return fmt.Errorf("reading node %s before acting: %w", s.nodeName, err)
@@ -142,7 +119,7 @@ func (r *RemediationReconciler) confirmNode(ctx context.Context, s *scope) error
 	return nil
 }
 
-func (r *RemediationReconciler) createDelegate(ctx context.Context, s *scope) error {
+func (r *Reconciler) createDelegate(ctx context.Context, s *scope) error {
 	d := r.delegate()
 	logf.FromContext(ctx).Info("Creating delegate fencing CR", "kind", s.rem.Spec.Fencing.Delegate.Kind)
 	name, err := d.Create(ctx, s.rem, s.nodeName)
@@ -155,12 +132,12 @@ func (r *RemediationReconciler) createDelegate(ctx context.Context, s *scope) er
 	if err != nil {
 		return err
 	}
-	events.NormalEventf(r.Recorder, s.rem, eventDelegateCreated, "Created %s %s to fence node %s",
+	events.NormalEventf(r.Recorder, s.rem, EventDelegateCreated, "Created %s %s to fence node %s",
 		strings.TrimSuffix(s.rem.Spec.Fencing.Delegate.Kind, "Template"), name, s.nodeName)
 	return nil
 }
 
-func (r *RemediationReconciler) evict(ctx context.Context, s *scope, t failover.Target) error {
+func (r *Reconciler) evict(ctx context.Context, s *scope, t failover.Target) error {
 	log := logf.FromContext(ctx).WithValues("Pod", klog.KRef(t.Namespace, t.Name))
 	log.Info("Force-deleting s3gw pod")
 	deleted, err := workloads.ForceDelete(ctx, r.Client, t.Namespace, t.Name, t.UID)
@@ -168,12 +145,12 @@ func (r *RemediationReconciler) evict(ctx context.Context, s *scope, t failover.
 		return err
 	}
 	r.Metrics.PodEvicted()
-	r.eventBoth(s, eventPodEvicted, "Force-deleted s3gw pod "+t.Namespace+"/"+t.Name+" from the failed node")
+	r.eventBoth(s, EventPodEvicted, "Force-deleted s3gw pod "+t.Namespace+"/"+t.Name+" from the failed node")
 	return nil
 }
 
 // eventBoth records a Normal event on the CR and on the Node.
-func (r *RemediationReconciler) eventBoth(s *scope, reason, message string) {
+func (r *Reconciler) eventBoth(s *scope, reason, message string) {
 	events.NormalEvent(r.Recorder, s.rem, reason, message)
 	if s.node != nil {
 		events.NormalEvent(r.Recorder, s.node, reason, message)
