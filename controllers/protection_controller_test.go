@@ -31,10 +31,12 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/client-go/rest"
 	"k8s.io/utils/clock"
 	"k8s.io/utils/ptr"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/client/interceptor"
 	"sigs.k8s.io/controller-runtime/pkg/config"
 	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
@@ -45,6 +47,7 @@ import (
 	"github.com/s3gw-tech/s3gw-remediation/internal/longhorn"
 	"github.com/s3gw-tech/s3gw-remediation/internal/metrics"
 	"github.com/s3gw-tech/s3gw-remediation/test/nhc"
+	"github.com/s3gw-tech/s3gw-remediation/test/testenv"
 )
 
 // reportStory is one template's protection report, reconciled pass by pass
@@ -148,6 +151,40 @@ var _ = Describe("The protection report", func() {
 		version := s.t.ResourceVersion
 		s.report()
 		Expect(s.t.ResourceVersion).To(Equal(version))
+	})
+
+	It("reports again, without an error or a second warning, when the template changed since it was read", func() {
+		s := newReportStory(newWorld(suiteCtx), s3gwv1alpha1.S3GWRemediationSpec{}, true)
+		g := s.w.addGateway("gw", "a", "b")
+		addReplica(s.w, g, 1, "a")
+		// The template controller annotates the template between the
+		// report's read and its status write, as at every install.
+		annotated := false
+		asManager := rest.CopyConfig(cfg)
+		asManager.Impersonate = rest.ImpersonationConfig{UserName: testenv.ManagerUser}
+		base, err := client.NewWithWatch(asManager, client.Options{Scheme: env.Scheme})
+		Expect(err).NotTo(HaveOccurred())
+		s.r.Client = interceptor.NewClient(base, interceptor.Funcs{
+			SubResourcePatch: func(ctx context.Context, c client.Client, sub string, obj client.Object, patch client.Patch,
+				opts ...client.SubResourcePatchOption) error {
+				if !annotated {
+					annotated = true
+					t := &s3gwv1alpha1.S3GWRemediationTemplate{}
+					Expect(k8sClient.Get(ctx, client.ObjectKeyFromObject(obj), t)).To(Succeed())
+					t.Annotations = map[string]string{"example.com/touched": "true"}
+					Expect(k8sClient.Update(ctx, t)).To(Succeed())
+				}
+				return c.SubResource(sub).Patch(ctx, obj, patch, opts...)
+			}})
+
+		res, err := s.r.Reconcile(s.w.ctx, reconcile.Request{NamespacedName: client.ObjectKeyFromObject(s.t)})
+		Expect(err).NotTo(HaveOccurred(), "a template changed meanwhile is no error")
+		Expect(res.RequeueAfter).To(BeNumerically(">", 0), "it reports again at once")
+		s.st.drainEvents()
+		Expect(s.st.events).To(BeEmpty(), "nothing is announced before the report is written")
+
+		s.expectUnprotected(g, s3gwv1alpha1.ReasonNoFencingEvidence)
+		Expect(s.st.eventsWithReason(protection.EventPodUnprotected)).To(HaveLen(1))
 	})
 
 	It("warns when a replica lands on the s3gw node, names it, and tells when the pod is protected again", func() {

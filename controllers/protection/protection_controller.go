@@ -97,12 +97,27 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Resu
 	if err != nil {
 		return ctrl.Result{}, err
 	}
-	return ctrl.Result{}, r.writeReport(ctx, t, protection.Report(in, pods))
+	err = r.writeReport(ctx, t, protection.Report(in, pods))
+	if apierrors.IsConflict(err) {
+		// The template changed since it was read: the template controller's
+		// annotation at start-up, a spec edit. Not an error: report again on
+		// the new copy, which the write's lock keeps from being overwritten
+		// by a stale report or announced twice.
+		logf.FromContext(ctx).V(1).Info("Template changed while reporting; reporting again")
+		return ctrl.Result{RequeueAfter: staleRetry}, nil
+	}
+	return ctrl.Result{}, err
 }
 
+// staleRetry is how soon a report that lost the lock on its status write
+// runs again.
+const staleRetry = 100 * time.Millisecond
+
 // writeReport records the report in the metrics and, when it changed, in
-// the template's status (optimistic-locked), then emits an event for each
-// pod whose protection changed.
+// the template's status, then emits an event for each pod whose protection
+// changed. The status write is locked on the template it read: a pass that
+// read a stale copy fails with a conflict instead of overwriting a newer
+// report or announcing a change twice.
 func (r *Reconciler) writeReport(ctx context.Context, t *s3gwv1alpha1.S3GWRemediationTemplate,
 	report s3gwv1alpha1.S3GWRemediationTemplateStatus) error {
 	key := types.NamespacedName{Namespace: t.Namespace, Name: t.Name}
