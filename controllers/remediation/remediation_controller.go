@@ -186,7 +186,9 @@ func (r *Reconciler) Reconcile(ctx context.Context, req reconcile.Request) (res 
 	}
 
 	original := rem.DeepCopy()
-	var s *scope
+	// derived is the pass once it derived the status; its transitions are
+	// told after the status write.
+	var derived *scope
 	defer func() {
 		err := r.patchStatus(ctx, original, rem, retErr)
 		switch {
@@ -196,26 +198,26 @@ func (r *Reconciler) Reconcile(ctx context.Context, req reconcile.Request) (res 
 			res, retErr = reconcile.Result{RequeueAfter: staleRetry}, nil
 		case err != nil:
 			retErr = kerrors.NewAggregate([]error{retErr, err})
-		case retErr == nil && s != nil:
-			r.recordTransition(ctx, s, &original.Status, &rem.Status)
+		case retErr == nil && derived != nil:
+			r.recordTransition(ctx, derived, &original.Status, &rem.Status)
 		}
 		if retErr != nil {
 			res = reconcile.Result{} // the error requeues with backoff
 		}
 	}()
 
-	observed, err := r.observe(ctx, rem, nodeName, node)
+	s, err := r.observe(ctx, rem, nodeName, node)
 	if err != nil {
 		return reconcile.Result{}, err
 	}
-	observed.decision = failover.Decide(observed.obs)
-	if err := r.act(ctx, observed); err != nil {
+	s.decision = failover.Decide(s.obs)
+	if err := r.act(ctx, s); err != nil {
 		if errors.Is(err, errCacheBehind) {
 			return reconcile.Result{RequeueAfter: staleRetry}, nil
 		}
 		return reconcile.Result{}, err
 	}
-	rem.Status, s = nextStatus(observed), observed
+	rem.Status, derived = nextStatus(s), s
 	return reconcile.Result{RequeueAfter: r.requeueAfter(s)}, nil
 }
 

@@ -89,7 +89,10 @@ func setCondition(st *s3gwv1alpha1.S3GWRemediationStatus, c metav1.Condition, ge
 // stands as observed: its state, its volumes' states and, once its pod is
 // gone, its replacement. Targets the pass did not observe stay as they are.
 func targetStatus(targets []s3gwv1alpha1.TargetPod, observed []failover.Target) []s3gwv1alpha1.TargetPod {
-	var out []s3gwv1alpha1.TargetPod
+	if len(targets) == 0 {
+		return nil
+	}
+	out := make([]s3gwv1alpha1.TargetPod, 0, len(targets))
 	for i, t := range targets {
 		if i < len(observed) {
 			t = withObserved(t, observed[i])

@@ -57,6 +57,18 @@ type writes struct {
 	DeleteAttachments    []string // Longhorn volume names
 }
 
+// volumeNames names the Longhorn volumes, nil for none.
+func volumeNames(volumes []Volume) []string {
+	if len(volumes) == 0 {
+		return nil
+	}
+	out := make([]string, 0, len(volumes))
+	for _, v := range volumes {
+		out = append(out, v.LonghornVolume)
+	}
+	return out
+}
+
 func writesOf(d Decision) writes {
 	w := writes{
 		RecordTargets:        d.RecordTargets,
@@ -66,10 +78,7 @@ func writesOf(d Decision) writes {
 	for _, t := range d.Evict {
 		w.Evict = append(w.Evict, t.Name)
 	}
-	var volumes []string
-	for _, v := range d.Release.Volumes {
-		volumes = append(volumes, v.LonghornVolume)
-	}
+	volumes := volumeNames(d.Release.Volumes)
 	switch {
 	case d.Release.Node:
 	case d.Release.Strategy == s3gwv1alpha1.ReleaseDeleteVolumeAttachment:

@@ -29,5 +29,18 @@ type Need struct {
 	Policy string
 }
 
-// read is what reading a resource through the manager's cache takes.
-var read = []string{"get", "list", "watch"}
+// Verbs, groups and resources the descriptors name.
+const (
+	verbPatch  = "patch"
+	verbDelete = "delete"
+
+	groupLonghorn = "longhorn.io"
+	nodes         = "nodes"
+)
+
+// read is what reading a resource through the manager's cache takes; write
+// adds creating, patching and deleting it.
+var (
+	read  = []string{"get", "list", "watch"}
+	write = append(read[:len(read):len(read)], "create", verbPatch, verbDelete)
+)

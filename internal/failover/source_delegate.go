@@ -45,9 +45,9 @@ var delegate = EvidenceSource{
 	},
 	ProvesShutdown: true,
 	Needs: []Need{
-		{Group: groupFAR, Resource: "fenceagentsremediations", Verbs: []string{"get", "list", "watch", "create", "patch", "delete"}},
+		{Group: groupFAR, Resource: "fenceagentsremediations", Verbs: write},
 		{Group: groupFAR, Resource: "fenceagentsremediationtemplates", Verbs: read},
-		{Group: groupSNR, Resource: "selfnoderemediations", Verbs: []string{"get", "list", "watch", "create", "patch", "delete"}},
+		{Group: groupSNR, Resource: "selfnoderemediations", Verbs: write},
 		{Group: groupSNR, Resource: "selfnoderemediationtemplates", Verbs: read},
 	},
 }

@@ -41,8 +41,8 @@ var storageIsolation = EvidenceSource{
 	},
 	// Longhorn reports a node down once Kubernetes marks it NotReady.
 	Imagine: func(_ Observation, f *Observation) { f.Evidence.LonghornNode = longhornDown },
-	Needs: []Need{{Group: "longhorn.io", Resource: "nodes", Verbs: read}, {Group: "longhorn.io", Resource: "replicas", Verbs: read},
-		{Group: "longhorn.io", Resource: "volumes", Verbs: read}, {Group: "coordination.k8s.io", Resource: "leases", Verbs: read}},
+	Needs: []Need{{Group: groupLonghorn, Resource: nodes, Verbs: read}, {Group: groupLonghorn, Resource: "replicas", Verbs: read},
+		{Group: groupLonghorn, Resource: "volumes", Verbs: read}, {Group: "coordination.k8s.io", Resource: "leases", Verbs: read}},
 }
 
 // storageIsolationMissing returns why storage isolation does not hold, or ""

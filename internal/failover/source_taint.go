@@ -33,7 +33,7 @@ var outOfServiceTaint = EvidenceSource{
 	Imagine:        func(_ Observation, f *Observation) { f.Spec.Fencing.OutOfServiceTaint = new(bool) },
 	NeverImagined:  "an out-of-service taint counts only when an admin adds it by hand",
 	ProvesShutdown: true,
-	Needs:          []Need{{Resource: "nodes", Verbs: read}},
+	Needs:          []Need{{Resource: nodes, Verbs: read}},
 }
 
 // outOfServiceTaintMissing returns why a foreign out-of-service taint does

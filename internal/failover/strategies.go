@@ -55,6 +55,9 @@ type ReleaseStrategy struct {
 	Needs []Need
 }
 
+// policyNodeWrites is config/policy's limit on the manager's node writes.
+const policyNodeWrites = "manager-node-writes"
+
 // Strategies are the release strategies; the first is the default.
 var Strategies = []ReleaseStrategy{controllerDetach, deleteVolumeAttachment, outOfServiceTaintRelease}
 
@@ -67,8 +70,8 @@ var controllerDetach = ReleaseStrategy{
 	WaitsForLostKubelet: true,
 	VolumeWrite:         func(v Volume) bool { return v.InUseOnNode },
 	Budget:              5300 * time.Millisecond,
-	Needs: []Need{{Resource: "nodes", Verbs: read},
-		{Resource: "nodes/status", Verbs: []string{"patch"}, Policy: "manager-node-writes"}},
+	Needs: []Need{{Resource: nodes, Verbs: read},
+		{Resource: nodes + "/status", Verbs: []string{verbPatch}, Policy: policyNodeWrites}},
 }
 
 // deleteVolumeAttachment deletes the storage.k8s.io VolumeAttachment of the
@@ -78,7 +81,7 @@ var deleteVolumeAttachment = ReleaseStrategy{
 	Name:        s3gwv1alpha1.ReleaseDeleteVolumeAttachment,
 	VolumeWrite: func(v Volume) bool { return len(v.Attachments) > 0 },
 	Budget:      66 * time.Second,
-	Needs: []Need{{Group: "storage.k8s.io", Resource: "volumeattachments", Verbs: []string{"list", "watch", "delete"},
+	Needs: []Need{{Group: "storage.k8s.io", Resource: "volumeattachments", Verbs: []string{"list", "watch", verbDelete},
 		Policy: "manager-attachment-deletes"}},
 }
 
@@ -92,7 +95,7 @@ var outOfServiceTaintRelease = ReleaseStrategy{
 	NeedsProofOfShutdown: true,
 	NodeWrite:            func(n *Node) bool { return n.OutOfServiceTaint == nil },
 	Budget:               10 * time.Second,
-	Needs:                []Need{{Resource: "nodes", Verbs: []string{"get", "list", "watch", "patch"}, Policy: "manager-node-writes"}},
+	Needs:                []Need{{Resource: nodes, Verbs: append(read[:len(read):len(read)], verbPatch), Policy: policyNodeWrites}},
 }
 
 // StrategyOf is the descriptor of the named strategy; unset means the

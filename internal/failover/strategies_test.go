@@ -30,7 +30,7 @@ func TestStrategiesAreWhole(t *testing.T) {
 	for _, s := range Strategies {
 		t.Run(string(s.Name), func(t *testing.T) {
 			g := NewWithT(t)
-			g.Expect((s.VolumeWrite == nil) != (s.NodeWrite == nil)).To(BeTrue(), "one write per volume or one per node")
+			g.Expect(s.VolumeWrite == nil).NotTo(Equal(s.NodeWrite == nil), "one write per volume or one per node")
 			g.Expect(s.WaitsForLostKubelet && s.VolumeWrite == nil).To(BeFalse(), "a kubelet undoes a volume's write")
 			g.Expect(s.Budget).To(BeNumerically(">", 0))
 			g.Expect(s.Needs).NotTo(BeEmpty())

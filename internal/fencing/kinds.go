@@ -28,7 +28,7 @@ import (
 func Kind(apiVersion, kind string) (schema.GroupVersionKind, error) {
 	gv, err := schema.ParseGroupVersion(apiVersion)
 	if err != nil {
-		return schema.GroupVersionKind{}, fmt.Errorf("invalid apiVersion %q: %v", apiVersion, err)
+		return schema.GroupVersionKind{}, fmt.Errorf("invalid apiVersion %q: %w", apiVersion, err)
 	}
 	return gv.WithKind(kind), nil
 }
