@@ -141,7 +141,7 @@ func (r *Reconciler) observeVolume(ctx context.Context, s *scope, tv s3gwv1alpha
 		return v, err
 	}
 	for _, va := range release.OfVolume(s.attachments, tv.PersistentVolume) {
-		v.Attachments = append(v.Attachments, failover.Attachment{Name: va.Name,
+		v.Attachments = append(v.Attachments, failover.Attachment{Name: va.Name, UID: va.UID,
 			Deleting: va.DeletionTimestamp != nil, Finalizers: va.Finalizers})
 	}
 	v.InUseOnNode = release.InUse(s.node, tv.LonghornVolume)

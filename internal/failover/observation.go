@@ -217,6 +217,7 @@ func (v Volume) ToRelease() bool { return v.Releasable() && !v.Released() }
 // Attachment is a storage.k8s.io VolumeAttachment on the failed node.
 type Attachment struct {
 	Name string
+	UID  types.UID
 	// Deleting is true once it has a deletionTimestamp; Finalizers hold it.
 	Deleting   bool
 	Finalizers []string

@@ -21,7 +21,7 @@ limitations under the License.
 //     node.status.volumesInUse (UnmarkInUse); the attach-detach controller
 //     then detaches it through its own checks.
 //   - DeleteVolumeAttachment: delete the storage.k8s.io VolumeAttachment
-//     (DeleteVolumeAttachments); the external-attacher unpublishes it,
+//     (DeleteVolumeAttachment); the external-attacher unpublishes it,
 //     which removes Longhorn's ticket.
 //   - OutOfServiceTaint: add node.kubernetes.io/out-of-service with an owner
 //     annotation (AddOwnedTaint); the attach-detach controller force-detaches

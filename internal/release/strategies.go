@@ -83,14 +83,20 @@ func unmarkInUse(ctx context.Context, w Write, plan failover.ReleasePlan, done f
 	return nil
 }
 
-// deleteAttachments deletes each volume's VolumeAttachment on the node
-// (DeleteVolumeAttachment).
+// deleteAttachments deletes each volume's VolumeAttachment on the node, as
+// the pass observed it (DeleteVolumeAttachment).
 func deleteAttachments(ctx context.Context, w Write, plan failover.ReleasePlan, done func(Released)) error {
 	for _, v := range plan.Volumes {
 		logf.FromContext(ctx).Info("Deleting VolumeAttachment", "volume", v.LonghornVolume)
-		deleted, err := DeleteVolumeAttachments(ctx, w.Client, w.Client, v.PersistentVolume, w.Node.Name)
-		if err != nil {
-			return err
+		deleted := 0
+		for _, a := range v.Attachments {
+			ok, err := DeleteVolumeAttachment(ctx, w.Client, a.Name, a.UID)
+			if err != nil {
+				return err
+			}
+			if ok {
+				deleted++
+			}
 		}
 		if deleted > 0 {
 			done(Released{Volumes: deleted, Reason: EventVolumeAttachmentDeleted,
