@@ -27,7 +27,9 @@ limitations under the License.
 //     annotation (AddOwnedTaint); the attach-detach controller force-detaches
 //     every volume on the node. RemoveOwnedTaint takes away only our own.
 //
-// Every write is preconditioned (UID or resourceVersion) and idempotent.
-// When a strategy may run is decided in internal/failover; this package
-// only reads and writes.
+// Releasers are the adapters of the strategies' descriptors
+// (failover.Strategies). Every write is preconditioned (UID or
+// resourceVersion) and idempotent. When a strategy may run, and what it
+// writes, is decided in internal/failover; this package only reads and
+// writes.
 package release
