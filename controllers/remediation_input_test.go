@@ -24,6 +24,7 @@ import (
 	"k8s.io/utils/ptr"
 
 	s3gwv1alpha1 "github.com/s3gw-tech/s3gw-remediation/api/v1alpha1"
+	"github.com/s3gw-tech/s3gw-remediation/controllers/remediation"
 )
 
 // broadSelector matches every s3gw pod, gateway or not: wide enough to catch
@@ -64,7 +65,7 @@ var _ = Describe("Bad input", func() {
 			Expect(c.Reason).To(Equal(s3gwv1alpha1.ReasonSelectsProtectedPods))
 			Expect(c.Message).To(ContainSubstring(bystander.Namespace + "/bystander (" + why))
 			Expect(rem.Status.Targets).To(HaveLen(1))
-			Expect(st.eventsWithReason(eventProtectedPodsRefused)).To(ConsistOf(And(
+			Expect(st.eventsWithReason(remediation.EventProtectedPodsRefused)).To(ConsistOf(And(
 				ContainSubstring("Warning"), ContainSubstring(bystander.Namespace+"/bystander"))), "warned once")
 		},
 		Entry("a DaemonSet's pod", func(w *world) string { return w.ns }, func(p *corev1.Pod) {
