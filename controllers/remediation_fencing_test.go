@@ -17,6 +17,8 @@ limitations under the License.
 package controllers
 
 import (
+	"time"
+
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -184,6 +186,33 @@ var _ = Describe("The fencing gate", func() {
 		remaining, err := s.e.NodeHealthy(s.w.ctx, s.w.nodeName("failed"))
 		Expect(err).NotTo(HaveOccurred())
 		Expect(remaining).To(BeZero())
+	})
+
+	It("drops its owner annotation once a fencer removed its taint by key, and never takes an admin's later taint for its own", func() {
+		s := newFailedNodeScenario(s3gwv1alpha1.S3GWRemediationSpec{Release: s3gwv1alpha1.ReleaseSpec{
+			Strategy: s3gwv1alpha1.ReleaseOutOfServiceTaint}})
+		st := s.w.stepper(managerClient)
+		st.until(s.key, 10, func(*s3gwv1alpha1.S3GWRemediation) bool {
+			return release.HasTaint(s.w.node("failed"), release.OutOfServiceTaint())
+		})
+		Expect(release.TaintOwner(s.w.node("failed"), release.OutOfServiceTaint())).To(Equal(s.w.remediation(s.key).UID))
+
+		// FAR finishes: it removes the taint by key, our annotation stays.
+		s.w.untaint("failed", release.OutOfServiceTaint())
+		Expect(s.w.node("failed").Annotations).To(HaveKey(release.TaintOwnerAnnotation))
+		// An admin adds the taint before our next pass.
+		admins := release.OutOfServiceTaint()
+		admins.TimeAdded = ptr.To(metav1.NewTime(time.Now().Add(time.Minute).Truncate(time.Second)))
+		s.w.taint("failed", admins)
+		Expect(release.TaintOwner(s.w.node("failed"), admins)).To(BeEmpty(), "the stale annotation names our taint, not this one")
+
+		Expect(st.pass(s.key)).To(Succeed())
+		Expect(s.w.node("failed").Annotations).NotTo(HaveKey(release.TaintOwnerAnnotation), "a stale owner annotation is removed")
+
+		_, err := s.e.NodeHealthy(s.w.ctx, s.w.nodeName("failed"))
+		Expect(err).NotTo(HaveOccurred())
+		Expect(st.pass(s.key)).To(Succeed())
+		Expect(release.HasTaint(s.w.node("failed"), release.OutOfServiceTaint())).To(BeTrue(), "the admin's taint stays")
 	})
 
 	It("never removes an out-of-service taint it did not add", func() {

@@ -21,6 +21,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync/atomic"
 	"time"
@@ -192,6 +193,16 @@ func (w *world) node(short string) *corev1.Node {
 func (w *world) taint(short string, taint corev1.Taint) {
 	node := w.node(short)
 	node.Spec.Taints = append(node.Spec.Taints, taint)
+	Expect(w.c.Update(w.ctx, node)).To(Succeed())
+}
+
+// untaint removes every taint with the key and effect, whoever added it, and
+// leaves the annotations alone: what FAR (pkg/utils/taints.go, RemoveTaint)
+// and SNR (internal/utils/taints.go, DeleteTaint) do with the out-of-service
+// taint when they finish.
+func (w *world) untaint(short string, taint corev1.Taint) {
+	node := w.node(short)
+	node.Spec.Taints = slices.DeleteFunc(node.Spec.Taints, func(t corev1.Taint) bool { return t.MatchTaint(&taint) })
 	Expect(w.c.Update(w.ctx, node)).To(Succeed())
 }
 

@@ -54,6 +54,12 @@ func (r *Reconciler) act(ctx context.Context, s *scope) error {
 		events.WarningEvent(r.Recorder, s.rem, EventFencingDisabled,
 			"fencing.mode is Disabled: evicting and releasing without fencing evidence")
 	}
+	if d.DropTaintOwner {
+		logf.FromContext(ctx).Info("Removing the taint owner annotation: it names no taint on the node")
+		if err := release.DropStaleTaintOwner(ctx, r.Client, s.node, release.OutOfServiceTaint()); err != nil {
+			return err
+		}
+	}
 	if err := r.actOnDelegate(ctx, s); err != nil {
 		return err
 	}

@@ -22,6 +22,7 @@ import (
 
 	"github.com/medik8s/common/pkg/events"
 	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/types"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/controller/controllerutil"
 	logf "sigs.k8s.io/controller-runtime/pkg/log"
@@ -40,9 +41,21 @@ func (r *Reconciler) reconcileDelete(ctx context.Context, rem *s3gwv1alpha1.S3GW
 		return nil
 	}
 	log := logf.FromContext(ctx)
-	if taint := release.OutOfServiceTaint(); node != nil && node.Annotations[release.TaintOwnerAnnotation] == string(rem.UID) {
+	taint := release.OutOfServiceTaint()
+	var owner types.UID
+	stale := false
+	if node != nil {
+		owner, stale = release.TaintOwnership(node, taint)
+	}
+	if stale {
+		// It names no taint on the node: a fencer removed ours by key.
+		if err := release.DropStaleTaintOwner(ctx, r.Client, node, taint); err != nil {
+			return err
+		}
+	}
+	if owner == rem.UID {
 		// Ours by the node's own record, whatever status says: the taint and
-		// the annotation were written together.
+		// the annotation naming it were written together.
 		log.Info("Removing taint added by this remediation", "taint", taint.ToString())
 		if err := release.RemoveOwnedTaint(ctx, r.Client, node, taint, rem.UID); err != nil {
 			return err

@@ -136,14 +136,18 @@ func releasedSince(conds []metav1.Condition) *time.Time {
 	return &t
 }
 
-// observeOutOfServiceTaint reads the node's out-of-service taint and the
-// S3GWRemediation the node's owner annotation names as its owner.
+// observeOutOfServiceTaint reads the node's out-of-service taint, the
+// S3GWRemediation the node's owner annotation names as its owner while it
+// names that taint, and whether the annotation is stale.
 func observeOutOfServiceTaint(s *scope) {
-	taint := release.FindTaint(s.node, release.OutOfServiceTaint())
+	wanted := release.OutOfServiceTaint()
+	owner, stale := release.TaintOwnership(s.node, wanted)
+	s.obs.Node.StaleTaintOwner = stale
+	taint := release.FindTaint(s.node, wanted)
 	if taint == nil {
 		return
 	}
-	s.obs.Node.OutOfServiceTaint = &failover.Taint{Owner: release.TaintOwner(s.node, *taint)}
+	s.obs.Node.OutOfServiceTaint = &failover.Taint{Owner: owner}
 	if taint.TimeAdded != nil {
 		s.obs.Node.OutOfServiceTaint.TimeAdded = &taint.TimeAdded.Time
 	}

@@ -154,12 +154,12 @@ func TestNextStatusOwnTaint(t *testing.T) {
 
 	// A peer's taint is not ours to record.
 	s.node.Spec.Taints = []corev1.Taint{taint}
-	s.node.Annotations = map[string]string{release.TaintOwnerAnnotation: "uid-peer"}
+	s.node.Annotations = map[string]string{release.TaintOwnerAnnotation: "uid-peer@" + statusNow.UTC().Format(time.RFC3339)}
 	g.Expect(pass(s, statusNow).AddedTaints).To(BeEmpty())
 
 	// Ours, as the node's owner annotation says, however it got there, is
 	// recorded once.
-	s.node.Annotations[release.TaintOwnerAnnotation] = string(s.rem.UID)
+	s.node.Annotations[release.TaintOwnerAnnotation] = string(s.rem.UID) + "@" + statusNow.UTC().Format(time.RFC3339)
 	g.Expect(pass(s, statusNow).AddedTaints).To(ConsistOf(taint))
 	g.Expect(pass(s, statusNow.Add(time.Second)).AddedTaints).To(ConsistOf(taint))
 }

@@ -50,6 +50,7 @@ const (
 	decideGo      = "internal/failover/decide.go"
 	storageGo     = "internal/failover/decide_storage.go"
 	releaseGo     = "internal/failover/decide_release.go"
+	taintOwnerGo  = "internal/failover/taint_owner.go"
 	strandedCheck = "if stranded := strandedToRelease(o); len(stranded) > 0 && "
 	strandedOff   = "if stranded := strandedToRelease(o); false && len(stranded) > 0 && "
 )
@@ -136,12 +137,23 @@ var mutations = []Mutation{
 		Name: "#8.6 cleanup removes an out-of-service taint it did not add",
 		Edits: []Edit{{
 			File: "controllers/remediation/remediation_delete.go",
-			Old:  "node != nil && node.Annotations[release.TaintOwnerAnnotation] == string(rem.UID) {",
-			New:  "node != nil && release.HasTaint(node, taint) {",
+			Old:  "\tif owner == rem.UID {\n",
+			New:  "\tif _ = owner; node != nil && release.HasTaint(node, taint) {\n",
 		}, {
 			File: "internal/release/taint.go",
-			Old:  "\tif types.UID(node.Annotations[TaintOwnerAnnotation]) != owner {\n\t\treturn nil\n\t}\n",
+			Old:  "\tif TaintOwner(node, taint) != owner {\n\t\treturn nil\n\t}\n",
 			New:  "",
+		}},
+	},
+	{
+		// FAR and SNR remove the taint by key and leave the annotation; an
+		// admin's taint added later is then taken for ours.
+		Name: "#16.3 the taint owner annotation is trusted without the taint it names",
+		Edits: []Edit{{
+			File: taintOwnerGo,
+			Old: "\tcase taint == nil || taint.TimeAdded == nil || record.Owner == \"\" ||\n" +
+				"\t\t!taint.TimeAdded.Truncate(time.Second).Equal(record.TimeAdded.Truncate(time.Second)):\n\t\treturn \"\", true\n",
+			New: "\tcase taint == nil:\n\t\treturn \"\", false\n",
 		}},
 	},
 	{

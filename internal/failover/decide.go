@@ -36,6 +36,7 @@ func Decide(o Observation) Decision {
 	if d.Wait != WaitNone {
 		d.WakeAt = nextChange(o)
 	}
+	d.DropTaintOwner = o.Node != nil && o.Node.StaleTaintOwner
 	return d
 }
 

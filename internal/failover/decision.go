@@ -104,6 +104,10 @@ type Decision struct {
 	// DeleteDelegate deletes the delegate CR whose success belongs to an
 	// earlier failure, so that a new one is created for this failure.
 	DeleteDelegate bool
+	// DropTaintOwner removes the node's owner annotation that names no
+	// out-of-service taint on the node any more, so a taint added later is
+	// never taken for ours.
+	DropTaintOwner bool
 	// TimeOutDelegate copies NHC's timed-out annotation onto the delegate CR.
 	TimeOutDelegate bool
 	// Evict lists the pods to force-delete.

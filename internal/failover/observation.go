@@ -71,6 +71,10 @@ type Node struct {
 	// OutOfServiceTaint is node.kubernetes.io/out-of-service:NoExecute when
 	// the node carries it, whoever added it; nil otherwise.
 	OutOfServiceTaint *Taint
+	// StaleTaintOwner is true when the node's owner annotation names no
+	// out-of-service taint on it (TaintOwnership): a fencer removed our
+	// taint by key, or the annotation does not parse.
+	StaleTaintOwner bool
 }
 
 // Taint is the out-of-service taint seen on the node.
@@ -78,7 +82,8 @@ type Taint struct {
 	// TimeAdded is the taint's timeAdded; nil when it has none.
 	TimeAdded *time.Time
 	// Owner is the S3GWRemediation that added it, as the node's owner
-	// annotation names it; empty when none did (an admin, a fencer).
+	// annotation names it and only while that annotation names this very
+	// taint (TaintOwnership); empty when none did (an admin, a fencer).
 	Owner types.UID
 }
 

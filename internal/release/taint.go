@@ -19,11 +19,15 @@ package release
 import (
 	"context"
 	"fmt"
+	"strings"
+	"time"
 
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
 	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	"github.com/s3gw-tech/s3gw-remediation/internal/failover"
 )
 
 // OutOfServiceTaint is the non-graceful node shutdown taint (KEP-2268).
@@ -52,20 +56,55 @@ func FindTaint(node *corev1.Node, taint corev1.Taint) *corev1.Taint {
 }
 
 // TaintOwnerAnnotation names, on the node, the S3GWRemediation (by UID)
-// that added its out-of-service taint. It is written in the same patch as
-// the taint and removed with it, so whose taint it is is never in doubt:
-// not after a crash between two writes, not when a fencer adds the same
-// taint in the same second.
+// that added its out-of-service taint and the timeAdded it stamped on it
+// ("<uid>@<RFC 3339 time>"). It is written in the same patch as the taint
+// and removed with it, so whose taint it is is never in doubt: not after a
+// crash between two writes, not when a fencer adds the same taint in the
+// same second. FAR and SNR remove the taint by key and leave the annotation:
+// it is then stale (failover.TaintOwnership) and removed by the next pass.
 const TaintOwnerAnnotation = "s3gw-remediation.medik8s.io/out-of-service-taint-owner"
+
+// ownerRecord formats the owner annotation's value.
+func ownerRecord(owner types.UID, timeAdded metav1.Time) string {
+	return string(owner) + "@" + timeAdded.UTC().Format(time.RFC3339)
+}
+
+// TaintOwnerRecord parses the node's owner annotation; nil when the node has
+// none. A value that does not parse names no taint: its owner is empty, so
+// it is stale.
+func TaintOwnerRecord(node *corev1.Node) *failover.TaintOwnerRecord {
+	value, ok := node.Annotations[TaintOwnerAnnotation]
+	if !ok {
+		return nil
+	}
+	uid, stamp, found := strings.Cut(value, "@")
+	at, err := time.Parse(time.RFC3339, stamp)
+	if !found || err != nil {
+		return &failover.TaintOwnerRecord{}
+	}
+	return &failover.TaintOwnerRecord{Owner: types.UID(uid), TimeAdded: at}
+}
+
+// TaintOwnership reads the node's taint with the key and effect and its
+// owner annotation, and says whose the taint is ("" when it is not an
+// S3GWRemediation's, or there is none) and whether the annotation is stale.
+func TaintOwnership(node *corev1.Node, taint corev1.Taint) (owner types.UID, stale bool) {
+	var seen *failover.Taint
+	if t := FindTaint(node, taint); t != nil {
+		seen = &failover.Taint{}
+		if t.TimeAdded != nil {
+			seen.TimeAdded = &t.TimeAdded.Time
+		}
+	}
+	return failover.TaintOwnership(TaintOwnerRecord(node), seen)
+}
 
 // TaintOwner returns the UID of the remediation that added the node's taint
 // with the key and effect, or "" when the node carries none or someone
-// else's (no owner annotation).
+// else's.
 func TaintOwner(node *corev1.Node, taint corev1.Taint) types.UID {
-	if !HasTaint(node, taint) {
-		return ""
-	}
-	return types.UID(node.Annotations[TaintOwnerAnnotation])
+	owner, _ := TaintOwnership(node, taint)
+	return owner
 }
 
 // AddOwnedTaint adds the taint, stamped now, and the owner annotation in one
@@ -78,9 +117,10 @@ func AddOwnedTaint(ctx context.Context, c client.Client, node *corev1.Node, tain
 		return false, nil
 	}
 	patch := client.MergeFromWithOptions(node.DeepCopy(), client.MergeFromWithOptimisticLock{})
+	now = now.Rfc3339Copy()
 	taint.TimeAdded = &now
 	node.Spec.Taints = append(node.Spec.Taints, taint)
-	metav1.SetMetaDataAnnotation(&node.ObjectMeta, TaintOwnerAnnotation, string(owner))
+	metav1.SetMetaDataAnnotation(&node.ObjectMeta, TaintOwnerAnnotation, ownerRecord(owner, now))
 	if err := c.Patch(ctx, node, patch); err != nil {
 		return false, fmt.Errorf("adding taint %s:%s to node %s: %w", taint.Key, taint.Effect, node.Name, err)
 	}
@@ -88,9 +128,10 @@ func AddOwnedTaint(ctx context.Context, c client.Client, node *corev1.Node, tain
 }
 
 // RemoveOwnedTaint removes the taint and the owner annotation in one patch
-// if the annotation names owner; a taint someone else added stays.
+// if the taint is owner's (TaintOwner); a taint someone else added stays.
+// The patch is optimistic-locked on the node the caller read.
 func RemoveOwnedTaint(ctx context.Context, c client.Client, node *corev1.Node, taint corev1.Taint, owner types.UID) error {
-	if types.UID(node.Annotations[TaintOwnerAnnotation]) != owner {
+	if TaintOwner(node, taint) != owner {
 		return nil
 	}
 	patch := client.MergeFromWithOptions(node.DeepCopy(), client.MergeFromWithOptimisticLock{})
@@ -104,6 +145,21 @@ func RemoveOwnedTaint(ctx context.Context, c client.Client, node *corev1.Node, t
 	delete(node.Annotations, TaintOwnerAnnotation)
 	if err := c.Patch(ctx, node, patch); err != nil {
 		return fmt.Errorf("removing taint %s:%s from node %s: %w", taint.Key, taint.Effect, node.Name, err)
+	}
+	return nil
+}
+
+// DropStaleTaintOwner removes an owner annotation that names no taint on
+// the node (TaintOwnership says stale), optimistic-locked on the node the
+// caller read: if our taint was added meanwhile, the patch conflicts.
+func DropStaleTaintOwner(ctx context.Context, c client.Client, node *corev1.Node, taint corev1.Taint) error {
+	if _, stale := TaintOwnership(node, taint); !stale {
+		return nil
+	}
+	patch := client.MergeFromWithOptions(node.DeepCopy(), client.MergeFromWithOptimisticLock{})
+	delete(node.Annotations, TaintOwnerAnnotation)
+	if err := c.Patch(ctx, node, patch); err != nil {
+		return fmt.Errorf("removing the stale taint owner annotation from node %s: %w", node.Name, err)
 	}
 	return nil
 }

@@ -18,14 +18,23 @@ package release
 
 import (
 	"testing"
+	"time"
 
 	. "github.com/onsi/gomega"
 	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
 )
 
 func TestTaintOwner(t *testing.T) {
 	taint := OutOfServiceTaint()
+	added := metav1.NewTime(time.Date(2026, time.March, 4, 12, 0, 0, 0, time.UTC))
+	ours := taint
+	ours.TimeAdded = &added
+	later := metav1.NewTime(added.Add(time.Minute))
+	admins := taint
+	admins.TimeAdded = &later
+	record := "uid-1@" + added.UTC().Format(time.RFC3339)
 	node := func(annotation string, taints ...corev1.Taint) *corev1.Node {
 		n := &corev1.Node{Spec: corev1.NodeSpec{Taints: taints}}
 		if annotation != "" {
@@ -34,22 +43,30 @@ func TestTaintOwner(t *testing.T) {
 		return n
 	}
 	noExecute := func(key string) corev1.Taint {
-		return corev1.Taint{Key: key, Effect: corev1.TaintEffectNoExecute}
+		return corev1.Taint{Key: key, Effect: corev1.TaintEffectNoExecute, TimeAdded: &added}
 	}
 	tests := []struct {
 		name  string
 		node  *corev1.Node
 		owner types.UID
+		stale bool
 	}{
-		{"ours: taint and annotation", node("uid-1", taint), "uid-1"},
-		{"someone else's: no annotation", node("", taint), ""},
-		{"annotation left without the taint", node("uid-1"), ""},
-		{"annotation with another taint only", node("uid-1", noExecute("other")), ""},
-		{"no taint, no annotation", node(""), ""},
+		{"ours: the taint and the annotation naming it", node(record, ours), "uid-1", false},
+		{"someone else's: no annotation", node("", ours), "", false},
+		{"annotation left without the taint (a fencer removed it by key)", node(record), "", true},
+		{"annotation with another taint only", node(record, noExecute("other")), "", true},
+		{"a taint added later by an admin, under a stale annotation", node(record, admins), "", true},
+		{"a taint without timeAdded under the annotation", node(record, taint), "", true},
+		{"an annotation that does not parse (no timeAdded)", node("uid-1", ours), "", true},
+		{"no taint, no annotation", node(""), "", false},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			NewWithT(t).Expect(TaintOwner(tt.node, taint)).To(Equal(tt.owner))
+			g := NewWithT(t)
+			owner, stale := TaintOwnership(tt.node, taint)
+			g.Expect(owner).To(Equal(tt.owner))
+			g.Expect(stale).To(Equal(tt.stale))
+			g.Expect(TaintOwner(tt.node, taint)).To(Equal(tt.owner))
 		})
 	}
 }
