@@ -22,6 +22,7 @@ import (
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
 	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/utils/ptr"
@@ -81,27 +82,53 @@ var _ = Describe("Evidence of the current failure", func() {
 		Expect(s.expectMoved().Status.FencingEvidence).To(ConsistOf("StorageIsolation"))
 	})
 
-	It("ignores a fence agent's success from an earlier failure, and counts a new one", func() {
-		s := newFailedNodeScenario(s3gwv1alpha1.S3GWRemediationSpec{
-			Fencing: s3gwv1alpha1.FencingSpec{Remediators: farEvidence()}}, noStorageIsolation)
-		far := s.w.addFAR("failed", "FenceAgentActionSucceeded", metav1.ConditionFalse)
-		s.w.setConditionAt(far, "FenceAgentActionSucceeded", metav1.ConditionTrue, s.w.clock.Now().Add(-time.Hour))
+	It("ignores a fence agent's success from an earlier failure, whatever its lastTransitionTime says, and counts a new one", func() {
+		w := newWorld(suiteCtx)
+		w.addNode("healthy", true)
+		w.addNode("failed", true)
+		g := w.addGateway("s3gw", "failed", "healthy", noStorageIsolation)
+		// An earlier incident's FAR, left behind, whose clock runs ahead:
+		// its success claims to be from the future.
+		far := w.addFAR("failed", "FenceAgentActionSucceeded", metav1.ConditionFalse)
+		w.setConditionAt(far, "FenceAgentActionSucceeded", metav1.ConditionTrue, w.clock.Now().Add(time.Hour))
+		// The node recovered and fails again minutes later.
+		w.clock.Step(10 * time.Minute)
+		w.setReady("failed", false)
+		e := w.nhc(w.template("s3gw", s3gwv1alpha1.S3GWRemediationSpec{
+			Fencing: s3gwv1alpha1.FencingSpec{Remediators: farEvidence()}}, false))
+		s := &failedNodeScenario{w: w, g: g, e: e, key: w.remediate(e, "failed")}
 
-		closedGate(s, "FenceAgentActionSucceeded=True is stale")
+		closedGate(s, "FenceAgentActionSucceeded=True is not known to be from this failure")
+		Expect(s.w.remediation(s.key).Status.EvidenceSightings).To(ContainElement(
+			HaveField("Name", "FenceAgentsRemediation/"+w.nodeName("failed"))))
 
-		s.w.setCondition(far, "FenceAgentActionSucceeded", metav1.ConditionTrue)
+		// FAR fences anew: the controller sees it pending, then succeeded.
 		st := s.w.stepper(managerClient)
+		s.w.setCondition(far, "FenceAgentActionSucceeded", metav1.ConditionFalse)
+		Expect(st.pass(s.key)).To(Succeed())
+		s.w.setConditionAt(far, "FenceAgentActionSucceeded", metav1.ConditionTrue, w.clock.Now().Add(-time.Hour))
 		st.until(s.key, 20, succeeded)
 		s.expectMoved()
 	})
 
-	It("ignores an out-of-service taint from an earlier failure", func() {
+	It("ignores an out-of-service taint it never saw appear, whatever its timeAdded says, and counts one it saw appear", func() {
 		s := newFailedNodeScenario(s3gwv1alpha1.S3GWRemediationSpec{}, noStorageIsolation)
 		old := release.OutOfServiceTaint()
-		old.TimeAdded = ptr.To(metav1.NewTime(s.w.clock.Now().Add(-time.Hour)))
+		old.TimeAdded = ptr.To(metav1.NewTime(s.w.clock.Now().Add(time.Hour)))
 		s.w.taint("failed", old)
 
-		closedGate(s, "the node.kubernetes.io/out-of-service taint is stale")
+		closedGate(s, "the node.kubernetes.io/out-of-service taint is not known to be from this failure")
+
+		// The admin removes it and adds it again: the controller saw the
+		// node without it since the kubelet's last sign of life.
+		s.w.untaint("failed", old)
+		st := s.w.stepper(managerClient)
+		Expect(st.pass(s.key)).To(Succeed())
+		old.TimeAdded = ptr.To(metav1.NewTime(s.w.clock.Now().Add(-time.Hour)))
+		s.w.taint("failed", old)
+		st.until(s.key, 20, func(rem *s3gwv1alpha1.S3GWRemediation) bool {
+			return meta.IsStatusConditionTrue(rem.Status.Conditions, s3gwv1alpha1.ConditionFenced)
+		})
 	})
 
 	It("leaves a live kubelet's pods and volumesInUse alone with ControllerDetach", func() {
@@ -345,7 +372,7 @@ func (s *failedNodeScenario) fenceByDelegate(st *stepper) *unstructured.Unstruct
 }
 
 func fenced(far *unstructured.Unstructured) bool {
-	ok, _ := fencing.ConditionTrue(far, "FenceAgentActionSucceeded")
+	ok := fencing.ConditionTrue(far, "FenceAgentActionSucceeded")
 	return ok
 }
 

@@ -584,12 +584,31 @@ func (w *world) nodeHealthCheck(name string, spec func(*nhc.Emulator)) *nhc.Emul
 	return e
 }
 
-// remediate has NHC create the CR for the node and returns its key.
+// remediate has NHC create the CR for the node and returns its key. The
+// controller is taken to have watched the node since before it failed: its
+// sighting of the node's last heartbeat, made when it happened, is in
+// status (sawHeartbeat), so stories need not step the clock a Lease
+// duration before the gate can trust the node silent.
 func (w *world) remediate(e *nhc.Emulator, short string) types.NamespacedName {
 	cr, err := e.Remediate(w.ctx, w.node(short))
 	Expect(err).NotTo(HaveOccurred())
 	Expect(cr).NotTo(BeNil())
-	return client.ObjectKeyFromObject(cr)
+	key := client.ObjectKeyFromObject(cr)
+	w.sawHeartbeat(key, short)
+	return key
+}
+
+// sawHeartbeat records in the CR's status that the controller read the
+// node's current heartbeat values when the kubelet wrote them (the node's
+// Ready lastHeartbeatTime), as a controller that watched the node does.
+func (w *world) sawHeartbeat(key types.NamespacedName, short string) {
+	lease := &coordinationv1.Lease{}
+	Expect(w.c.Get(w.ctx, client.ObjectKey{Namespace: corev1.NamespaceNodeLease, Name: w.nodeName(short)}, lease)).To(Succeed())
+	hb := storage.Heartbeat(w.node(short), lease)
+	rem := w.remediation(key)
+	rem.Status.Heartbeat = &s3gwv1alpha1.HeartbeatSighting{LeaseRenewTime: lease.Spec.RenewTime,
+		KubeletPostedAt: ptr.To(metav1.NewTime(hb.KubeletPosted)), SeenAt: metav1.NewMicroTime(hb.KubeletPosted)}
+	Expect(w.c.Status().Update(w.ctx, rem)).To(Succeed())
 }
 
 func (w *world) remediation(key types.NamespacedName) *s3gwv1alpha1.S3GWRemediation {

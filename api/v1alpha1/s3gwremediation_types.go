@@ -387,6 +387,45 @@ type FailureEpisode struct {
 	KubeletPostedAt *metav1.Time `json:"kubeletPostedAt,omitempty"`
 }
 
+// HeartbeatSighting is what the controller saw of the node's heartbeat. The
+// kubelet's timestamps are the node's clock and are only compared for
+// equality; seenAt is the controller's own clock: when it first read these
+// values. The kubelet counts as silent once seenAt is a Lease duration old,
+// as kube-controller-manager judges it.
+type HeartbeatSighting struct {
+	// LeaseRenewTime is the node Lease's renewTime as last read.
+	// +optional
+	LeaseRenewTime *metav1.MicroTime `json:"leaseRenewTime,omitempty"`
+	// KubeletPostedAt is the Ready condition's lastHeartbeatTime as last read.
+	// +optional
+	KubeletPostedAt *metav1.Time `json:"kubeletPostedAt,omitempty"`
+	// SeenAt is when the controller first read these values.
+	SeenAt metav1.MicroTime `json:"seenAt"`
+	// Witnessed is true when seenAt is a change the controller saw, not its
+	// first reading; readyStatus and notReadySince are then the Ready
+	// condition at that moment.
+	// +optional
+	Witnessed bool `json:"witnessed,omitempty"`
+	// +optional
+	ReadyStatus string `json:"readyStatus,omitempty"`
+	// +optional
+	NotReadySince *metav1.Time `json:"notReadySince,omitempty"`
+}
+
+// EvidenceSighting is what the controller saw of one piece of timed
+// fencing evidence, on its own clock: a fencer's CR for the node, or the
+// out-of-service taint.
+type EvidenceSighting struct {
+	// Name is Kind/name of the CR, or node.kubernetes.io/out-of-service.
+	Name string `json:"name"`
+	// PendingAt is when the controller last saw it prove nothing yet.
+	// +optional
+	PendingAt *metav1.MicroTime `json:"pendingAt,omitempty"`
+	// ProvenAt is when the controller first saw it prove the node fenced.
+	// +optional
+	ProvenAt *metav1.MicroTime `json:"provenAt,omitempty"`
+}
+
 // S3GWRemediationStatus reports progress to NodeHealthCheck (which reads only
 // the Processing and Succeeded conditions) and to people.
 type S3GWRemediationStatus struct {
@@ -417,6 +456,19 @@ type S3GWRemediationStatus struct {
 	// +listType=atomic
 	// +optional
 	Targets []TargetPod `json:"targets,omitempty"`
+
+	// Heartbeat is what the controller saw of the node's heartbeat, on its
+	// own clock.
+	// +optional
+	Heartbeat *HeartbeatSighting `json:"heartbeat,omitempty"`
+
+	// EvidenceSightings are what the controller saw of each fencer's CR for
+	// the node and of the out-of-service taint, on its own clock: evidence
+	// counts only if it arose after the node's last sign of life.
+	// +listType=map
+	// +listMapKey=name
+	// +optional
+	EvidenceSightings []EvidenceSighting `json:"evidenceSightings,omitempty"`
 
 	// FencingEvidence lists the evidence that opened the fencing gate.
 	// +listType=atomic

@@ -71,7 +71,9 @@ func (r *Reconciler) observe(ctx context.Context, rem *s3gwv1alpha1.S3GWRemediat
 	if err != nil {
 		return nil, err
 	}
-	s.obs.Node = &failover.Node{Name: node.Name, Ready: nodeReady(node), Heartbeat: storage.Heartbeat(node, lease)}
+	hb := storage.Heartbeat(node, lease)
+	hb.Seen = recordedHeartbeat(rem.Status.Heartbeat).Next(hb, s.now.Time)
+	s.obs.Node = &failover.Node{Name: node.Name, Ready: nodeReady(node), Heartbeat: hb}
 	observeOutOfServiceTaint(s)
 	s.obs.Episode = recordedEpisode(rem.Status.FailureEpisode)
 	if s.obs.TimedOut {
@@ -111,7 +113,11 @@ func (r *Reconciler) observeEvidence(ctx context.Context, s *scope) error {
 		r.watchEvidence(ctx, gvk)
 	}
 	in := fencing.Input{Client: r.Client, Delegate: r.delegate(), Storage: s.storage, Remediation: s.rem, Node: s.nodeName}
-	return fencing.Observe(ctx, in, &s.obs.Evidence)
+	if err := fencing.Observe(ctx, in, &s.obs.Evidence); err != nil {
+		return err
+	}
+	s.obs.Sightings = failover.NextSightings(recordedSightings(s.rem.Status.EvidenceSightings), s.obs)
+	return nil
 }
 
 // delegate reads and writes the delegate fencing CR: observed through the

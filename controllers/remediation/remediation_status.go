@@ -51,6 +51,12 @@ func nextStatus(s *scope) s3gwv1alpha1.S3GWRemediationStatus {
 	if d.RecordEpisode != nil {
 		st.FailureEpisode = failureEpisode(*d.RecordEpisode)
 	}
+	if n := s.obs.Node; n != nil {
+		st.Heartbeat = heartbeatStatus(n.Heartbeat.Seen)
+	}
+	if s.obs.Sightings != nil {
+		st.EvidenceSightings = sightingsStatus(s.obs.Sightings)
+	}
 	st.Targets = targetStatus(s.targets, s.obs.Targets)
 	if d.RestartEpisode != nil {
 		restartEpisode(&st, *d.RestartEpisode, now)

@@ -17,6 +17,7 @@ limitations under the License.
 package remediation
 
 import (
+	"encoding/json"
 	"testing"
 	"time"
 
@@ -41,7 +42,9 @@ func statusScope() *scope {
 	died := statusNow.Add(-10 * time.Minute)
 	fencedAt := statusNow.Add(-time.Minute)
 	hb := failover.Heartbeat{Ready: failover.ReadyUnknown, ReadySince: died.Add(50 * time.Second), KubeletPosted: died,
-		LeaseRenewed: died, LeaseDuration: 40 * time.Second}
+		LeaseRenewed: died, LeaseDuration: 40 * time.Second,
+		Seen: failover.HeartbeatSighting{KubeletPosted: died, LeaseRenewed: died, At: died}}
+	untainted := died.Add(time.Minute) // the controller saw the node without the taint then
 	rem := &s3gwv1alpha1.S3GWRemediation{ObjectMeta: metav1.ObjectMeta{Name: "worker-1", UID: "uid-rem", Generation: 2,
 		Finalizers: []string{Finalizer}}}
 	target := s3gwv1alpha1.TargetPod{Namespace: "s3gw", Name: "gw-0", UID: "uid-gw-0", State: s3gwv1alpha1.TargetFound,
@@ -57,7 +60,8 @@ func statusScope() *scope {
 		Spec: s3gwv1alpha1.S3GWRemediationSpec{Fencing: s3gwv1alpha1.FencingSpec{Mode: s3gwv1alpha1.FencingModeRequireEvidence}},
 		Node: &failover.Node{Name: "worker-1", Heartbeat: hb,
 			OutOfServiceTaint: &failover.Taint{TimeAdded: &fencedAt}},
-		Episode: &failover.Episode{Ready: hb.Ready, ReadySince: hb.ReadySince, KubeletPosted: hb.KubeletPosted},
+		Episode:   &failover.Episode{Ready: hb.Ready, ReadySince: hb.ReadySince, KubeletPosted: hb.KubeletPosted},
+		Sightings: []failover.EvidenceSighting{{Name: failover.TaintSighting, PendingAt: &untainted}},
 		Targets: []failover.Target{{Namespace: "s3gw", Name: "gw-0", UID: "uid-gw-0", Recorded: true, PodPresent: true,
 			Volumes: []failover.Volume{{Claim: "data", PersistentVolume: "pv-a", LonghornVolume: "pvc-a",
 				Replicas: []failover.Replica{replica}, Attachments: []failover.Attachment{{Name: "csi-a"}}, InUseOnNode: true}}}},
@@ -226,4 +230,27 @@ func TestTransitionOf(t *testing.T) {
 			NewWithT(t).Expect(transitionOf(tt.before, tt.after, now)).To(Equal(tt.want))
 		})
 	}
+}
+
+// What the controller saw is kept in status as it was seen, to the
+// microsecond: a restarted controller reads back the same sightings.
+func TestNextStatusKeepsSightings(t *testing.T) {
+	g := NewWithT(t)
+	s := statusScope()
+	s.obs.Node.Heartbeat.Seen.At = statusNow.Add(-10*time.Minute + 123456*time.Microsecond)
+	s.obs.Node.Heartbeat.Seen.Witnessed = true
+	s.obs.Node.Heartbeat.Seen.Ready, s.obs.Node.Heartbeat.Seen.ReadySince = failover.ReadyUnknown, s.obs.Node.Heartbeat.ReadySince
+	proven := statusNow.Add(-time.Minute + 654321*time.Microsecond)
+	s.obs.Sightings = append(s.obs.Sightings, failover.EvidenceSighting{Name: "FenceAgentsRemediation/worker-1", ProvenAt: &proven})
+
+	written, err := json.Marshal(pass(s, statusNow))
+	g.Expect(err).NotTo(HaveOccurred())
+	var st s3gwv1alpha1.S3GWRemediationStatus
+	g.Expect(json.Unmarshal(written, &st)).To(Succeed())
+	g.Expect(recordedHeartbeat(st.Heartbeat)).To(BeComparableTo(s.obs.Node.Heartbeat.Seen))
+	g.Expect(recordedSightings(st.EvidenceSightings)).To(BeComparableTo(s.obs.Sightings))
+
+	// A pass that read no evidence (NHC timed the CR out) keeps them.
+	s.obs.Sightings = nil
+	g.Expect(pass(s, statusNow).EvidenceSightings).To(HaveLen(2))
 }

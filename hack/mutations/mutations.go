@@ -51,6 +51,7 @@ const (
 	storageGo     = "internal/failover/decide_storage.go"
 	releaseGo     = "internal/failover/decide_release.go"
 	taintOwnerGo  = "internal/failover/taint_owner.go"
+	heartbeatGo   = "internal/failover/heartbeat.go"
 	strandedCheck = "if stranded := strandedToRelease(o); len(stranded) > 0 && "
 	strandedOff   = "if stranded := strandedToRelease(o); false && len(stranded) > 0 && "
 )
@@ -83,14 +84,37 @@ var mutations = []Mutation{
 		Name: "#8.2 evidence from an earlier failure counts",
 		Edits: []Edit{{
 			File: gateGo,
-			Old:  "\thb := o.Node.Heartbeat\n\tif last := hb.LastSignOfLife(); !t.After(last) {",
-			New:  "\thb := o.Node.Heartbeat\n\tif last := hb.LastSignOfLife(); false && !t.After(last) {",
+			Old:  "\tcase !aroseDuringFailure(o, name, createdAt):\n",
+			New:  "\tcase false && !aroseDuringFailure(o, name, createdAt):\n",
 		}, {
 			File: gateGo,
-			Old:  "\tif !hb.Silent(o.Now) {\n\t\treturn fmt.Sprintf(\"is not trusted yet",
-			New:  "\tif false && !hb.Silent(o.Now) {\n\t\treturn fmt.Sprintf(\"is not trusted yet",
+			Old:  "\tcase !hb.Silent(o.Now):\n",
+			New:  "\tcase false && !hb.Silent(o.Now):\n",
 		}},
 		BehindReachability: true,
+	},
+	{
+		// Main's model runs every machine on one clock, so it cannot see
+		// this defect; TestHeartbeat's skewed-kubelet rows do, and a model
+		// with per-machine clocks (#16 item 2) should.
+		Name: "#16.3b the kubelet's renewTime is compared with the controller's clock",
+		Edits: []Edit{{
+			File: heartbeatGo,
+			Old:  "\treturn !h.Seen.At.IsZero() && now.Sub(h.Seen.At) > h.leaseDuration()\n",
+			New:  "\treturn now.Sub(h.LeaseRenewed) > h.leaseDuration()\n",
+		}},
+		ReportOnly: true,
+	},
+	{
+		// Main's model never re-creates a node; TestEvaluateGateEvidenceOfThisFailure's
+		// no-sign-of-life row sees it.
+		Name: "#16.3c timed evidence counts for a node with no sign of life",
+		Edits: []Edit{{
+			File: gateGo,
+			Old:  "\tcase hb.NoSignOfLife():\n",
+			New:  "\tcase false && hb.NoSignOfLife():\n",
+		}},
+		ReportOnly: true,
 	},
 	{
 		Name: "#8.3 a new failure under the same CR does not start over",

@@ -42,8 +42,8 @@ func nextChange(o Observation) time.Time {
 			next = t
 		}
 	}
-	if o.Node != nil && !o.Node.Heartbeat.LeaseRenewed.IsZero() {
-		consider(o.Node.Heartbeat.LeaseRenewed.Add(o.Node.Heartbeat.LeaseDuration))
+	if o.Node != nil {
+		consider(o.Node.Heartbeat.silentAt())
 	}
 	if o.FencedSince != nil {
 		consider(o.FencedSince.Add(o.Spec.ReleaseTimeoutOrDefault()))

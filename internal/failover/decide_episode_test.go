@@ -22,7 +22,6 @@ import (
 
 	. "github.com/onsi/gomega"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/utils/ptr"
 
 	s3gwv1alpha1 "github.com/s3gw-tech/s3gw-remediation/api/v1alpha1"
 )
@@ -144,17 +143,22 @@ func succeededStatus(p s3gwv1alpha1.Phase) metav1.ConditionStatus {
 
 func TestDecideStaleDelegate(t *testing.T) {
 	before := testFailedAt.Add(-time.Hour)
+	// The controller saw the kubelet alive at testFailedAt, after it had
+	// seen the delegate succeed at provenBefore.
+	provenBefore := []EvidenceSighting{{Name: delegated + "/" + testNode, ProvenAt: ptrTime(before)}}
 	tests := []struct {
 		name           string
 		delegate       *RemediatorCR
+		sightings      []EvidenceSighting
 		create, delete bool
 	}{
 		{name: "not created yet: create it", create: true},
 		{name: "still fencing: wait", delegate: &RemediatorCR{Kind: delegated, Name: testNode}},
-		{name: "succeeded before the failure: delete it so a new one fences this failure",
-			delegate: &RemediatorCR{Kind: delegated, Name: testNode, Fenced: true, FencedAt: &before}, delete: true},
-		{name: "succeeded without a timestamp: kept (it cannot be proven stale) and not counted",
-			delegate: &RemediatorCR{Kind: delegated, Name: testNode, Fenced: true}},
+		{name: "seen succeeded before the controller saw the kubelet alive: delete it so a new one fences this failure",
+			delegate:  &RemediatorCR{Kind: delegated, Name: testNode, Fenced: true, CreatedAt: before},
+			sightings: provenBefore, delete: true},
+		{name: "succeeded when first seen, created before the failure: kept (it cannot be proven stale) and not counted",
+			delegate: &RemediatorCR{Kind: delegated, Name: testNode, Fenced: true, CreatedAt: before}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -163,6 +167,8 @@ func TestDecideStaleDelegate(t *testing.T) {
 			withoutDefaultSources(&o)
 			withDelegate(&o)
 			o.Evidence.Delegate = tt.delegate
+			o.Sightings = tt.sightings
+			o.Node.Heartbeat.Seen.Witnessed = true
 
 			d := Decide(o)
 
@@ -185,7 +191,7 @@ func TestDecideStaleDelegate(t *testing.T) {
 		g.Expect(d.Gate.Missing).To(ContainSubstring("reused FenceAgentsRemediation/far/worker-1 has no FenceAgentActionSucceeded=True"))
 		expectConditions(g, Conditions(o, d), cond{s3gwv1alpha1.ConditionFenced, metav1.ConditionFalse, s3gwv1alpha1.ReasonWaitingForFencing})
 
-		o.Evidence.OtherFencers[0].Fenced, o.Evidence.OtherFencers[0].FencedAt = true, ptr.To(testFencedAt)
+		o.Evidence.OtherFencers[0].Fenced = true
 		d = Decide(o)
 		g.Expect(d.Gate.Evidence).To(ConsistOf("reused FenceAgentsRemediation/far/worker-1"))
 		g.Expect(d.Evict).NotTo(BeEmpty())
@@ -196,7 +202,7 @@ func TestDecideStaleDelegate(t *testing.T) {
 		withoutDefaultSources(&o)
 		withDelegate(&o)
 		o.Evidence.OtherFencers = []RemediatorCR{{Kind: delegated, Name: "far/worker-1", Fenced: true,
-			FencedAt: ptr.To(before), CreatedAt: before}}
+			CreatedAt: before}}
 
 		d := Decide(o)
 		g.Expect(d.CreateDelegate).To(BeTrue())
@@ -217,7 +223,7 @@ func TestDecideStaleDelegate(t *testing.T) {
 		o := notFenced()
 		withoutDefaultSources(&o)
 		withDelegate(&o)
-		o.Evidence.Delegate = &RemediatorCR{Kind: delegated, Name: testNode, Fenced: true, FencedAt: ptr.To(testFencedAt)}
+		o.Evidence.Delegate = &RemediatorCR{Kind: delegated, Name: testNode, Fenced: true, CreatedAt: testFencedAt}
 
 		d := Decide(o)
 

@@ -118,7 +118,7 @@ func aliveKubelet(o *Observation) {
 func fencedByFAR() Observation {
 	o := notFenced()
 	withFAR(&o)
-	o.Evidence.Remediators = []RemediatorCR{{Kind: farKind, Name: testNode, Fenced: true, FencedAt: fencedAt()}}
+	o.Evidence.Remediators = []RemediatorCR{{Kind: farKind, Name: testNode, Fenced: true, CreatedAt: testFencedAt}}
 	return o
 }
 
@@ -661,6 +661,7 @@ func TestDecide(t *testing.T) {
 			obs:  fencedByIsolation,
 			mutate: []func(o *Observation){evicted, func(o *Observation) {
 				o.Node.Heartbeat.LeaseRenewed = testNow.Add(-30 * time.Second)
+				o.Node.Heartbeat.Seen.LeaseRenewed, o.Node.Heartbeat.Seen.At = o.Node.Heartbeat.LeaseRenewed, o.Node.Heartbeat.LeaseRenewed
 			}},
 			phase: s3gwv1alpha1.PhaseReleasing,
 			wait:  WaitForRelease,

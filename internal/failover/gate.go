@@ -76,19 +76,26 @@ func EvaluateGate(o Observation) Gate {
 	return Gate{Missing: strings.Join(v.missing, "; "), MissingSources: v.sources}
 }
 
-// notCurrent returns why evidence that arose at t does not prove the
-// node's current failure, or "" when it does. It must be newer than the
-// node's last sign of life, so evidence from a failure the node recovered
-// from never counts, and the kubelet must have gone silent since: a Lease
+// notCurrent returns why the named timed evidence, created at createdAt by
+// kube-apiserver's clock (nil for a taint), does not prove the node's
+// current failure, or "" when it does. The node must have shown a sign of
+// life to order it against; the evidence must have arisen after the last
+// one, on a clock the controller trusts (aroseDuringFailure), so evidence
+// from a failure the node recovered from never counts; and the kubelet
+// must have gone silent since, by the controller's own clock: a Lease
 // still being renewed contradicts any claim that the node is fenced.
-func notCurrent(o Observation, t time.Time) string {
+func notCurrent(o Observation, name string, createdAt *time.Time) string {
 	hb := o.Node.Heartbeat
-	if last := hb.LastSignOfLife(); !t.After(last) {
-		return fmt.Sprintf("is stale: it dates from %s, not after the node's last sign of life at %s",
-			stamp(t), stamp(last))
-	}
-	if !hb.Silent(o.Now) {
-		return fmt.Sprintf("is not trusted yet: the node's Lease, renewed at %s, has not expired", stamp(hb.LeaseRenewed))
+	switch {
+	case hb.NoSignOfLife():
+		return "cannot be tied to this failure: the node has shown no sign of life (no Lease renewal, no status post), " +
+			"so it may belong to an earlier node of that name"
+	case !aroseDuringFailure(o, name, createdAt):
+		return "is not known to be from this failure: it was neither created after kube-controller-manager marked the node " +
+			"Unknown nor seen pending since the controller last saw the kubelet alive"
+	case !hb.Silent(o.Now):
+		return fmt.Sprintf("is not trusted yet: the controller saw the node's heartbeat change at %s, less than a Lease duration (%s) ago",
+			stamp(hb.Seen.At), hb.leaseDuration())
 	}
 	return ""
 }

@@ -65,9 +65,20 @@ func TestEvaluateGateEvidenceOfThisFailure(t *testing.T) {
 			evidence: []string{EvidenceStorageIsolation},
 		},
 		{
-			name:    "a taint added before the node's last sign of life is stale",
-			mutate:  func(o *Observation) { o.Node.OutOfServiceTaint = &Taint{TimeAdded: &before} },
-			missing: []string{"the node.kubernetes.io/out-of-service taint is stale: it dates from 2026-03-04T10:50:00Z, not after the node's last sign of life at 2026-03-04T11:50:00Z"},
+			name: "a taint the controller never saw absent does not count, however fresh its timeAdded looks",
+			mutate: func(o *Observation) {
+				o.Sightings = nil
+				o.Node.OutOfServiceTaint = freshTaint()
+			},
+			missing: []string{"the node.kubernetes.io/out-of-service taint is not known to be from this failure"},
+		},
+		{
+			name: "a taint the controller saw appear after the failure counts, however old its timeAdded looks (the admin's clock)",
+			mutate: func(o *Observation) {
+				o.Node.OutOfServiceTaint = &Taint{TimeAdded: &before}
+			},
+			open:     true,
+			evidence: []string{EvidenceOutOfServiceTaint},
 		},
 		{
 			name:     "a taint without timeAdded counts: kube-controller-manager acts on it anyway",
@@ -76,57 +87,83 @@ func TestEvaluateGateEvidenceOfThisFailure(t *testing.T) {
 			evidence: []string{EvidenceOutOfServiceTaint},
 		},
 		{
-			name: "a taint added at the last sign of life is stale",
+			name: "a taint seen absent only before the controller last saw the kubelet alive does not count",
 			mutate: func(o *Observation) {
-				at := testFailedAt
-				o.Node.OutOfServiceTaint = &Taint{TimeAdded: &at}
-			},
-			missing: []string{"is stale"},
-		},
-		{
-			name: "a fresh taint is not trusted while the node's Lease has not expired",
-			mutate: func(o *Observation) {
-				o.Node.Heartbeat.LeaseRenewed = testNow.Add(-90 * time.Second)
-				o.Node.Heartbeat.LeaseDuration = 2 * time.Minute
+				o.Sightings = []EvidenceSighting{{Name: TaintSighting, PendingAt: ptrTime(testFailedAt.Add(-time.Second))}}
 				o.Node.OutOfServiceTaint = freshTaint()
 			},
-			missing: []string{"is not trusted yet: the node's Lease, renewed at 2026-03-04T11:58:30Z, has not expired"},
+			missing: []string{"is not known to be from this failure"},
 		},
 		{
-			name: "a FAR whose success is older than the failure is stale",
+			name: "a kubelet clock behind the controller's: its old-looking renewal, seen changing 30 s ago, keeps the node alive",
 			mutate: func(o *Observation) {
-				withFAR(o)
-				o.Evidence.Remediators = []RemediatorCR{{Kind: farKind, Name: "ns/" + testNode, Fenced: true, FencedAt: &before}}
+				o.Node.Heartbeat.LeaseRenewed = testNow.Add(-10 * time.Minute)
+				o.Node.Heartbeat.Seen = HeartbeatSighting{LeaseRenewed: o.Node.Heartbeat.LeaseRenewed,
+					KubeletPosted: o.Node.Heartbeat.KubeletPosted, At: testNow.Add(-30 * time.Second), Witnessed: true}
+				o.Sightings = []EvidenceSighting{{Name: TaintSighting, PendingAt: ptrTime(testNow.Add(-20 * time.Second))}}
+				o.Node.OutOfServiceTaint = freshTaint()
 			},
-			missing: []string{"FenceAgentsRemediation/ns/worker-1 FenceAgentActionSucceeded=True is stale"},
+			missing: []string{"is not trusted yet: the controller saw the node's heartbeat change at 2026-03-04T11:59:30Z, less than a Lease duration (40s) ago"},
 		},
 		{
-			name: "a FAR success without lastTransitionTime is not counted",
+			name: "a FAR created before kube-controller-manager marked the node Unknown, never seen pending, does not count",
 			mutate: func(o *Observation) {
 				withFAR(o)
-				o.Evidence.Remediators = []RemediatorCR{{Kind: farKind, Name: "ns/" + testNode, Fenced: true}}
+				o.Evidence.Remediators = []RemediatorCR{{Kind: farKind, Name: "ns/" + testNode, Fenced: true, CreatedAt: before}}
 			},
-			missing: []string{"has FenceAgentActionSucceeded=True without a lastTransitionTime"},
+			missing: []string{"FenceAgentsRemediation/ns/worker-1 FenceAgentActionSucceeded=True is not known to be from this failure"},
+		},
+		{
+			name: "a FAR the controller saw pending after the kubelet's last sign of life counts, whenever it was created",
+			mutate: func(o *Observation) {
+				withFAR(o)
+				o.Evidence.Remediators = []RemediatorCR{{Kind: farKind, Name: "ns/" + testNode, Fenced: true, CreatedAt: before}}
+				o.Sightings = append(o.Sightings, EvidenceSighting{Name: farKind + "/ns/" + testNode, PendingAt: ptrTime(testFailedAt.Add(2 * time.Minute))})
+			},
+			open:     true,
+			evidence: []string{farKind + "/ns/" + testNode},
+		},
+		{
+			name: "a FAR created after the Unknown transition does not count once the controller saw the kubelet alive since",
+			mutate: func(o *Observation) {
+				withFAR(o)
+				o.Evidence.Remediators = []RemediatorCR{{Kind: farKind, Name: "ns/" + testNode, Fenced: true, CreatedAt: testFencedAt}}
+				o.Node.Heartbeat.Seen.Witnessed = true
+				o.Node.Heartbeat.Seen.Ready, o.Node.Heartbeat.Seen.ReadySince = ReadyUnknown, o.Node.Heartbeat.ReadySince
+			},
+			missing: []string{"is not known to be from this failure"},
+		},
+		{
+			name: "a node with no sign of life (re-created, no Lease, no status post): no timed evidence counts",
+			mutate: func(o *Observation) {
+				withFAR(o)
+				o.Evidence.Remediators = []RemediatorCR{{Kind: farKind, Name: "ns/" + testNode, Fenced: true, CreatedAt: testFencedAt}}
+				o.Node.Heartbeat.LeaseRenewed, o.Node.Heartbeat.KubeletPosted = time.Time{}, time.Time{}
+				o.Node.Heartbeat.Seen.LeaseRenewed, o.Node.Heartbeat.Seen.KubeletPosted = time.Time{}, time.Time{}
+				o.Node.OutOfServiceTaint = freshTaint()
+			},
+			missing: []string{"FenceAgentsRemediation/ns/worker-1 FenceAgentActionSucceeded=True cannot be tied to this failure: the node has shown no sign of life",
+				"the node.kubernetes.io/out-of-service taint cannot be tied to this failure"},
 		},
 		{
 			name: "a stale FAR does not hide a fresh one",
 			mutate: func(o *Observation) {
 				withFAR(o)
 				o.Evidence.Remediators = []RemediatorCR{
-					{Kind: farKind, Name: "ns/old", Fenced: true, FencedAt: &before},
-					{Kind: farKind, Name: "ns/new", Fenced: true, FencedAt: fencedAt()},
+					{Kind: farKind, Name: "ns/old", Fenced: true, CreatedAt: before},
+					{Kind: farKind, Name: "ns/new", Fenced: true, CreatedAt: testFencedAt},
 				}
 			},
 			open:     true,
 			evidence: []string{farKind + "/ns/new"},
 		},
 		{
-			name: "a delegate whose success is older than the failure is stale",
+			name: "a delegate created before the failure and never seen pending does not count",
 			mutate: func(o *Observation) {
 				withDelegate(o)
-				o.Evidence.Delegate = &RemediatorCR{Kind: delegated, Name: testNode, Fenced: true, FencedAt: &before}
+				o.Evidence.Delegate = &RemediatorCR{Kind: delegated, Name: testNode, Fenced: true, CreatedAt: before}
 			},
-			missing: []string{"delegate FenceAgentsRemediation/worker-1 FenceAgentActionSucceeded=True is stale"},
+			missing: []string{"delegate FenceAgentsRemediation/worker-1 FenceAgentActionSucceeded=True is not known to be from this failure"},
 		},
 		{
 			name: "a listed kind whose apiVersion does not parse is reported; the other sources still count",
@@ -147,13 +184,18 @@ func TestEvaluateGateEvidenceOfThisFailure(t *testing.T) {
 			missing: []string{`FenceAgentsRemediation: invalid apiVersion "a/b/c"`},
 		},
 		{
-			name: "evidence from while the kubelet still reported Ready=False is stale",
+			name: "evidence from while the kubelet still posted Ready=False does not count",
 			mutate: func(o *Observation) {
-				o.Node.Heartbeat.Ready = ReadyFalse
-				o.Node.Heartbeat.ReadySince = testFencedAt.Add(time.Second)
+				posted := testFencedAt.Add(time.Second)
+				o.Node.Heartbeat.Ready, o.Node.Heartbeat.ReadySince, o.Node.Heartbeat.KubeletPosted = ReadyFalse, posted, posted
+				o.Node.Heartbeat.Seen = HeartbeatSighting{LeaseRenewed: o.Node.Heartbeat.LeaseRenewed, KubeletPosted: posted,
+					At: posted, Witnessed: true, Ready: ReadyFalse, ReadySince: posted}
+				withFAR(o)
+				o.Evidence.Remediators = []RemediatorCR{{Kind: farKind, Name: "ns/" + testNode, Fenced: true, CreatedAt: testFencedAt.Add(2 * time.Second)}}
 				o.Node.OutOfServiceTaint = freshTaint()
 			},
-			missing: []string{"is stale"},
+			missing: []string{"the node.kubernetes.io/out-of-service taint is not known to be from this failure",
+				"FenceAgentActionSucceeded=True is not known to be from this failure"},
 		},
 	}
 	for _, tt := range tests {

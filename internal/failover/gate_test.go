@@ -47,10 +47,17 @@ var (
 )
 
 // deadKubelet is the heartbeat of a node whose kubelet went silent at
-// testFailedAt.
+// testFailedAt, as the controller saw it: its last renewal read at once.
 func deadKubelet() Heartbeat {
 	return Heartbeat{Ready: ReadyUnknown, ReadySince: testFailedAt.Add(50 * time.Second),
-		KubeletPosted: testFailedAt, LeaseRenewed: testFailedAt, LeaseDuration: 40 * time.Second}
+		KubeletPosted: testFailedAt, LeaseRenewed: testFailedAt, LeaseDuration: 40 * time.Second,
+		Seen: HeartbeatSighting{KubeletPosted: testFailedAt, LeaseRenewed: testFailedAt, At: testFailedAt}}
+}
+
+// sawUntainted is the controller's sighting of the node without an
+// out-of-service taint after the failure: a taint added since is current.
+func sawUntainted() []EvidenceSighting {
+	return []EvidenceSighting{{Name: TaintSighting, PendingAt: ptrTime(testFailedAt.Add(time.Minute))}}
 }
 
 // fencedAt is the time fencers acted at, after the failure.
@@ -134,6 +141,7 @@ func notFenced() Observation {
 		},
 		Node:              &Node{Name: testNode, Heartbeat: deadKubelet()},
 		Episode:           ptr.To(deadKubelet().Episode()),
+		Sightings:         sawUntainted(),
 		Targets:           []Target{recordedTarget("s3gw-0", attachedVolume("a"))},
 		LonghornAvailable: true,
 	}
@@ -196,8 +204,8 @@ func TestEvaluateGate(t *testing.T) {
 				o.Node.Ready = true
 				o.Node.OutOfServiceTaint = freshTaint()
 				o.Evidence.LonghornNode = longhornDown
-				o.Evidence.Remediators = []RemediatorCR{{Kind: farKind, Name: testNode, Fenced: true, FencedAt: fencedAt()}}
-				o.Evidence.Delegate = &RemediatorCR{Kind: delegated, Name: testNode, Fenced: true, FencedAt: fencedAt()}
+				o.Evidence.Remediators = []RemediatorCR{{Kind: farKind, Name: testNode, Fenced: true, CreatedAt: testFencedAt}}
+				o.Evidence.Delegate = &RemediatorCR{Kind: delegated, Name: testNode, Fenced: true, CreatedAt: testFencedAt}
 			},
 			missing: []string{"node worker-1 is Ready"},
 		},
@@ -248,8 +256,8 @@ func TestEvaluateGate(t *testing.T) {
 				withoutDefaultSources(o)
 				o.Node.OutOfServiceTaint = freshTaint()
 				o.Evidence.LonghornNode = longhornDown
-				o.Evidence.Remediators = []RemediatorCR{{Kind: farKind, Name: testNode, Fenced: true, FencedAt: fencedAt()}}
-				o.Evidence.Delegate = &RemediatorCR{Kind: delegated, Name: testNode, Fenced: true, FencedAt: fencedAt()}
+				o.Evidence.Remediators = []RemediatorCR{{Kind: farKind, Name: testNode, Fenced: true, CreatedAt: testFencedAt}}
+				o.Evidence.Delegate = &RemediatorCR{Kind: delegated, Name: testNode, Fenced: true, CreatedAt: testFencedAt}
 			},
 		},
 
@@ -291,7 +299,7 @@ func TestEvaluateGate(t *testing.T) {
 			name: "listed remediator CR fenced alone opens",
 			mutate: func(o *Observation) {
 				withFAR(o)
-				o.Evidence.Remediators = []RemediatorCR{{Kind: farKind, Name: testNode, Fenced: true, FencedAt: fencedAt()}}
+				o.Evidence.Remediators = []RemediatorCR{{Kind: farKind, Name: testNode, Fenced: true, CreatedAt: testFencedAt}}
 			},
 			open:     true,
 			evidence: []string{farKind + "/" + testNode},
@@ -301,7 +309,7 @@ func TestEvaluateGate(t *testing.T) {
 			mutate: func(o *Observation) {
 				withoutDefaultSources(o)
 				withFAR(o)
-				o.Evidence.Remediators = []RemediatorCR{{Kind: farKind, Name: testNode, Fenced: true, FencedAt: fencedAt()}}
+				o.Evidence.Remediators = []RemediatorCR{{Kind: farKind, Name: testNode, Fenced: true, CreatedAt: testFencedAt}}
 			},
 			open:     true,
 			evidence: []string{farKind + "/" + testNode},
@@ -330,7 +338,7 @@ func TestEvaluateGate(t *testing.T) {
 			mutate: func(o *Observation) {
 				withoutDefaultSources(o)
 				withFAR(o)
-				o.Evidence.Remediators = []RemediatorCR{{Kind: snrKind, Name: testNode, Fenced: true, FencedAt: fencedAt()}}
+				o.Evidence.Remediators = []RemediatorCR{{Kind: snrKind, Name: testNode, Fenced: true, CreatedAt: testFencedAt}}
 			},
 			missing:    []string{"no " + farKind + " for the node"},
 			notMissing: []string{snrKind},
@@ -339,7 +347,7 @@ func TestEvaluateGate(t *testing.T) {
 		{
 			name: "fenced remediator with no remediator listed is ignored",
 			mutate: func(o *Observation) {
-				o.Evidence.Remediators = []RemediatorCR{{Kind: farKind, Name: testNode, Fenced: true, FencedAt: fencedAt()}}
+				o.Evidence.Remediators = []RemediatorCR{{Kind: farKind, Name: testNode, Fenced: true, CreatedAt: testFencedAt}}
 			},
 			missing: []string{"no node.kubernetes.io/out-of-service taint"},
 			sources: []string{EvidenceOutOfServiceTaint, EvidenceStorageIsolation},
@@ -351,7 +359,7 @@ func TestEvaluateGate(t *testing.T) {
 				withFAR(o)
 				o.Evidence.Remediators = []RemediatorCR{
 					{Kind: farKind, Name: testNode + "-old"},
-					{Kind: farKind, Name: testNode, Fenced: true, FencedAt: fencedAt()},
+					{Kind: farKind, Name: testNode, Fenced: true, CreatedAt: testFencedAt},
 				}
 			},
 			open:     true,
@@ -363,7 +371,7 @@ func TestEvaluateGate(t *testing.T) {
 			name: "delegate fenced alone opens",
 			mutate: func(o *Observation) {
 				withDelegate(o)
-				o.Evidence.Delegate = &RemediatorCR{Kind: delegated, Name: testNode, Fenced: true, FencedAt: fencedAt()}
+				o.Evidence.Delegate = &RemediatorCR{Kind: delegated, Name: testNode, Fenced: true, CreatedAt: testFencedAt}
 			},
 			open:     true,
 			evidence: []string{"delegate " + delegated + "/" + testNode},
@@ -392,7 +400,7 @@ func TestEvaluateGate(t *testing.T) {
 			mutate: func(o *Observation) {
 				withoutDefaultSources(o)
 				withDelegate(o)
-				o.Evidence.Delegate = &RemediatorCR{Kind: delegated, Name: testNode, Fenced: true, FencedAt: fencedAt()}
+				o.Evidence.Delegate = &RemediatorCR{Kind: delegated, Name: testNode, Fenced: true, CreatedAt: testFencedAt}
 				o.Evidence.DelegateError = "template ipmi not found"
 			},
 			missing: []string{"delegate: template ipmi not found"},
@@ -402,7 +410,7 @@ func TestEvaluateGate(t *testing.T) {
 			name: "fenced delegate CR ignored when no delegate is configured",
 			mutate: func(o *Observation) {
 				withoutDefaultSources(o)
-				o.Evidence.Delegate = &RemediatorCR{Kind: delegated, Name: testNode, Fenced: true, FencedAt: fencedAt()}
+				o.Evidence.Delegate = &RemediatorCR{Kind: delegated, Name: testNode, Fenced: true, CreatedAt: testFencedAt}
 			},
 		},
 
@@ -504,8 +512,8 @@ func TestEvaluateGate(t *testing.T) {
 				withDelegate(o)
 				o.Node.OutOfServiceTaint = freshTaint()
 				o.Evidence.LonghornNode = longhornDown
-				o.Evidence.Remediators = []RemediatorCR{{Kind: farKind, Name: testNode, Fenced: true, FencedAt: fencedAt()}}
-				o.Evidence.Delegate = &RemediatorCR{Kind: delegated, Name: testNode + "-fence", Fenced: true, FencedAt: fencedAt()}
+				o.Evidence.Remediators = []RemediatorCR{{Kind: farKind, Name: testNode, Fenced: true, CreatedAt: testFencedAt}}
+				o.Evidence.Delegate = &RemediatorCR{Kind: delegated, Name: testNode + "-fence", Fenced: true, CreatedAt: testFencedAt}
 			},
 			open: true,
 			evidence: []string{EvidenceOutOfServiceTaint, EvidenceStorageIsolation,
@@ -516,7 +524,7 @@ func TestEvaluateGate(t *testing.T) {
 			mutate: func(o *Observation) {
 				withFAR(o)
 				withDelegate(o)
-				o.Evidence.Remediators = []RemediatorCR{{Kind: farKind, Name: testNode, Fenced: true, FencedAt: fencedAt()}}
+				o.Evidence.Remediators = []RemediatorCR{{Kind: farKind, Name: testNode, Fenced: true, CreatedAt: testFencedAt}}
 				o.Evidence.DelegateError = "template ipmi not found"
 			},
 			open:     true,
@@ -534,7 +542,7 @@ func TestEvaluateGate(t *testing.T) {
 				o.Evidence.LonghornNode = longhornDown
 				o.Evidence.Remediators = []RemediatorCR{
 					{Kind: farKind, Name: testNode},
-					{Kind: snrKind, Name: testNode, Fenced: true, FencedAt: fencedAt()},
+					{Kind: snrKind, Name: testNode, Fenced: true, CreatedAt: testFencedAt},
 				}
 				o.Evidence.Delegate = &RemediatorCR{Kind: delegated, Name: testNode + "-fence"}
 			},

@@ -26,8 +26,14 @@ const (
 )
 
 // Heartbeat is what the API shows of a node's kubelet: its Ready condition
-// and its Lease. It answers two questions the gate asks: when did the node
-// last show a sign of life, and has its kubelet gone silent?
+// and its Lease, and what this controller saw of them (Seen). The kubelet's
+// timestamps run on the node's clock, which may be minutes off: they are
+// compared only with their own earlier values, never with the controller's
+// clock or another machine's. Whether the kubelet went silent is measured
+// on the controller's clock from when it saw them last change, as
+// kube-controller-manager does (pkg/controller/nodelifecycle,
+// tryUpdateNodeHealth: probeTimestamp is its own now when the Ready
+// heartbeat or the Lease's renewTime changed).
 type Heartbeat struct {
 	// Ready is the Ready condition's status: ReadyTrue, ReadyFalse,
 	// ReadyUnknown, or "" when the node has none.
@@ -43,28 +49,83 @@ type Heartbeat struct {
 	LeaseRenewed time.Time
 	// LeaseDuration is the Lease's leaseDurationSeconds.
 	LeaseDuration time.Duration
+	// Seen is what this controller saw of the heartbeat, on its own clock.
+	Seen HeartbeatSighting
 }
 
-// LastSignOfLife is the latest moment the API shows the node's kubelet
-// alive: its last Lease renewal or status post, and, while it reports
-// Ready=False itself, that transition. An Unknown transition is the
-// node-lifecycle controller noticing silence, not a sign of life. Evidence
-// of fencing counts only if it is newer: anything older may belong to an
-// earlier failure the node recovered from. With no heartbeat time at all it
-// falls back to the Ready transition, the conservative choice.
-func (h Heartbeat) LastSignOfLife() time.Time {
-	last := latest(h.LeaseRenewed, h.KubeletPosted)
-	if h.Ready != ReadyUnknown || last.IsZero() {
-		last = latest(last, h.ReadySince)
+// defaultLeaseDuration is the kubelet's default nodeLeaseDurationSeconds,
+// used for a node without a Lease.
+const defaultLeaseDuration = 40 * time.Second
+
+func (h Heartbeat) leaseDuration() time.Duration {
+	if h.LeaseDuration > 0 {
+		return h.LeaseDuration
 	}
-	return last
+	return defaultLeaseDuration
 }
 
-// Silent reports whether the kubelet stopped renewing its Lease: the Lease
-// expired, or there is none. A kubelet that still renews is alive, whatever
-// a fencer claims.
+// NoSignOfLife reports whether the node never showed one: no Lease renewal,
+// no status post (a node deleted and re-created under the same name, whose
+// kubelet has not started). No timed evidence can be tied to its current
+// failure: any fencer's success may be the old node's.
+func (h Heartbeat) NoSignOfLife() bool {
+	return h.LeaseRenewed.IsZero() && h.KubeletPosted.IsZero()
+}
+
+// Silent reports whether the kubelet stopped renewing its Lease and posting
+// status: this controller has seen neither change for a Lease duration, on
+// its own clock. A kubelet that still renews is alive, whatever a fencer
+// claims. Before the first sighting nothing is silent.
 func (h Heartbeat) Silent(now time.Time) bool {
-	return h.LeaseRenewed.IsZero() || now.Sub(h.LeaseRenewed) > h.LeaseDuration
+	return !h.Seen.At.IsZero() && now.Sub(h.Seen.At) > h.leaseDuration()
+}
+
+// silentAt is when the kubelet counts as silent if nothing changes; zero
+// before the first sighting.
+func (h Heartbeat) silentAt() time.Time {
+	if h.Seen.At.IsZero() {
+		return time.Time{}
+	}
+	return h.Seen.At.Add(h.leaseDuration())
+}
+
+// HeartbeatSighting is what this controller saw of a node's heartbeat: the
+// values it read last (the kubelet's clock, compared only for equality) and,
+// on its own clock, when it first read them. Status keeps it, so a restart
+// neither forgets a silence it measured nor mistakes one.
+type HeartbeatSighting struct {
+	LeaseRenewed, KubeletPosted time.Time
+	// At is when this controller first read these values: the latest sign
+	// of life it knows of, on its own clock.
+	At time.Time
+	// Witnessed is true when At is a change it saw, not its first reading:
+	// it then saw the kubelet alive at At, while the Ready condition was
+	// Ready and ReadySince.
+	Witnessed  bool
+	Ready      string
+	ReadySince time.Time
+}
+
+// Next is the sighting after a pass read h at now. A first reading counts
+// as a sign of life now, as kube-controller-manager assumes for a node it
+// has not seen before; any change of the kubelet's values (forwards or
+// backwards) is one.
+func (s HeartbeatSighting) Next(h Heartbeat, now time.Time) HeartbeatSighting {
+	switch {
+	case s.At.IsZero():
+		return HeartbeatSighting{LeaseRenewed: h.LeaseRenewed, KubeletPosted: h.KubeletPosted, At: now}
+	case !s.LeaseRenewed.Equal(h.LeaseRenewed) || !s.KubeletPosted.Equal(h.KubeletPosted):
+		return HeartbeatSighting{LeaseRenewed: h.LeaseRenewed, KubeletPosted: h.KubeletPosted, At: now,
+			Witnessed: true, Ready: h.Ready, ReadySince: h.ReadySince}
+	}
+	return s
+}
+
+// aliveSinceUnknown reports whether this controller saw the kubelet alive
+// after kube-controller-manager marked the node Unknown: the transition
+// then no longer bounds the node's last sign of life.
+func (h Heartbeat) aliveSinceUnknown() bool {
+	return h.Seen.Witnessed && h.Seen.Ready == ReadyUnknown && h.Seen.ReadySince.Equal(h.ReadySince)
 }
 
 // Lagging reports whether the kubelet missed two renewals in a row: a live
@@ -109,11 +170,4 @@ func (e Episode) Continues(h Heartbeat) bool {
 		return true
 	}
 	return e.Ready == ReadyFalse && h.Ready == ReadyUnknown && h.KubeletPosted.Equal(e.KubeletPosted)
-}
-
-func latest(a, b time.Time) time.Time {
-	if b.After(a) {
-		return b
-	}
-	return a
 }

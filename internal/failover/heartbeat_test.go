@@ -25,45 +25,118 @@ import (
 
 func TestHeartbeat(t *testing.T) {
 	at := func(minutes int) time.Time { return testNow.Add(time.Duration(minutes) * time.Minute) }
+	// seen is the heartbeat's values as the controller first read them at t.
+	seen := func(hb Heartbeat, t time.Time) Heartbeat {
+		hb.Seen = HeartbeatSighting{LeaseRenewed: hb.LeaseRenewed, KubeletPosted: hb.KubeletPosted, At: t}
+		return hb
+	}
+	// The kubelet's clock runs 10 minutes behind: its Lease looks expired
+	// by the controller's clock, yet the controller just saw it renewed.
+	behind := Heartbeat{Ready: ReadyUnknown, ReadySince: at(-1), KubeletPosted: at(-16), LeaseRenewed: at(-10), LeaseDuration: 40 * time.Second}
+	// The kubelet's clock runs 10 minutes ahead: its last renewal looks
+	// fresh, yet the controller has not seen it change for 5 minutes.
+	ahead := Heartbeat{Ready: ReadyUnknown, ReadySince: at(-4), KubeletPosted: at(5), LeaseRenewed: at(5), LeaseDuration: 40 * time.Second}
 	tests := []struct {
-		name       string
-		hb         Heartbeat
-		signOfLife time.Time
-		silent     bool
-		lost       bool
+		name                 string
+		hb                   Heartbeat
+		silent, lost, noSign bool
 	}{
 		{
-			name:       "dead kubelet: the last renewal, not the Unknown transition",
-			hb:         Heartbeat{Ready: ReadyUnknown, ReadySince: at(-9), KubeletPosted: at(-15), LeaseRenewed: at(-10), LeaseDuration: 40 * time.Second},
-			signOfLife: at(-10), silent: true, lost: true,
+			name:   "dead kubelet: unchanged for longer than its Lease, by the controller's clock",
+			hb:     seen(Heartbeat{Ready: ReadyUnknown, ReadySince: at(-9), KubeletPosted: at(-15), LeaseRenewed: at(-10), LeaseDuration: 40 * time.Second}, at(-10)),
+			silent: true, lost: true,
 		},
 		{
-			name:       "kubelet posting Ready=False: alive at its transition and renewals",
-			hb:         Heartbeat{Ready: ReadyFalse, ReadySince: at(-2), KubeletPosted: at(-2), LeaseRenewed: at(0), LeaseDuration: 40 * time.Second},
-			signOfLife: at(0), silent: false, lost: false,
+			name:   "a kubelet clock behind: a renewal the controller just saw keeps it alive",
+			hb:     seen(behind, testNow.Add(-5*time.Second)),
+			silent: false, lost: false,
 		},
 		{
-			name:       "kubelet that posted Ready=False then died: silent, but not Unknown yet",
-			hb:         Heartbeat{Ready: ReadyFalse, ReadySince: at(-5), KubeletPosted: at(-5), LeaseRenewed: at(-3), LeaseDuration: 40 * time.Second},
-			signOfLife: at(-3), silent: true, lost: false,
+			name:   "a kubelet clock ahead: a renewal time in the future does not keep it alive",
+			hb:     seen(ahead, at(-5)),
+			silent: true, lost: true,
 		},
 		{
-			name:       "no Lease: silent; a Ready=Unknown with no heartbeat time falls back to its transition",
-			hb:         Heartbeat{Ready: ReadyUnknown, ReadySince: at(-4)},
-			signOfLife: at(-4), silent: true, lost: true,
+			name:   "kubelet posting Ready=False: alive",
+			hb:     seen(Heartbeat{Ready: ReadyFalse, ReadySince: at(-2), KubeletPosted: at(-2), LeaseRenewed: at(0), LeaseDuration: 40 * time.Second}, testNow.Add(-time.Second)),
+			silent: false, lost: false,
 		},
 		{
-			name:       "an unexpired Lease keeps an Unknown node alive",
-			hb:         Heartbeat{Ready: ReadyUnknown, ReadySince: at(-1), KubeletPosted: at(-6), LeaseRenewed: testNow.Add(-30 * time.Second), LeaseDuration: 40 * time.Second},
-			signOfLife: testNow.Add(-30 * time.Second), silent: false, lost: false,
+			name:   "kubelet that posted Ready=False then died: silent, but not Unknown yet",
+			hb:     seen(Heartbeat{Ready: ReadyFalse, ReadySince: at(-5), KubeletPosted: at(-5), LeaseRenewed: at(-3), LeaseDuration: 40 * time.Second}, at(-3)),
+			silent: true, lost: false,
+		},
+		{
+			name:   "never read by the controller: nothing is silent yet",
+			hb:     Heartbeat{Ready: ReadyUnknown, ReadySince: at(-9), KubeletPosted: at(-15), LeaseRenewed: at(-10), LeaseDuration: 40 * time.Second},
+			silent: false, lost: false,
+		},
+		{
+			name:   "no Lease: silent after the kubelet's default Lease duration",
+			hb:     seen(Heartbeat{Ready: ReadyUnknown, ReadySince: at(-4), KubeletPosted: at(-5)}, at(-1)),
+			silent: true, lost: true,
+		},
+		{
+			name:   "no Lease and no status post (a re-created node): no sign of life",
+			hb:     seen(Heartbeat{Ready: ReadyUnknown, ReadySince: at(-4)}, at(-1)),
+			silent: true, lost: true, noSign: true,
 		},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			g := NewWithT(t)
-			g.Expect(tt.hb.LastSignOfLife()).To(Equal(tt.signOfLife))
 			g.Expect(tt.hb.Silent(testNow)).To(Equal(tt.silent))
 			g.Expect(tt.hb.Lost(testNow)).To(Equal(tt.lost))
+			g.Expect(tt.hb.NoSignOfLife()).To(Equal(tt.noSign))
+		})
+	}
+}
+
+func TestHeartbeatSightingNext(t *testing.T) {
+	first := testNow.Add(-time.Minute)
+	hb := deadKubelet()
+	tests := []struct {
+		name string
+		kept HeartbeatSighting
+		read Heartbeat
+		want HeartbeatSighting
+	}{
+		{
+			name: "first reading: a sign of life now, not a witnessed change",
+			read: hb,
+			want: HeartbeatSighting{LeaseRenewed: hb.LeaseRenewed, KubeletPosted: hb.KubeletPosted, At: testNow},
+		},
+		{
+			name: "unchanged: the sighting stands, however old the kubelet's times look",
+			kept: HeartbeatSighting{LeaseRenewed: hb.LeaseRenewed, KubeletPosted: hb.KubeletPosted, At: first},
+			read: hb,
+			want: HeartbeatSighting{LeaseRenewed: hb.LeaseRenewed, KubeletPosted: hb.KubeletPosted, At: first},
+		},
+		{
+			name: "a renewal: witnessed now, with the Ready condition it happened under",
+			kept: HeartbeatSighting{LeaseRenewed: hb.LeaseRenewed.Add(-10 * time.Second), KubeletPosted: hb.KubeletPosted, At: first},
+			read: hb,
+			want: HeartbeatSighting{LeaseRenewed: hb.LeaseRenewed, KubeletPosted: hb.KubeletPosted, At: testNow,
+				Witnessed: true, Ready: ReadyUnknown, ReadySince: hb.ReadySince},
+		},
+		{
+			name: "a renewal time that went backwards (the kubelet's clock was stepped back) is a sign of life too",
+			kept: HeartbeatSighting{LeaseRenewed: hb.LeaseRenewed.Add(time.Hour), KubeletPosted: hb.KubeletPosted, At: first},
+			read: hb,
+			want: HeartbeatSighting{LeaseRenewed: hb.LeaseRenewed, KubeletPosted: hb.KubeletPosted, At: testNow,
+				Witnessed: true, Ready: ReadyUnknown, ReadySince: hb.ReadySince},
+		},
+		{
+			name: "a status post alone is a sign of life",
+			kept: HeartbeatSighting{LeaseRenewed: hb.LeaseRenewed, KubeletPosted: hb.KubeletPosted.Add(-time.Minute), At: first},
+			read: hb,
+			want: HeartbeatSighting{LeaseRenewed: hb.LeaseRenewed, KubeletPosted: hb.KubeletPosted, At: testNow,
+				Witnessed: true, Ready: ReadyUnknown, ReadySince: hb.ReadySince},
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			NewWithT(t).Expect(tt.kept.Next(tt.read, testNow)).To(Equal(tt.want))
 		})
 	}
 }

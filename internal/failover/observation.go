@@ -59,6 +59,9 @@ type Observation struct {
 	// Episode is the not-Ready period status recorded this remediation
 	// working on; nil before the first one.
 	Episode *Episode
+	// Sightings are what this controller saw of each piece of timed
+	// evidence, this pass included (NextSightings).
+	Sightings []EvidenceSighting
 }
 
 // Node is the failed node's state.
@@ -97,9 +100,6 @@ type RemediatorCR struct {
 	Kind, Name string
 	// Fenced is true when its proving condition is True.
 	Fenced bool
-	// FencedAt is the proving condition's lastTransitionTime; nil when the
-	// condition has none.
-	FencedAt *time.Time
 	// CreatedAt is the CR's creationTimestamp.
 	CreatedAt time.Time
 }

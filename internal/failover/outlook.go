@@ -101,7 +101,8 @@ func imagineFailure(o Observation) Observation {
 		Now:  now,
 		Spec: o.Spec,
 		Node: &Node{Name: node, Heartbeat: Heartbeat{Ready: ReadyUnknown, ReadySince: silentSince,
-			KubeletPosted: silentSince, LeaseRenewed: silentSince}},
+			KubeletPosted: silentSince, LeaseRenewed: silentSince,
+			Seen: HeartbeatSighting{KubeletPosted: silentSince, LeaseRenewed: silentSince, At: silentSince}}},
 		LonghornAvailable: o.LonghornAvailable,
 	}
 	for _, source := range Sources {

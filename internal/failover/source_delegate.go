@@ -76,26 +76,29 @@ func judgeDelegate(o Observation, v *Verdict) {
 }
 
 // reusableFencer returns a CR of the delegate's kind for the node that this
-// remediation did not create, created after the node's last sign of life:
-// it belongs to this failure, so creating another would fence twice.
+// remediation did not create, arisen after the node's last sign of life
+// (aroseDuringFailure): it belongs to this failure, so creating another
+// would fence twice.
 func reusableFencer(o Observation) *RemediatorCR {
-	if o.Evidence.Delegate != nil {
+	if o.Evidence.Delegate != nil || o.Node.Heartbeat.NoSignOfLife() {
 		return nil
 	}
-	last := o.Node.Heartbeat.LastSignOfLife()
 	for i := range o.Evidence.OtherFencers {
-		if cr := &o.Evidence.OtherFencers[i]; cr.CreatedAt.After(last) {
+		if cr := &o.Evidence.OtherFencers[i]; aroseDuringFailure(o, crSighting(*cr), &cr.CreatedAt) {
 			return cr
 		}
 	}
 	return nil
 }
 
-// delegateStale is true when the delegate reports success from before the
-// node's last sign of life: it fenced an earlier failure and will not fence
-// this one.
+// delegateStale is true when the delegate reported success before this
+// controller saw the kubelet alive again: it fenced an earlier failure and
+// will not fence this one. Both moments are the controller's sightings.
 func delegateStale(o Observation) bool {
-	d := o.Evidence.Delegate
-	return o.Spec.Fencing.Delegate != nil && d != nil && d.Fenced && d.FencedAt != nil &&
-		!d.FencedAt.After(o.Node.Heartbeat.LastSignOfLife())
+	d, seen := o.Evidence.Delegate, o.Node.Heartbeat.Seen
+	if o.Spec.Fencing.Delegate == nil || d == nil || !d.Fenced || !seen.Witnessed {
+		return false
+	}
+	proven := o.sighting(crSighting(*d)).ProvenAt
+	return proven != nil && proven.Before(seen.At)
 }

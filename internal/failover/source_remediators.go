@@ -93,10 +93,8 @@ func fencedMissing(o Observation, cr RemediatorCR, conditionType string) string 
 	switch {
 	case !cr.Fenced:
 		return fmt.Sprintf("has no %s=True", conditionType)
-	case cr.FencedAt == nil:
-		return fmt.Sprintf("has %s=True without a lastTransitionTime, so it cannot be tied to this failure", conditionType)
 	}
-	if why := notCurrent(o, *cr.FencedAt); why != "" {
+	if why := notCurrent(o, crSighting(cr), &cr.CreatedAt); why != "" {
 		return fmt.Sprintf("%s=True %s", conditionType, why)
 	}
 	return ""
@@ -104,5 +102,5 @@ func fencedMissing(o Observation, cr RemediatorCR, conditionType string) string 
 
 // succeededFor is a fencer's CR for the node that reports success now.
 func succeededFor(kind, node string, now time.Time) RemediatorCR {
-	return RemediatorCR{Kind: kind, Name: node, Fenced: true, FencedAt: &now, CreatedAt: now}
+	return RemediatorCR{Kind: kind, Name: node, Fenced: true, CreatedAt: now}
 }

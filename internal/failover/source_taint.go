@@ -50,7 +50,7 @@ func outOfServiceTaintMissing(o Observation) string {
 	case taint.TimeAdded == nil:
 		return ""
 	}
-	if why := notCurrent(o, *taint.TimeAdded); why != "" {
+	if why := notCurrent(o, TaintSighting, nil); why != "" {
 		return "the node.kubernetes.io/out-of-service taint " + why
 	}
 	return ""

@@ -143,7 +143,7 @@ func (d Delegate) Observe(ctx context.Context, rem *s3gwv1alpha1.S3GWRemediation
 func evidenceOf(cr *unstructured.Unstructured, condType string) *failover.RemediatorCR {
 	e := &failover.RemediatorCR{Kind: cr.GetKind(), Name: cr.GetNamespace() + "/" + cr.GetName(),
 		CreatedAt: cr.GetCreationTimestamp().Time}
-	e.Fenced, e.FencedAt = ConditionTrue(cr, condType)
+	e.Fenced = ConditionTrue(cr, condType)
 	return e
 }
 

@@ -19,7 +19,6 @@ package fencing
 import (
 	"context"
 	"fmt"
-	"time"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
@@ -68,7 +67,7 @@ func Remediators(ctx context.Context, reader client.Reader, listed []s3gwv1alpha
 				continue
 			}
 			cr := failover.RemediatorCR{Kind: l.Kind, Name: item.GetNamespace() + "/" + item.GetName()}
-			cr.Fenced, cr.FencedAt = ConditionTrue(item, l.ConditionTypeOrDefault())
+			cr.Fenced = ConditionTrue(item, l.ConditionTypeOrDefault())
 			out = append(out, cr)
 		}
 	}
@@ -87,10 +86,10 @@ func RemediatorKinds(listed []s3gwv1alpha1.RemediatorEvidence) []schema.GroupVer
 	return out
 }
 
-// ConditionTrue reports whether status.conditions holds condType=True, and
-// since when (its lastTransitionTime; nil when it has none or it does not
-// parse).
-func ConditionTrue(obj *unstructured.Unstructured, condType string) (bool, *time.Time) {
+// ConditionTrue reports whether status.conditions holds condType=True. Its
+// lastTransitionTime is not read: the fencer's clock is not one the gate
+// trusts (failover.EvidenceSighting).
+func ConditionTrue(obj *unstructured.Unstructured, condType string) bool {
 	conds, _, _ := unstructured.NestedSlice(obj.Object, "status", "conditions")
 	for _, c := range conds {
 		m, ok := c.(map[string]any)
@@ -98,14 +97,9 @@ func ConditionTrue(obj *unstructured.Unstructured, condType string) (bool, *time
 			continue
 		}
 		if m["status"] != string(metav1.ConditionTrue) {
-			return false, nil
+			return false
 		}
-		raw, _ := m["lastTransitionTime"].(string)
-		at, err := time.Parse(time.RFC3339, raw)
-		if err != nil {
-			return true, nil
-		}
-		return true, &at
+		return true
 	}
-	return false, nil
+	return false
 }

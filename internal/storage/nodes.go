@@ -29,6 +29,10 @@ import (
 	"github.com/s3gw-tech/s3gw-remediation/internal/failover"
 )
 
+// reasonNeverUpdated is the Ready reason kube-controller-manager sets on a
+// node whose kubelet never posted status.
+const reasonNeverUpdated = "NodeStatusNeverUpdated"
+
 // NodeLease reads the node's kubelet Lease; nil when there is none.
 func NodeLease(ctx context.Context, reader client.Reader, node string) (*coordinationv1.Lease, error) {
 	lease := &coordinationv1.Lease{}
@@ -51,7 +55,14 @@ func Heartbeat(node *corev1.Node, lease *coordinationv1.Lease) failover.Heartbea
 		for _, c := range node.Status.Conditions {
 			if c.Type == corev1.NodeReady {
 				hb.Ready = string(c.Status)
-				hb.ReadySince, hb.KubeletPosted = c.LastTransitionTime.Time, c.LastHeartbeatTime.Time
+				hb.ReadySince = c.LastTransitionTime.Time
+				// A kubelet that never posted status has none: the
+				// node-lifecycle controller wrote the node's creation time
+				// as its heartbeat (node_lifecycle_controller.go,
+				// tryUpdateNodeHealth, reason NodeStatusNeverUpdated).
+				if c.Reason != reasonNeverUpdated {
+					hb.KubeletPosted = c.LastHeartbeatTime.Time
+				}
 			}
 		}
 	}

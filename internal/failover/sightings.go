@@ -1,0 +1,126 @@
+/*
+Copyright 2026 The s3gw-remediation Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package failover
+
+import "time"
+
+// The clocks the gate trusts. A kubelet's timestamps (Lease renewTime,
+// status heartbeats) run on its node's clock, a fencer's condition times
+// and an out-of-service taint's timeAdded on the fencer's or admin's: any
+// may be minutes off. The gate never compares them with the controller's
+// clock nor with each other. It orders evidence against the node's last
+// sign of life on one of two clocks only:
+//
+//   - the control plane's: a fencer CR's creationTimestamp (kube-apiserver)
+//     after the Ready=Unknown transition kube-controller-manager wrote, so
+//     the CR was created while the node was silent;
+//   - its own: it saw the evidence still pending (a CR not yet fenced, no
+//     taint on the node) after it first read the node's current heartbeat
+//     values (HeartbeatSighting), so the evidence arose after the latest
+//     sign of life there is.
+//
+// What it saw is kept in status (EvidenceSighting), so a restart forgets
+// no proof and invents none.
+
+// TaintSighting names the out-of-service taint among the sightings.
+const TaintSighting = "node.kubernetes.io/out-of-service"
+
+// EvidenceSighting is what this controller saw of one piece of timed
+// evidence, on its own clock.
+type EvidenceSighting struct {
+	// Name is Kind/name of a fencer's CR, or TaintSighting.
+	Name string
+	// PendingAt is when it last saw it prove nothing yet: the CR without
+	// its condition True, the node without the taint.
+	PendingAt *time.Time
+	// ProvenAt is when it first saw it prove the node fenced.
+	ProvenAt *time.Time
+}
+
+// crSighting names a fencer's CR among the sightings.
+func crSighting(cr RemediatorCR) string { return cr.Kind + "/" + cr.Name }
+
+// NextSightings is the sightings after the pass that observed o, from those
+// status kept: each fencer CR for the node and the out-of-service taint,
+// pending or proving. CRs no longer there are forgotten.
+func NextSightings(kept []EvidenceSighting, o Observation) []EvidenceSighting {
+	if o.Node == nil {
+		return kept
+	}
+	now := o.Now
+	previous := map[string]EvidenceSighting{}
+	for _, s := range kept {
+		previous[s.Name] = s
+	}
+	var out []EvidenceSighting
+	see := func(name string, proves bool) {
+		s, seen := previous[name]
+		if !seen {
+			s = EvidenceSighting{Name: name}
+		}
+		switch {
+		case !proves:
+			s.PendingAt, s.ProvenAt = &now, nil
+		case s.ProvenAt == nil:
+			s.ProvenAt = &now
+		}
+		out = append(out, s)
+	}
+	see(TaintSighting, o.Node.OutOfServiceTaint.Foreign())
+	e := o.Evidence
+	crs := append(append([]RemediatorCR(nil), e.Remediators...), e.OtherFencers...)
+	if e.Delegate != nil {
+		crs = append(crs, *e.Delegate)
+	}
+	for _, cr := range crs {
+		if !contains(out, crSighting(cr)) {
+			see(crSighting(cr), cr.Fenced)
+		}
+	}
+	return out
+}
+
+func contains(sightings []EvidenceSighting, name string) bool {
+	for _, s := range sightings {
+		if s.Name == name {
+			return true
+		}
+	}
+	return false
+}
+
+// sighting returns what this controller saw of the named evidence.
+func (o Observation) sighting(name string) EvidenceSighting {
+	for _, s := range o.Sightings {
+		if s.Name == name {
+			return s
+		}
+	}
+	return EvidenceSighting{Name: name}
+}
+
+// aroseDuringFailure reports whether the named evidence, created at
+// createdAt by kube-apiserver's clock (nil when it has no creation time of
+// its own, like a taint), arose after the node's last sign of life, judged
+// on a clock the controller trusts (see above).
+func aroseDuringFailure(o Observation, name string, createdAt *time.Time) bool {
+	hb := o.Node.Heartbeat
+	if pending := o.sighting(name).PendingAt; pending != nil && !hb.Seen.At.IsZero() && !pending.Before(hb.Seen.At) {
+		return true
+	}
+	return createdAt != nil && hb.Ready == ReadyUnknown && createdAt.After(hb.ReadySince) && !hb.aliveSinceUnknown()
+}

@@ -1,0 +1,94 @@
+/*
+Copyright 2026 The s3gw-remediation Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package failover
+
+import (
+	"testing"
+	"time"
+
+	. "github.com/onsi/gomega"
+)
+
+func TestNextSightings(t *testing.T) {
+	earlier := testNow.Add(-time.Minute)
+	far := func(fenced bool) RemediatorCR { return RemediatorCR{Kind: farKind, Name: testNode, Fenced: fenced} }
+	farName := farKind + "/" + testNode
+	tests := []struct {
+		name   string
+		kept   []EvidenceSighting
+		mutate func(o *Observation)
+		want   []EvidenceSighting
+	}{
+		{
+			name: "first pass: no taint and a FAR still fencing are seen pending now",
+			mutate: func(o *Observation) {
+				o.Evidence.Remediators = []RemediatorCR{far(false)}
+			},
+			want: []EvidenceSighting{{Name: TaintSighting, PendingAt: &testNow}, {Name: farName, PendingAt: &testNow}},
+		},
+		{
+			name: "a FAR seen pending, now fenced: the pending sighting stays, proven now",
+			kept: []EvidenceSighting{{Name: TaintSighting, PendingAt: &earlier}, {Name: farName, PendingAt: &earlier}},
+			mutate: func(o *Observation) {
+				o.Evidence.Remediators = []RemediatorCR{far(true)}
+			},
+			want: []EvidenceSighting{{Name: TaintSighting, PendingAt: &testNow}, {Name: farName, PendingAt: &earlier, ProvenAt: &testNow}},
+		},
+		{
+			name: "fenced when first seen: proven now, never seen pending",
+			mutate: func(o *Observation) {
+				o.Evidence.Delegate = ptrCR(far(true))
+			},
+			want: []EvidenceSighting{{Name: TaintSighting, PendingAt: &testNow}, {Name: farName, ProvenAt: &testNow}},
+		},
+		{
+			name: "proof already seen keeps its first moment",
+			kept: []EvidenceSighting{{Name: farName, PendingAt: &earlier, ProvenAt: &earlier}},
+			mutate: func(o *Observation) {
+				o.Evidence.Remediators = []RemediatorCR{far(true)}
+				o.Node.OutOfServiceTaint = freshTaint()
+			},
+			want: []EvidenceSighting{{Name: TaintSighting, ProvenAt: &testNow}, {Name: farName, PendingAt: &earlier, ProvenAt: &earlier}},
+		},
+		{
+			name: "our own taint proves nothing: the node counts as untainted",
+			kept: []EvidenceSighting{{Name: TaintSighting, PendingAt: &earlier, ProvenAt: &earlier}},
+			mutate: func(o *Observation) {
+				o.Node.OutOfServiceTaint = ourTaint()
+			},
+			want: []EvidenceSighting{{Name: TaintSighting, PendingAt: &testNow}},
+		},
+		{
+			name: "a CR gone from the API is forgotten; one CR listed twice is seen once",
+			kept: []EvidenceSighting{{Name: farKind + "/gone", PendingAt: &earlier}},
+			mutate: func(o *Observation) {
+				o.Evidence.Remediators = []RemediatorCR{far(false)}
+				o.Evidence.Delegate = ptrCR(far(false))
+			},
+			want: []EvidenceSighting{{Name: TaintSighting, PendingAt: &testNow}, {Name: farName, PendingAt: &testNow}},
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			o := notFenced()
+			tt.mutate(&o)
+			NewWithT(t).Expect(NextSightings(tt.kept, o)).To(Equal(tt.want))
+		})
+	}
+}
+
+func ptrCR(cr RemediatorCR) *RemediatorCR { return &cr }
