@@ -56,12 +56,14 @@ func crSighting(cr RemediatorCR) string { return cr.Kind + "/" + cr.Name }
 
 // NextSightings is the sightings after the pass that observed o, from those
 // status kept: each fencer CR for the node and the out-of-service taint,
-// pending or proving. CRs no longer there are forgotten.
+// pending or proving. CRs no longer there are forgotten. A pending sighting
+// already made since the node's heartbeat sighting is kept as it is: it
+// proves all a later one would, and status is not rewritten every pass.
 func NextSightings(kept []EvidenceSighting, o Observation) []EvidenceSighting {
 	if o.Node == nil {
 		return kept
 	}
-	now := o.Now
+	now, heartbeat := o.Now, o.Node.Heartbeat.Seen.At
 	previous := map[string]EvidenceSighting{}
 	for _, s := range kept {
 		previous[s.Name] = s
@@ -73,8 +75,10 @@ func NextSightings(kept []EvidenceSighting, o Observation) []EvidenceSighting {
 			s = EvidenceSighting{Name: name}
 		}
 		switch {
-		case !proves:
+		case !proves && (s.PendingAt == nil || s.PendingAt.Before(heartbeat)):
 			s.PendingAt, s.ProvenAt = &now, nil
+		case !proves:
+			s.ProvenAt = nil
 		case s.ProvenAt == nil:
 			s.ProvenAt = &now
 		}

@@ -46,7 +46,17 @@ func TestNextSightings(t *testing.T) {
 			mutate: func(o *Observation) {
 				o.Evidence.Remediators = []RemediatorCR{far(true)}
 			},
-			want: []EvidenceSighting{{Name: TaintSighting, PendingAt: &testNow}, {Name: farName, PendingAt: &earlier, ProvenAt: &testNow}},
+			want: []EvidenceSighting{{Name: TaintSighting, PendingAt: &earlier}, {Name: farName, PendingAt: &earlier, ProvenAt: &testNow}},
+		},
+		{
+			name: "still pending, already seen pending since the heartbeat sighting: kept as it is",
+			kept: []EvidenceSighting{{Name: TaintSighting, PendingAt: &earlier}},
+			want: []EvidenceSighting{{Name: TaintSighting, PendingAt: &earlier}},
+		},
+		{
+			name: "still pending, seen pending only before the heartbeat sighting: seen again now",
+			kept: []EvidenceSighting{{Name: TaintSighting, PendingAt: ptrTime(testFailedAt.Add(-time.Second))}},
+			want: []EvidenceSighting{{Name: TaintSighting, PendingAt: &testNow}},
 		},
 		{
 			name: "fenced when first seen: proven now, never seen pending",
@@ -70,7 +80,7 @@ func TestNextSightings(t *testing.T) {
 			mutate: func(o *Observation) {
 				o.Node.OutOfServiceTaint = ourTaint()
 			},
-			want: []EvidenceSighting{{Name: TaintSighting, PendingAt: &testNow}},
+			want: []EvidenceSighting{{Name: TaintSighting, PendingAt: &earlier}},
 		},
 		{
 			name: "a CR gone from the API is forgotten; one CR listed twice is seen once",
@@ -85,7 +95,9 @@ func TestNextSightings(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			o := notFenced()
-			tt.mutate(&o)
+			if tt.mutate != nil {
+				tt.mutate(&o)
+			}
 			NewWithT(t).Expect(NextSightings(tt.kept, o)).To(Equal(tt.want))
 		})
 	}
