@@ -66,7 +66,8 @@ func Remediators(ctx context.Context, reader client.Reader, listed []s3gwv1alpha
 			if medik8s.NodeName(item) != node || item.GetDeletionTimestamp() != nil {
 				continue
 			}
-			cr := failover.RemediatorCR{Kind: l.Kind, Name: item.GetNamespace() + "/" + item.GetName()}
+			cr := failover.RemediatorCR{Kind: l.Kind, Name: item.GetNamespace() + "/" + item.GetName(),
+				CreatedAt: item.GetCreationTimestamp().Time}
 			cr.Fenced = ConditionTrue(item, l.ConditionTypeOrDefault())
 			out = append(out, cr)
 		}
