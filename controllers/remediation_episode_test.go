@@ -100,7 +100,7 @@ var _ = Describe("Evidence of the current failure", func() {
 
 		closedGate(s, "FenceAgentActionSucceeded=True is not known to be from this failure")
 		Expect(s.w.remediation(s.key).Status.EvidenceSightings).To(ContainElement(
-			HaveField("Name", "FenceAgentsRemediation/"+w.nodeName("failed"))))
+			HaveField("Name", "FenceAgentsRemediation/"+w.ns+"/"+w.nodeName("failed"))))
 
 		// FAR fences anew: the controller sees it pending, then succeeded.
 		st := s.w.stepper(managerClient)

@@ -171,7 +171,10 @@ var mutations = []Mutation{
 	},
 	{
 		// FAR and SNR remove the taint by key and leave the annotation; an
-		// admin's taint added later is then taken for ours.
+		// admin's taint added later is then taken for ours. The model's FAR
+		// and admin did not produce that sequence in 2 000 episodes of the
+		// fixed seed (0 new); the envtest story "drops its owner annotation
+		// once a fencer removed its taint by key" fails with it.
 		Name: "#16.3 the taint owner annotation is trusted without the taint it names",
 		Edits: []Edit{{
 			File: taintOwnerGo,
@@ -179,6 +182,7 @@ var mutations = []Mutation{
 				"\t\t!taint.TimeAdded.Truncate(time.Second).Equal(record.TimeAdded.Truncate(time.Second)):\n\t\treturn \"\", true\n",
 			New: "\tcase taint == nil:\n\t\treturn \"\", false\n",
 		}},
+		ReportOnly: true,
 	},
 	{
 		Name: "storage isolation ignores a replica on the failed node",
