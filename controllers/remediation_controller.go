@@ -166,6 +166,9 @@ func (r *RemediationReconciler) Reconcile(ctx context.Context, req reconcile.Req
 	// write loses the optimistic lock on its status patch and runs again.
 	rem := &s3gwv1alpha1.S3GWRemediation{}
 	if err := r.Client.Get(ctx, req.NamespacedName, rem); err != nil {
+		if apierrors.IsNotFound(err) {
+			r.Metrics.ForgetPhase(req.NamespacedName)
+		}
 		return reconcile.Result{}, client.IgnoreNotFound(err)
 	}
 	nodeName := medik8s.NodeName(rem)

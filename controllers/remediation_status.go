@@ -91,6 +91,7 @@ func (r *RemediationReconciler) recordTransition(ctx context.Context, s *scope, 
 	}
 	r.refusedPodsEvent(s, &before)
 	r.Metrics.SetFencingBlocked(s.rem.UID, fencingBlocked(d))
+	r.Metrics.SetPhase(client.ObjectKeyFromObject(s.rem), s.nodeName, string(after.Phase))
 
 	if before.Phase == after.Phase {
 		return

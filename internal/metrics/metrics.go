@@ -37,6 +37,7 @@ type Recorder struct {
 	attachmentsReleased *prometheus.CounterVec
 	fencingBlocked      *prometheus.GaugeVec
 	protection          *protectionMetrics
+	phases              *phaseMetrics
 
 	mu      sync.Mutex
 	blocked map[types.UID]string // remediation → reason its gate is closed
@@ -71,9 +72,10 @@ func New(reg prometheus.Registerer) *Recorder {
 		}, []string{"reason"}),
 		blocked:    map[types.UID]string{},
 		protection: newProtectionMetrics(),
+		phases:     newPhaseMetrics(),
 	}
 	reg.MustRegister(r.remediations, r.phaseDuration, r.podsEvicted, r.attachmentsReleased, r.fencingBlocked,
-		r.protection.protected, r.protection.expectedRTO)
+		r.protection.protected, r.protection.expectedRTO, r.phases.phase)
 	return r
 }
 
