@@ -2,7 +2,7 @@
 # off a failed node once the node is proven fenced.
 
 VERSION ?= 0.1.0
-IMG ?= quay.io/s3gw-tech/s3gw-remediation:v$(VERSION)
+IMG ?= quay.io/s3gw/s3gw-remediation:v$(VERSION)
 IMG_NAME = $(shell echo '$(IMG)' | sed 's/:[^:/]*$$//')
 IMG_TAG = $(shell echo '$(IMG)' | sed -n 's/.*:\([^:/]*\)$$/\1/p')
 CONTAINER_TOOL ?= docker
