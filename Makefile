@@ -31,6 +31,7 @@ KWOK := $(LOCALBIN)/kwok
 OLM := $(LOCALBIN)/olm
 CONTROLLER_GEN := $(LOCALBIN)/controller-gen
 GOLANGCI_LINT := $(LOCALBIN)/golangci-lint
+PROMTOOL := $(LOCALBIN)/promtool
 
 GO_BUILD_TOOL = cd hack/tools/$(1) && go build -trimpath -o $(2)
 
@@ -74,7 +75,7 @@ verify: ## Regenerate everything and fail if a generated file changed.
 	hack/verify-generated.sh
 
 .PHONY: test
-test: verify vet lint test-unit test-bundle ## Verify generated files, vet, lint, and run all unit, envtest and bundle suites.
+test: verify vet lint test-unit test-bundle ## Verify generated files, vet, lint, and run all unit, envtest, bundle and alert-rule suites.
 
 # The world-model safety test (test/worldmodel) runs its fixed seed in
 # make test, so a red run is a change's doing; make test-worldmodel-explore
@@ -83,10 +84,10 @@ WORLDMODEL_SEED ?= 0x5eed2026
 WORLDMODEL_SUMMARY := $(CURDIR)/tmp/worldmodel-summary.txt
 
 .PHONY: test-unit
-test-unit: envtest-assets ## Run unit and envtest suites against a real kube-apiserver and etcd, and the world-model safety test.
+test-unit: envtest-assets $(PROMTOOL) ## Run unit and envtest suites against a real kube-apiserver and etcd, and the world-model safety test.
 	@echo "worldmodel: seed $(WORLDMODEL_SEED) (replay: WORLDMODEL_SEED=$(WORLDMODEL_SEED) go test ./test/worldmodel/)"
 	@mkdir -p $(dir $(WORLDMODEL_SUMMARY)) && rm -f $(WORLDMODEL_SUMMARY)
-	KUBEBUILDER_ASSETS=$(K8S_BIN) WORLDMODEL_SEED=$(WORLDMODEL_SEED) WORLDMODEL_SUMMARY=$(WORLDMODEL_SUMMARY) \
+	KUBEBUILDER_ASSETS=$(K8S_BIN) WORLDMODEL_SEED=$(WORLDMODEL_SEED) WORLDMODEL_SUMMARY=$(WORLDMODEL_SUMMARY) PROMTOOL=$(PROMTOOL) \
 		go test ./... -coverprofile cover.out; status=$$?; cat $(WORLDMODEL_SUMMARY) 2>/dev/null; exit $$status
 
 WORLDMODEL_RUNS ?= 5
@@ -182,6 +183,12 @@ catalog-build: ## Build the catalog image.
 catalog-push: ## Push the catalog image.
 	$(CONTAINER_TOOL) push $(CATALOG_IMG)
 
+##@ Release: Helm chart, one-file install, monitoring, images
+
+.PHONY: test-alerts
+test-alerts: $(PROMTOOL) ## Unit-test the alert rules with promtool, on series the manager exports (also part of test-unit).
+	PROMTOOL=$(PROMTOOL) go test -count=1 ./test/monitoring/
+
 ##@ Deployment
 
 .PHONY: install
@@ -244,6 +251,12 @@ $(ETCD): hack/tools/etcd/go.mod | $(LOCALBIN)
 
 $(CONTROLLER_GEN): hack/tools/dev/go.mod | $(LOCALBIN)
 	$(call GO_BUILD_TOOL,dev,$(CONTROLLER_GEN)) sigs.k8s.io/controller-tools/cmd/controller-gen
+
+# promtool without Prometheus's service-discovery plugins (remove_all_sd):
+# rule tests need none, and the plugins' SDKs would double the build.
+$(PROMTOOL): hack/tools/prometheus/go.mod | $(LOCALBIN)
+	@echo "Building promtool from source (cold: ~4 min)"
+	$(call GO_BUILD_TOOL,prometheus,$(PROMTOOL)) -tags remove_all_sd github.com/prometheus/prometheus/cmd/promtool
 
 $(GOLANGCI_LINT): hack/tools/dev/go.mod | $(LOCALBIN)
 	$(call GO_BUILD_TOOL,dev,$(GOLANGCI_LINT)) github.com/golangci/golangci-lint/v2/cmd/golangci-lint
