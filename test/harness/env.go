@@ -87,6 +87,14 @@ type Options struct {
 	// Logger receives the in-process controllers' logs; the zero value
 	// discards them.
 	Logger logr.Logger
+	// InstallOperator, if set, installs the operator as a user would (a
+	// Helm chart, dist/install.yaml): its CRDs, the manager's
+	// ServiceAccount, RBAC and admission policies, and NodeHealthCheck's
+	// ext-remediation ClusterRole, in place of the harness's own from
+	// config/. Manager processes then run under that ServiceAccount, which
+	// must be ManagerServiceAccount in ManagerNamespace. It runs once the
+	// medik8s fixture CRDs are established.
+	InstallOperator func(ctx context.Context, c *cluster.Cluster) error
 }
 
 // Env is a running cluster with simulated Longhorn, the operator and the

@@ -76,8 +76,12 @@ func (e *Env) install(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
+	dirs := []string{operatorCRDs, medik8sCRDFixtures}
+	if e.opts.InstallOperator != nil {
+		dirs = []string{medik8sCRDFixtures}
+	}
 	var crds []*unstructured.Unstructured
-	for _, dir := range []string{operatorCRDs, medik8sCRDFixtures} {
+	for _, dir := range dirs {
 		objs, err := cluster.ReadManifests(filepath.Join(root, dir))
 		if err != nil {
 			return err
@@ -92,6 +96,11 @@ func (e *Env) install(ctx context.Context) error {
 	for _, crd := range crds {
 		if err := cluster.WaitEstablished(ctx, e.Client, crd.GetName()); err != nil {
 			return err
+		}
+	}
+	if e.opts.InstallOperator != nil {
+		if err := e.opts.InstallOperator(ctx, e.Cluster); err != nil {
+			return fmt.Errorf("installing the operator: %w", err)
 		}
 	}
 	for _, ns := range []string{TemplateNamespace, FARNamespace, NHCNamespace} {
@@ -152,7 +161,6 @@ func (e *Env) installNHCRBAC(ctx context.Context, extRolePath string) error {
 	}
 	subject := []rbacv1.Subject{{Kind: rbacv1.ServiceAccountKind, Name: NHCServiceAccount, Namespace: NHCNamespace}}
 	objs := []client.Object{
-		extRole,
 		&corev1.ServiceAccount{ObjectMeta: metav1.ObjectMeta{Namespace: NHCNamespace, Name: NHCServiceAccount}},
 		&rbacv1.ClusterRole{
 			ObjectMeta: metav1.ObjectMeta{Name: nhcAggregationRole},
@@ -179,6 +187,10 @@ func (e *Env) installNHCRBAC(ctx context.Context, extRolePath string) error {
 			RoleRef:    rbacv1.RoleRef{APIGroup: rbacv1.GroupName, Kind: "ClusterRole", Name: nhcOwnRole},
 			Subjects:   subject,
 		},
+	}
+	if e.opts.InstallOperator == nil {
+		// Otherwise the operator's install brings its own copy.
+		objs = append(objs, extRole)
 	}
 	for _, obj := range objs {
 		if err := cluster.CreateIfAbsent(ctx, e.Client, obj); err != nil {
