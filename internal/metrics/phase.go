@@ -34,7 +34,12 @@ type phaseMetrics struct {
 }
 
 // phaseLabels name the remediation, its node and its phase.
-var phaseLabels = []string{"namespace", "remediation", "node", "phase"}
+var phaseLabels = []string{labelNamespace, "remediation", "node", labelPhase}
+
+const (
+	labelNamespace = "namespace"
+	labelPhase     = "phase"
+)
 
 func newPhaseMetrics() *phaseMetrics {
 	return &phaseMetrics{
@@ -50,7 +55,7 @@ func newPhaseMetrics() *phaseMetrics {
 // series.
 func (r *Recorder) SetPhase(remediation types.NamespacedName, node, phase string) {
 	m := r.phases
-	l := prometheus.Labels{"namespace": remediation.Namespace, "remediation": remediation.Name, "node": node, "phase": phase}
+	l := prometheus.Labels{labelNamespace: remediation.Namespace, "remediation": remediation.Name, "node": node, labelPhase: phase}
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	if old, ok := m.exported[remediation]; ok {

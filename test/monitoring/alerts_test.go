@@ -83,7 +83,8 @@ func TestAlertRulesWithPromtool(t *testing.T) {
 	tests, err := filepath.Glob(filepath.Join(root, testsDir, "*.yaml"))
 	g.Expect(err).NotTo(gomega.HaveOccurred())
 	g.Expect(tests).NotTo(gomega.BeEmpty())
-	args := []string{"test", "rules"}
+	args := make([]string, 0, 2+len(tests))
+	args = append(args, "test", "rules")
 	for _, src := range tests {
 		data, err := os.ReadFile(src)
 		g.Expect(err).NotTo(gomega.HaveOccurred())

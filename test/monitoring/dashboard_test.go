@@ -70,7 +70,7 @@ func readDashboard(g *gomega.WithT) dashboard {
 }
 
 func (p panel) exprs() []string {
-	var out []string
+	out := make([]string, 0, len(p.Targets))
 	for _, t := range p.Targets {
 		out = append(out, t.Expr)
 	}

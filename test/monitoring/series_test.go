@@ -201,8 +201,9 @@ func phases() []string {
 	if err := yaml.Unmarshal(data, &crd); err != nil {
 		panic(err)
 	}
-	var out []string
-	for _, v := range crd.Spec.Versions[0].Schema.OpenAPIV3Schema.Properties["status"].Properties["phase"].Enum {
+	enum := crd.Spec.Versions[0].Schema.OpenAPIV3Schema.Properties["status"].Properties["phase"].Enum
+	out := make([]string, 0, len(enum))
+	for _, v := range enum {
 		out = append(out, strings.Trim(string(v.Raw), `"`))
 	}
 	return out

@@ -72,7 +72,7 @@ func placement(ctx context.Context, t *testing.T, env *harness.Env, root string)
 
 	var nodes corev1.NodeList
 	g.Expect(env.Client.List(ctx, &nodes)).To(gomega.Succeed())
-	var everyNode []string
+	everyNode := make([]string, 0, len(nodes.Items))
 	for _, n := range nodes.Items {
 		everyNode = append(everyNode, n.Name)
 	}

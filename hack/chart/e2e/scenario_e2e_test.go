@@ -94,17 +94,17 @@ func addManagerNodes(ctx context.Context, c *cluster.Cluster, prefix string) err
 // kubectlApply is `kubectl apply --server-side -f` of each path in turn,
 // waiting for the CRDs a path creates before the next one uses them.
 func kubectlApply(ctx context.Context, c *cluster.Cluster, paths ...string) error {
-	for _, path := range paths {
-		cmd, err := c.Kubectl(ctx, "apply", "--server-side", "-f", path)
+	for _, file := range paths {
+		cmd, err := c.Kubectl(ctx, "apply", "--server-side", "-f", file)
 		if err != nil {
 			return err
 		}
 		if out, err := cmd.CombinedOutput(); err != nil {
-			return fmt.Errorf("kubectl apply --server-side -f %s: %w\n%s", path, err, out)
+			return fmt.Errorf("kubectl apply --server-side -f %s: %w\n%s", file, err, out)
 		}
 		cmd, _ = c.Kubectl(ctx, "wait", "--for=condition=Established", "--timeout=60s", "crd", "--all")
 		if out, err := cmd.CombinedOutput(); err != nil {
-			return fmt.Errorf("waiting for CRDs after %s: %w\n%s", path, err, out)
+			return fmt.Errorf("waiting for CRDs after %s: %w\n%s", file, err, out)
 		}
 	}
 	return nil

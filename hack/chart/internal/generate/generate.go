@@ -54,8 +54,12 @@ func Installer(root, image string) (Files, error) {
 	if err != nil {
 		return nil, err
 	}
-	if found, err := manifests.SetImage(operator, managerContainer, image); err != nil || !found {
-		return nil, fmt.Errorf("config/default has no container %q to set the image of (err: %v)", managerContainer, err)
+	found, err := manifests.SetImage(operator, managerContainer, image)
+	if err != nil {
+		return nil, err
+	}
+	if !found {
+		return nil, fmt.Errorf("config/default has no container %q to set the image of", managerContainer)
 	}
 	policies, err := manifests.Build(root, "config/policy-standalone")
 	if err != nil {

@@ -178,7 +178,7 @@ func schemaAt(s *apiextensionsv1.JSONSchemaProps, path string) *apiextensionsv1.
 }
 
 func enum(s *apiextensionsv1.JSONSchemaProps) []string {
-	var out []string
+	out := make([]string, 0, len(s.Enum))
 	for _, e := range s.Enum {
 		out = append(out, strings.Trim(string(e.Raw), `"`))
 	}

@@ -127,7 +127,7 @@ monitoring: {serviceMonitor: {enabled: true, interval: 15s, labels: {release: ku
 	g.Expect(sm.Spec.Endpoints).To(gomega.HaveLen(1))
 	e := sm.Spec.Endpoints[0]
 	g.Expect(string(*e.Scheme)).To(gomega.Equal("http"), "plain HTTP without --metrics-secure")
-	g.Expect(e.BearerTokenFile).To(gomega.BeEmpty())
+	g.Expect(e.BearerTokenFile).To(gomega.BeEmpty()) //nolint:staticcheck // deprecated, but what the chart sets over HTTPS (as kubebuilder does)
 	g.Expect(e.TLSConfig).To(gomega.BeNil())
 	g.Expect(string(e.Interval)).To(gomega.Equal("15s"))
 }

@@ -69,7 +69,7 @@ func SetImage(objs []*unstructured.Unstructured, container, image string) (bool,
 		}
 		containers, _, err := unstructured.NestedSlice(u.Object, "spec", "template", "spec", "containers")
 		if err != nil {
-			return false, fmt.Errorf("Deployment %s: %w", u.GetName(), err)
+			return false, fmt.Errorf("deployment %s: %w", u.GetName(), err)
 		}
 		for _, c := range containers {
 			if m, ok := c.(map[string]any); ok && m["name"] == container {
