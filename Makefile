@@ -2,6 +2,8 @@
 # off a failed node once the node is proven fenced.
 
 VERSION ?= 0.1.0
+# The release the next CSV replaces (docs/releasing.md); empty for the first.
+PREVIOUS_VERSION ?=
 IMG ?= quay.io/s3gw/s3gw-remediation:v$(VERSION)
 IMG_NAME = $(shell echo '$(IMG)' | sed 's/:[^:/]*$$//')
 IMG_TAG = $(shell echo '$(IMG)' | sed -n 's/.*:\([^:/]*\)$$/\1/p')
@@ -29,6 +31,7 @@ KUBECTL := $(K8S_BIN)/kubectl
 ETCD := $(K8S_BIN)/etcd
 KWOK := $(LOCALBIN)/kwok
 OLM := $(LOCALBIN)/olm
+OLM_CATALOG := $(LOCALBIN)/olm-catalog
 CONTROLLER_GEN := $(LOCALBIN)/controller-gen
 GOLANGCI_LINT := $(LOCALBIN)/golangci-lint
 PROMTOOL := $(LOCALBIN)/promtool
@@ -115,6 +118,10 @@ test-bundle: envtest-assets ## Validate the bundle and catalog, create alm-examp
 test-olm: local-cluster-assets $(OLM) ## Install bundle/ through OLM's olm operator on the local cluster (~20 s).
 	cd hack/bundle && go test -tags e2e -count=1 -v -run TestInstallsThroughOLM ./e2e/
 
+.PHONY: test-olm-upgrade
+test-olm-upgrade: local-cluster-assets $(OLM) $(OLM_CATALOG) ## Upgrade the newest frozen release to this tree through OLM's olm and catalog operators, with CRs in place (~1 min).
+	cd hack/bundle && VERSION=$(VERSION) IMG=$(IMG) go test -tags e2e -count=1 -v -run TestUpgradesThroughOLM ./e2e/
+
 ##@ Local cluster (real control plane, kwok kubelets, simulated Longhorn)
 
 .PHONY: demo
@@ -122,9 +129,10 @@ demo: local-cluster-assets ## Fail a node with and without s3gw-remediation on a
 	go run ./hack/demo
 
 .PHONY: test-e2e
-test-e2e: local-cluster-assets $(OLM) ## Run the local-cluster, simulator, operator and OLM end-to-end suites (compressed timings, ~12 min).
+test-e2e: local-cluster-assets $(OLM) $(OLM_CATALOG) ## Run the local-cluster, simulator, operator and OLM end-to-end suites (compressed timings, ~12 min).
 	go test -tags e2e -p 1 -count=1 -timeout 30m ./test/cluster/... ./test/longhornsim/... ./test/e2e/...
 	$(MAKE) --no-print-directory test-olm
+	$(MAKE) --no-print-directory test-olm-upgrade
 	$(MAKE) --no-print-directory test-install
 
 BENCH_RUNS ?= 20
@@ -160,7 +168,8 @@ docker-build: ## Build the manager image (needs a container engine).
 
 .PHONY: bundle
 bundle: manifests ## Generate the OLM bundle (bundle/, bundle.Dockerfile) from config/manifests.
-	cd hack/bundle && go run ./cmd/bundle --root $(CURDIR) --version $(VERSION) --image $(IMG) --created-at "$(CREATED_AT)"
+	cd hack/bundle && go run ./cmd/bundle --root $(CURDIR) --version $(VERSION) --image $(IMG) --created-at "$(CREATED_AT)" \
+		--replaces "$(PREVIOUS_VERSION)"
 
 .PHONY: catalog
 catalog: bundle ## Generate the file-based catalog (catalog/, catalog.Dockerfile) for the bundle.
@@ -280,6 +289,10 @@ $(KWOK): hack/tools/kwok/go.mod | $(LOCALBIN)
 $(OLM): hack/tools/olm/go.mod | $(LOCALBIN)
 	@echo "Building OLM's olm operator from source (cold: ~5 min)"
 	$(call GO_BUILD_TOOL,olm,$(OLM)) github.com/operator-framework/operator-lifecycle-manager/cmd/olm
+
+$(OLM_CATALOG): hack/tools/olm/go.mod | $(LOCALBIN)
+	@echo "Building OLM's catalog operator from source (after bin/olm: ~1 min)"
+	$(call GO_BUILD_TOOL,olm,$(OLM_CATALOG)) github.com/operator-framework/operator-lifecycle-manager/cmd/catalog
 
 $(ETCD): hack/tools/etcd/go.mod | $(LOCALBIN)
 	$(call GO_BUILD_TOOL,etcd,$(ETCD)) go.etcd.io/etcd/server/v3

@@ -31,7 +31,6 @@ import (
 
 	"github.com/go-logr/logr"
 	"github.com/go-logr/logr/testr"
-	"github.com/operator-framework/api/crds"
 	operatorsv1 "github.com/operator-framework/api/pkg/operators/v1"
 	operatorsv1alpha1 "github.com/operator-framework/api/pkg/operators/v1alpha1"
 	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
@@ -120,11 +119,7 @@ func TestInstallsThroughOLM(t *testing.T) {
 	t.Logf("Cluster with %d nodes ready after %s (%s)", len(nodes), since(began), c.Describe())
 
 	// OLM: its CRDs, then the olm operator.
-	olmCRDs := []*apiextensionsv1.CustomResourceDefinition{
-		crds.CatalogSource(), crds.ClusterServiceVersion(), crds.InstallPlan(), crds.OLMConfig(),
-		crds.Operator(), crds.OperatorCondition(), crds.OperatorGroup(), crds.Subscription(),
-	}
-	createCRDs(ctx, t, cl, olmCRDs)
+	createCRDs(ctx, t, cl, olmCRDs())
 	create(ctx, t, cl, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: olmNamespace}})
 	o := startOLM(t, root, c)
 	w := waiter{olm: o}
@@ -148,6 +143,7 @@ func TestInstallsThroughOLM(t *testing.T) {
 	// What the catalog operator would do with an InstallPlan for the
 	// bundle: the CRDs, the CSV, then everything that refers to the CSV.
 	installBegan := time.Now()
+	createCRDs(ctx, t, cl, monitoringCRDs(t, root)) // the bundle's ServiceMonitor and PrometheusRule need them
 	createCRDs(ctx, t, cl, b.CRDsForInstall())
 	csv := b.CSVForInstall(namespace)
 	create(ctx, t, cl, csv)

@@ -36,6 +36,7 @@ func main() {
 	flag.StringVar(&opts.Version, "version", "", "operator version, semver without a leading v (required)")
 	flag.StringVar(&opts.Image, "image", "", "manager image the CSV deploys (required)")
 	flag.StringVar(&opts.CreatedAt, "created-at", "", "CSV createdAt annotation (default: the CSV base's, so output is reproducible)")
+	flag.StringVar(&opts.Replaces, "replaces", "", "version of the previous release, which the CSV replaces (empty for the first)")
 	flag.Parse()
 	logrus.SetLevel(logrus.WarnLevel) // operator-registry logs every bundle it reads
 
