@@ -25,11 +25,10 @@ import (
 )
 
 func TestSetPhaseKeepsOneSeriesPerRemediation(t *testing.T) {
-	g := gomega.NewWithT(t)
-	reg := prometheus.NewRegistry()
+	g, reg := gomega.NewWithT(t), prometheus.NewRegistry()
 	r := New(reg)
-	a := types.NamespacedName{Namespace: "ops", Name: "node-a"}
-	b := types.NamespacedName{Namespace: "ops", Name: "node-b"}
+	// NHC names a remediation after its node.
+	a, b := types.NamespacedName{Namespace: "ops", Name: "node-a"}, types.NamespacedName{Namespace: "ops", Name: "node-b"}
 
 	r.SetPhase(a, "node-a", "WaitingForFencing")
 	r.SetPhase(b, "node-b", "WaitingForStorage")

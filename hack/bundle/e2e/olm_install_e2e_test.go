@@ -81,10 +81,7 @@ const (
 // package documentation for what plays the catalog operator's part.
 func TestInstallsThroughOLM(t *testing.T) {
 	began := time.Now()
-	root := repoRoot(t)
-	ctx, cancel := context.WithTimeout(t.Context(), 5*time.Minute)
-	defer cancel()
-	ctx = logr.NewContext(ctx, testr.New(t))
+	root, ctx := olmTest(t, 5*time.Minute)
 
 	b, err := ReadBundle(filepath.Join(root, olm.BundleDir, "manifests"))
 	if err != nil {
@@ -96,26 +93,8 @@ func TestInstallsThroughOLM(t *testing.T) {
 	}
 
 	// The cluster, with two simulated nodes for the operator's pod.
-	opts := cluster.Compressed()
-	if dir := os.Getenv(logDirEnv); dir != "" {
-		opts.LogDir = filepath.Join(dir, t.Name())
-	}
-	c, err := cluster.Start(ctx, opts)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		if err := c.Stop(); err != nil {
-			t.Error(err)
-		}
-	})
 	nodes := []string{"node-a", "node-b"}
-	for _, n := range nodes {
-		if err := c.AddNode(ctx, n); err != nil {
-			t.Fatal(err)
-		}
-	}
-	cl := newClient(t, c)
+	c, cl := startCluster(ctx, t, nodes...)
 	t.Logf("Cluster with %d nodes ready after %s (%s)", len(nodes), since(began), c.Describe())
 
 	// OLM: its CRDs, then the olm operator.
@@ -212,6 +191,40 @@ func TestInstallsThroughOLM(t *testing.T) {
 	t.Logf("Done in %s", since(began))
 }
 
+// olmTest returns the repository root and a context that logs through t
+// and ends with the test, or after timeout.
+func olmTest(t *testing.T, timeout time.Duration) (string, context.Context) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(t.Context(), timeout)
+	t.Cleanup(cancel)
+	return repoRoot(t), logr.NewContext(ctx, testr.New(t))
+}
+
+// startCluster starts the local cluster with simulated nodes until the
+// test ends, keeping its logs under $LOCAL_CLUSTER_LOG_DIR/<test>.
+func startCluster(ctx context.Context, t *testing.T, nodes ...string) (*cluster.Cluster, client.Client) {
+	t.Helper()
+	opts := cluster.Compressed()
+	if dir := os.Getenv(logDirEnv); dir != "" {
+		opts.LogDir = filepath.Join(dir, t.Name())
+	}
+	c, err := cluster.Start(ctx, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		if err := c.Stop(); err != nil {
+			t.Error(err)
+		}
+	})
+	for _, n := range nodes {
+		if err := c.AddNode(ctx, n); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return c, newClient(t, c)
+}
+
 func newClient(t *testing.T, c *cluster.Cluster) client.Client {
 	t.Helper()
 	scheme := runtime.NewScheme()
@@ -243,12 +256,18 @@ func startOLM(t *testing.T, root string, c *cluster.Cluster) *OLM {
 		t.Fatalf("kube-apiserver reports the unstamped version %s, which fails OLM's minKubeVersion check: "+
 			"rebuild it with 'make control-plane', which stamps the release", v.GitVersion)
 	}
-	kubeconfig := c.KubeconfigPath
+	return runOLMBinary(t, c, filepath.Join(root, "bin", "olm"), "olm.log")
+}
+
+// runOLMBinary runs one of OLM's operators against the cluster until the
+// test ends, printing the end of its log if the test fails.
+func runOLMBinary(t *testing.T, c *cluster.Cluster, binary, logName string) *OLM {
+	t.Helper()
 	o, err := StartOLM(OLMOptions{
-		Binary:     filepath.Join(root, "bin", "olm"),
-		Kubeconfig: kubeconfig,
+		Binary:     binary,
+		Kubeconfig: c.KubeconfigPath,
 		Namespace:  olmNamespace,
-		LogPath:    filepath.Join(c.LogDir(), "olm.log"),
+		LogPath:    filepath.Join(c.LogDir(), logName),
 	})
 	if err != nil {
 		t.Fatal(err)

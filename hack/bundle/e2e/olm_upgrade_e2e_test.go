@@ -23,14 +23,11 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"slices"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/blang/semver/v4"
-	"github.com/go-logr/logr"
-	"github.com/go-logr/logr/testr"
 	"github.com/operator-framework/api/crds"
 	operatorsv1 "github.com/operator-framework/api/pkg/operators/v1"
 	operatorsv1alpha1 "github.com/operator-framework/api/pkg/operators/v1alpha1"
@@ -48,12 +45,6 @@ import (
 	"github.com/s3gw-tech/s3gw-remediation/test/cluster"
 )
 
-const (
-	catalogSourceName = "s3gw-remediation-catalog"
-	subscriptionName  = "s3gw-remediation"
-	remediationGroup  = "s3gw-remediation.medik8s.io/v1alpha1"
-)
-
 // TestUpgradesThroughOLM has OLM's real catalog and olm operators install
 // the newest published release (frozen in hack/bundle/releases) from a
 // catalog, then upgrade it to this tree's bundle as the next version, along
@@ -63,10 +54,7 @@ const (
 // objects travel in the catalog, so no unpack Job is needed.
 func TestUpgradesThroughOLM(t *testing.T) {
 	began := time.Now()
-	root := repoRoot(t)
-	ctx, cancel := context.WithTimeout(t.Context(), 8*time.Minute)
-	defer cancel()
-	ctx = logr.NewContext(ctx, testr.New(t))
+	root, ctx := olmTest(t, 8*time.Minute)
 
 	from, to := upgradeBundles(t, root)
 	cfg, err := olm.CatalogConfig(root, to.dir, "")
@@ -87,25 +75,7 @@ func TestUpgradesThroughOLM(t *testing.T) {
 	}
 	t.Cleanup(func() { _ = registry.Stop() })
 
-	opts := cluster.Compressed()
-	if dir := os.Getenv(logDirEnv); dir != "" {
-		opts.LogDir = filepath.Join(dir, t.Name())
-	}
-	c, err := cluster.Start(ctx, opts)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		if err := c.Stop(); err != nil {
-			t.Error(err)
-		}
-	})
-	for _, n := range []string{"node-a", "node-b"} {
-		if err := c.AddNode(ctx, n); err != nil {
-			t.Fatal(err)
-		}
-	}
-	cl := newClient(t, c)
+	c, cl := startCluster(ctx, t, "node-a", "node-b")
 	createCRDs(ctx, t, cl, olmCRDs())
 	createCRDs(ctx, t, cl, monitoringCRDs(t, root))
 	create(ctx, t, cl, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: olmNamespace}})
@@ -223,6 +193,13 @@ func TestUpgradesThroughOLM(t *testing.T) {
 	t.Logf("Done in %s", since(began))
 }
 
+// Names of the upgrade test's objects.
+const (
+	catalogSourceName = "s3gw-remediation-catalog"
+	subscriptionName  = "s3gw-remediation"
+	remediationGroup  = "s3gw-remediation.medik8s.io/v1alpha1"
+)
+
 // upgradeBundle is a bundle directory and its manifests.
 type upgradeBundle struct {
 	dir    string
@@ -289,9 +266,11 @@ func approvePlanFor(ctx context.Context, t *testing.T, w waiter, cl client.Clien
 		for i := range plans.Items {
 			// The catalog operator writes the plan's first status after
 			// creating it; an approval before that loses it a conflict.
-			if slices.Contains(plans.Items[i].Spec.ClusterServiceVersionNames, csvName) && plans.Items[i].Status.Phase != "" {
-				*plan = plans.Items[i]
-				return true, nil
+			for _, name := range plans.Items[i].Spec.ClusterServiceVersionNames {
+				if name == csvName && plans.Items[i].Status.Phase != "" {
+					*plan = plans.Items[i]
+					return true, nil
+				}
 			}
 		}
 		return false, nil
@@ -360,24 +339,7 @@ func createRemediationCRs(ctx context.Context, t *testing.T, cl client.Client, n
 // test ends, as startOLM runs bin/olm.
 func startCatalogOperator(t *testing.T, root string, c *cluster.Cluster) *OLM {
 	t.Helper()
-	o, err := StartOLM(OLMOptions{
-		Binary:     filepath.Join(root, "bin", "olm-catalog"),
-		Kubeconfig: c.KubeconfigPath,
-		Namespace:  olmNamespace,
-		LogPath:    filepath.Join(c.LogDir(), "catalog-operator.log"),
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		if t.Failed() {
-			t.Logf("--- last lines of %s ---\n%s", o.LogPath, o.LogTail(80))
-		}
-		if exited, _ := o.Exited(); !exited {
-			_ = o.Stop(15 * time.Second)
-		}
-	})
-	return o
+	return runOLMBinary(t, c, filepath.Join(root, "bin", "olm-catalog"), "catalog-operator.log")
 }
 
 // monitoringCRDs are the Prometheus Operator's ServiceMonitor and

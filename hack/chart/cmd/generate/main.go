@@ -40,26 +40,23 @@ func main() {
 }
 
 func run(root, what, image, version string) error {
-	switch what {
-	case "installer":
-		if image == "" {
-			return fmt.Errorf("--image is required")
-		}
-		files, err := generate.Installer(root, image)
-		if err != nil {
-			return err
-		}
-		return generate.Write(root, files, "dist")
-	case "chart":
-		if version == "" {
-			return fmt.Errorf("--version is required")
-		}
-		files, err := generate.Chart(root, version)
-		if err != nil {
-			return err
-		}
-		return generate.Write(root, files, filepath.Join(generate.ChartDir, "crds"), filepath.Join(generate.ChartDir, "files"))
+	var (
+		files generate.Files
+		owned []string // directories whose other files go
+		err   error
+	)
+	switch {
+	case what == "installer" && image != "":
+		files, err = generate.Installer(root, image)
+		owned = []string{"dist"}
+	case what == "chart" && version != "":
+		files, err = generate.Chart(root, version)
+		owned = []string{filepath.Join(generate.ChartDir, "crds"), filepath.Join(generate.ChartDir, "files")}
 	default:
-		return fmt.Errorf("--what must be installer or chart, not %q", what)
+		return fmt.Errorf("--what installer needs --image, --what chart needs --version (got --what %q)", what)
 	}
+	if err != nil {
+		return err
+	}
+	return generate.Write(root, files, owned...)
 }
