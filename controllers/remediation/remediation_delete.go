@@ -55,7 +55,10 @@ func (r *Reconciler) reconcileDelete(ctx context.Context, rem *s3gwv1alpha1.S3GW
 			return err
 		}
 	}
+	// The CR's series go with its finalizer; a CR deleted without it loses
+	// them in the pass that finds it gone (Reconcile).
 	r.Metrics.SetFencingBlocked(rem.UID, "")
+	r.Metrics.ForgetPhase(client.ObjectKeyFromObject(rem))
 
 	log.Info("Removing finalizer")
 	patch := client.MergeFromWithOptions(rem.DeepCopy(), client.MergeFromWithOptimisticLock{})
