@@ -159,11 +159,12 @@ func failover(ctx context.Context, t *testing.T, env *harness.Env, root, name st
 }
 
 // expectAlertSeries scrapes the manager and expects every metric the
-// shipped alert rules read, with the label values they match on.
+// shipped alert rules read, with the label values they match on. It polls:
+// the manager tells a transition's metrics right after the status write
+// that the test saw.
 func expectAlertSeries(ctx context.Context, t *testing.T, root string, manager *harness.OperatorProcess) {
 	t.Helper()
 	g := gomega.NewWithT(t)
-	families := scrape(ctx, g, manager)
 	data, err := os.ReadFile(root + "/config/prometheus/prometheus_rule.yaml")
 	g.Expect(err).NotTo(gomega.HaveOccurred())
 	var rule struct {
@@ -177,27 +178,30 @@ func expectAlertSeries(ctx context.Context, t *testing.T, root string, manager *
 	}
 	g.Expect(yaml.Unmarshal(data, &rule)).To(gomega.Succeed())
 	names := regexp.MustCompile(`\b(s3gw_remediation_[a-z_]+|controller_runtime_[a-z_]+|leader_election_[a-z_]+)\b`)
-	exported := map[string]bool{}
-	for name, f := range families {
-		exported[name] = len(f.GetMetric()) > 0
-	}
-	for _, group := range rule.Spec.Groups {
-		for _, r := range group.Rules {
-			for _, name := range names.FindAllString(r.Expr, -1) {
-				g.Expect(exported[name]).To(gomega.BeTrue(), "alert %s reads %s, which the manager does not export", r.Alert, name)
+	g.Eventually(func(g gomega.Gomega) {
+		families := scrape(ctx, g, manager)
+		exported := map[string]bool{}
+		for name, f := range families {
+			exported[name] = len(f.GetMetric()) > 0
+		}
+		for _, group := range rule.Spec.Groups {
+			for _, r := range group.Rules {
+				for _, name := range names.FindAllString(r.Expr, -1) {
+					g.Expect(exported[name]).To(gomega.BeTrue(), "alert %s reads %s, which the manager does not export", r.Alert, name)
+				}
 			}
 		}
-	}
-	g.Expect(labelValues(families, "s3gw_remediation_remediation_phase", "phase")).To(gomega.ContainElement("Succeeded"))
-	g.Expect(labelValues(families, "leader_election_master_status", "name")).To(gomega.ContainElement(harness.LeaderElectionID))
-	for _, c := range []string{"s3gwremediation", "s3gwremediationtemplate", "s3gwremediationtemplate-protection"} {
-		g.Expect(labelValues(families, "controller_runtime_reconcile_errors_total", "controller")).To(gomega.ContainElement(c),
-			"S3GWRemediationReconcileErrors matches controller %s", c)
-	}
-	g.Expect(labelValues(families, "s3gw_remediation_remediations_total", "result")).To(gomega.ContainElement("Succeeded"))
+		g.Expect(labelValues(families, "s3gw_remediation_remediation_phase", "phase")).To(gomega.ContainElement("Succeeded"))
+		g.Expect(labelValues(families, "leader_election_master_status", "name")).To(gomega.ContainElement(harness.LeaderElectionID))
+		for _, c := range []string{"s3gwremediation", "s3gwremediationtemplate", "s3gwremediationtemplate-protection"} {
+			g.Expect(labelValues(families, "controller_runtime_reconcile_errors_total", "controller")).To(gomega.ContainElement(c),
+				"S3GWRemediationReconcileErrors matches controller %s", c)
+		}
+		g.Expect(labelValues(families, "s3gw_remediation_remediations_total", "result")).To(gomega.ContainElement("Succeeded"))
+	}).WithContext(ctx).WithTimeout(30 * time.Second).Should(gomega.Succeed())
 }
 
-func scrape(ctx context.Context, g *gomega.WithT, p *harness.OperatorProcess) map[string]*dtoFamily {
+func scrape(ctx context.Context, g gomega.Gomega, p *harness.OperatorProcess) map[string]*dtoFamily {
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, p.MetricsURL(), nil)
 	g.Expect(err).NotTo(gomega.HaveOccurred())
 	resp, err := http.DefaultClient.Do(req)
