@@ -280,7 +280,7 @@ func runOLMBinary(t *testing.T, c *cluster.Cluster, binary, logName string) *OLM
 		// the test).
 		if exited, _ := o.Exited(); !exited {
 			if err := o.Stop(15 * time.Second); err != nil {
-				t.Error(err)
+				t.Errorf("%v; last lines of %s:\n%s", err, o.LogPath, o.LogTail(40))
 			}
 		}
 	})

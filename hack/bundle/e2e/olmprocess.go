@@ -22,6 +22,7 @@ import (
 	"io"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"strings"
 	"syscall"
 	"time"
@@ -128,12 +129,12 @@ func (p *OLM) Stop(grace time.Duration) error {
 	select {
 	case <-p.done:
 		if p.exitErr != nil {
-			err = fmt.Errorf("olm exited with %w after SIGTERM", p.exitErr)
+			err = fmt.Errorf("%s exited with %w after SIGTERM", filepath.Base(p.cmd.Path), p.exitErr)
 		}
 	case <-time.After(grace):
 		_ = syscall.Kill(-pgid, syscall.SIGKILL)
 		<-p.done
-		err = fmt.Errorf("olm ignored SIGTERM for %s and was killed", grace)
+		err = fmt.Errorf("%s ignored SIGTERM for %s and was killed", filepath.Base(p.cmd.Path), grace)
 	}
 	// Nothing of the group may outlive the test.
 	_ = syscall.Kill(-pgid, syscall.SIGKILL)
