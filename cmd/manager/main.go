@@ -62,6 +62,7 @@ func main() {
 		leaderElectionNS     string
 		enableHTTP2          bool
 		workloadCache        string
+		pprofAddr            string
 	)
 	flag.StringVar(&metricsAddr, "metrics-bind-address", ":8443", "Address the metrics endpoint binds to; 0 disables it.")
 	flag.BoolVar(&metricsSecure, "metrics-secure", true,
@@ -82,6 +83,8 @@ func main() {
 	flag.StringVar(&workloadCache, "workload-cache-selector", controllers.DefaultWorkloadCacheSelector,
 		"Label selector of the pods the manager caches and watches. Templates whose workloadSelector requires it are "+
 			"event-driven; others read their pods uncached. Empty caches every pod (memory grows with the cluster).")
+	flag.StringVar(&pprofAddr, "pprof-bind-address", "0",
+		"Address the Go profiler's /debug/pprof endpoints bind to; 0 disables them. For measuring, not for production.")
 	opts := zap.Options{}
 	opts.BindFlags(flag.CommandLine)
 	flag.Parse()
@@ -114,6 +117,7 @@ func main() {
 		Scheme:                  scheme,
 		Metrics:                 metricsOptions,
 		HealthProbeBindAddress:  probeAddr,
+		PprofBindAddress:        pprofAddr,
 		WebhookServer:           newWebhookServer(tlsOpts),
 		LeaderElection:          enableLeaderElection,
 		LeaderElectionID:        "s3gw-remediation.medik8s.io",
