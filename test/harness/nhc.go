@@ -90,6 +90,10 @@ func (e *Env) startClusterSide(ctx context.Context) error {
 	if err := ctrl.NewControllerManagedBy(mgr).For(&corev1.Node{}).Named("oos-fencer").Complete(e.oosFencer); err != nil {
 		return fmt.Errorf("setting up the out-of-service fencer: %w", err)
 	}
+	e.floorReleaser = &floorReleaser{client: e.Client, nodes: mgr.GetClient()}
+	if err := ctrl.NewControllerManagedBy(mgr).For(&corev1.Node{}).Named("release-at-notready").Complete(e.floorReleaser); err != nil {
+		return fmt.Errorf("setting up the release at NotReady: %w", err)
+	}
 	e.infra, err = run(ctx, mgr, &corev1.Node{})
 	return err
 }
