@@ -21,6 +21,7 @@ import (
 	"crypto/tls"
 	"flag"
 	"os"
+	"runtime/debug"
 
 	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/runtime"
@@ -90,6 +91,15 @@ func main() {
 	flag.Parse()
 	ctrl.SetLogger(zap.New(zap.UseFlagOptions(&opts)))
 	setupLog.Info("Starting s3gw-remediation", "version", version.Version)
+	switch limit, why, err := softMemoryLimit(os.Getenv); {
+	case err != nil:
+		setupLog.Error(err, "Ignoring the container's memory limit")
+	case limit > 0:
+		debug.SetMemoryLimit(limit)
+		setupLog.Info("Set the Go runtime's soft memory limit", "bytes", limit, "from", why)
+	default:
+		setupLog.Info("No soft memory limit set", "why", why)
+	}
 	if err := leaderElection.validate(); err != nil {
 		setupLog.Error(err, "Invalid leader election timings")
 		os.Exit(1)
