@@ -66,7 +66,7 @@ import (
 // shippedNHCDuration is the unhealthy duration of the NodeHealthCheck in
 // config/samples for a lost node (Ready=Unknown), the case the benchmark
 // fails nodes into.
-const shippedNHCDuration = 10 * time.Second
+const shippedNHCDuration = harness.ShippedUnhealthyDuration
 
 const poolLabel = "bench.s3gw.io/mode"
 
@@ -134,7 +134,7 @@ func failoverMain(ctx context.Context, args []string) error {
 	fs.StringVar(&modes, "modes", defaultModes, "comma-separated modes: "+modeNames(allModes))
 	fs.StringVar(&cfg.timings, "timings", "defaults", "cluster timings: defaults (Kubernetes defaults) or compressed (quick checks only)")
 	fs.DurationVar(&cfg.nhcDuration, "nhc-duration", shippedNHCDuration,
-		"NodeHealthCheck unhealthy duration (config/samples: 10s for a lost node; NHC's default 300s)")
+		"NodeHealthCheck unhealthy duration (default: config/samples' for a lost node; NHC's default 300s)")
 	fs.DurationVar(&cfg.stagger, "stagger", 2*time.Second, "delay between the starts of consecutive failures")
 	fs.DurationVar(&cfg.window, "window", 0,
 		"how long after its failure a run may take to recover (default: NotReady grace + eviction + 6m force detach + 1m)")

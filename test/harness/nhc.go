@@ -43,6 +43,13 @@ import (
 	"github.com/s3gw-tech/s3gw-remediation/test/nhc"
 )
 
+// ShippedUnhealthyDuration is the Ready=Unknown duration of the sample
+// NodeHealthCheck (config/samples/remediation_v1alpha1_nodehealthcheck.yaml,
+// docs/configuration.md#choosing-the-unhealthy-duration): a node the
+// node-lifecycle controller marks Unknown is remediated this long after.
+// The benchmarks and the demo run it; a test holds it equal to the sample.
+const ShippedUnhealthyDuration = 2 * time.Second
+
 // Remediation is one NodeHealthCheck with its S3GWRemediationTemplate.
 type Remediation struct {
 	// Name names the NodeHealthCheck and the template.
