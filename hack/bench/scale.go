@@ -216,8 +216,9 @@ type scaleRun struct {
 }
 
 type rssSample struct {
-	At  float64 `json:"at"`
-	RSS int64   `json:"rssBytes"`
+	At   float64 `json:"at"`
+	RSS  int64   `json:"rssBytes"`
+	Anon int64   `json:"rssAnonBytes"`
 }
 
 const (
@@ -474,7 +475,7 @@ func sampleRSS(ctx context.Context, m *harness.ManagerProcess) *rssSampler {
 		defer tick.Stop()
 		for {
 			if u, err := m.Usage(); err == nil {
-				s.samples = append(s.samples, rssSample{At: time.Since(s.began).Seconds(), RSS: u.RSS})
+				s.samples = append(s.samples, rssSample{At: time.Since(s.began).Seconds(), RSS: u.RSS, Anon: u.RSSAnon})
 				if s.peak == nil || u.RSS >= s.peak.RSS+peakStep {
 					if h, err := s.snapshot(ctx, "peak"); err == nil {
 						s.peak = h
@@ -562,7 +563,12 @@ func (r *scaleResult) table() string {
 	row("CR → Ready p50 / p99", "", func(sr scaleRun) string { return fmtStat(sr.CRToReady.P50) + " / " + fmtStat(sr.CRToReady.P99) })
 	row("RTO p50 / p99", "", func(sr scaleRun) string { return fmtStat(sr.RTO.P50) + " / " + fmtStat(sr.RTO.P99) })
 	row("manager peak RSS (VmHWM)", "≤ 64 MiB at 1 000 nodes, ≤ 80 MiB at 3 000", func(sr scaleRun) string { return mib(sr.After.PeakRSS) })
-	row("manager RSS before the failures", "", func(sr scaleRun) string { return mib(sr.Before.RSS) })
+	row("manager peak anonymous RSS (heap, stacks; sampled each second)", "", func(sr scaleRun) string {
+		return mib(sr.peakAnon())
+	})
+	row("manager RSS before the failures: anonymous + file-backed (the binary)", "", func(sr scaleRun) string {
+		return fmt.Sprintf("%s = %s + %s", mib(sr.Before.RSS), mib(sr.Before.RSSAnon), mib(sr.Before.RSSFile))
+	})
 	row("heap in use before the failures / at the peak", "", func(sr scaleRun) string {
 		return heapCell("before the failures", func(h *heapSnapshot) int64 { return h.HeapInuse })(sr) + " / " +
 			heapCell("peak", func(h *heapSnapshot) int64 { return h.HeapInuse })(sr)
@@ -582,6 +588,15 @@ func (r *scaleResult) table() string {
 	row("API requests idle, per 10 s", "0", func(sr scaleRun) string { return fmt.Sprintf("%.1f", per10s(sr.Idle.Total, sr.IdleWindow)) })
 	row("cluster setup", "", func(sr scaleRun) string { return sr.Setup.Round(time.Second).String() })
 	return b.String()
+}
+
+// peakAnon is the largest anonymous RSS sampled.
+func (sr scaleRun) peakAnon() int64 {
+	var peak int64
+	for _, s := range sr.RSS {
+		peak = max(peak, s.Anon)
+	}
+	return peak
 }
 
 // idleCPUPerMinute is the manager's CPU over the idle window, per minute.
@@ -620,6 +635,7 @@ func (r *scaleResult) perNode() string {
 		}
 	}
 	kib("manager peak RSS", func(sr scaleRun) int64 { return sr.After.PeakRSS })
+	kib("manager peak anonymous RSS", scaleRun.peakAnon)
 	kib("manager RSS before the failures", func(sr scaleRun) int64 { return sr.Before.RSS })
 	kib("heap in use before the failures", live("before the failures", func(h *heapSnapshot) int64 { return h.HeapInuse }))
 	kib("live heap before the failures", live("before the failures", func(h *heapSnapshot) int64 { return h.Live }))
@@ -642,10 +658,11 @@ func (r *scaleResult) markdown() string {
 	fmt.Fprintf(&b, "- **Machine:** %s; wall time %s.\n", r.Machine, r.Wall.Round(time.Second))
 	fmt.Fprintf(&b, "- **Code:** %s\n\n", r.Code)
 	b.WriteString("The manager is `./cmd/manager`, built and run as its own OS process; its memory and CPU are read from " +
-		"`/proc/<pid>/status` (VmHWM, VmRSS) and `/proc/<pid>/stat` (utime + stime). Its heap is read from its " +
-		"`/debug/pprof/heap` (`--pprof-bind-address`) before the failures and whenever its RSS has grown by 2 MiB since " +
-		"the last profile (the last one is the peak's): heap in use is `MemStats.HeapInuse`, the live heap the profile's " +
-		"in-use space as of the last garbage collection, split by owner (`hack/bench/heap.go`). Its API requests are " +
+		"`/proc/<pid>/status` (VmHWM, VmRSS = RssAnon + RssFile: heap and stacks, and the binary's pages) and " +
+		"`/proc/<pid>/stat` (utime + stime). Its heap is read from its `/debug/pprof/heap` (`--pprof-bind-address`, one " +
+		"sample per 64 KiB allocated) before the failures and whenever its RSS has grown by 2 MiB since the last profile " +
+		"(the last one is the peak's): heap in use is `MemStats.HeapInuse`, the live heap the profile's in-use space as of " +
+		"the last garbage collection, split by owner (`hack/bench/heap.go`). Its API requests are " +
 		"counted from kube-apiserver's audit log by its own identity. CR → released is S3GWRemediation created → no " +
 		"VolumeAttachment of the volume left on the dead node (the operator's own part); CR → Ready ends when the " +
 		"replacement gateway is Ready, including the simulated Longhorn attach delay; percentiles are nearest-rank.\n\n")
