@@ -31,7 +31,6 @@ import (
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/healthz"
 	"sigs.k8s.io/controller-runtime/pkg/log/zap"
-	"sigs.k8s.io/controller-runtime/pkg/metrics/filters"
 	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
 
 	s3gwv1alpha1 "github.com/s3gw-tech/s3gw-remediation/api/v1alpha1"
@@ -115,7 +114,7 @@ func main() {
 		TLSOpts:       tlsOpts,
 	}
 	if metricsSecure {
-		metricsOptions.FilterProvider = filters.WithAuthenticationAndAuthorization
+		metricsOptions.FilterProvider = metricsAuth
 	}
 
 	cachedPods, err := labels.Parse(workloadCache)
