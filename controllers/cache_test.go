@@ -35,8 +35,11 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/event"
 
 	s3gwv1alpha1 "github.com/s3gw-tech/s3gw-remediation/api/v1alpha1"
+	"github.com/s3gw-tech/s3gw-remediation/controllers/internal/watches"
+	"github.com/s3gw-tech/s3gw-remediation/internal/failover"
 	"github.com/s3gw-tech/s3gw-remediation/internal/longhorn"
 	"github.com/s3gw-tech/s3gw-remediation/internal/release"
+	"github.com/s3gw-tech/s3gw-remediation/internal/storage"
 	"github.com/s3gw-tech/s3gw-remediation/internal/workloads"
 )
 
@@ -118,19 +121,20 @@ func TestTrimmedNodeReadsTheSame(t *testing.T) {
 	full := fullNode()
 	small := trimmed(g, trimNode, full)
 	reads := func(n *corev1.Node) []any {
-		return []any{n.Name, n.UID, n.ResourceVersion, n.Labels, nodeReady(n), heartbeat(n, nil), readyCondition(n),
+		return []any{n.Name, n.UID, n.ResourceVersion, n.Labels, storage.Heartbeat(n, nil), watches.ReadyCondition(n),
 			release.TaintOwner(n, release.OutOfServiceTaint()), release.FindTaint(n, release.OutOfServiceTaint()),
 			release.InUse(n, "pvc-1"), n.Spec.Taints, n.Status.VolumesInUse}
 	}
 	g.Expect(reads(small)).To(Equal(reads(full)))
-	// The watch predicates see the same changes.
+	// The watch predicates (remediation's and protection's, built on
+	// watches.ReadyCondition, taints, volumesInUse and labels) see the same
+	// changes.
 	changed := full.DeepCopy()
 	changed.Status.Conditions[1].Status = corev1.ConditionFalse
-	g.Expect(nodeChanged.Update(updateEvent(small, trimmed(g, trimNode, changed)))).To(BeTrue())
-	g.Expect(nodeReadinessOrLabelsChanged.Update(updateEvent(small, trimmed(g, trimNode, changed)))).To(BeTrue())
+	g.Expect(watches.ReadyCondition(trimmed(g, trimNode, changed))).NotTo(Equal(watches.ReadyCondition(small)))
 	heartbeatOnly := full.DeepCopy()
-	heartbeatOnly.Status.Conditions[0].LastHeartbeatTime = metav1.NewTime(t0.Add(time.Minute))
-	g.Expect(nodeChanged.Update(updateEvent(small, trimmed(g, trimNode, heartbeatOnly)))).To(BeFalse())
+	heartbeatOnly.Status.Conditions[1].LastHeartbeatTime = metav1.NewTime(t0.Add(time.Minute))
+	g.Expect(watches.ReadyCondition(trimmed(g, trimNode, heartbeatOnly))).To(Equal(watches.ReadyCondition(small)))
 }
 
 func TestTrimmedLeaseReadsTheSame(t *testing.T) {
@@ -143,8 +147,8 @@ func TestTrimmedLeaseReadsTheSame(t *testing.T) {
 		Spec: coordinationv1.LeaseSpec{HolderIdentity: ptr.To("node-a"), LeaseDurationSeconds: ptr.To(int32(40)), RenewTime: &renewed},
 	}
 	small := trimmed(g, trimLease, full)
-	g.Expect(heartbeat(nil, small)).To(Equal(heartbeat(nil, full)))
-	g.Expect(heartbeat(nil, small).Lagging(t0.Add(30 * time.Second))).To(BeTrue())
+	g.Expect(storage.Heartbeat(nil, small)).To(Equal(storage.Heartbeat(nil, full)))
+	g.Expect(storage.Heartbeat(nil, small).Lagging(t0.Add(30 * time.Second))).To(BeTrue())
 }
 
 func TestTrimmedPodReadsTheSame(t *testing.T) {
@@ -173,7 +177,7 @@ func TestTrimmedPodReadsTheSame(t *testing.T) {
 			}
 		}
 		return []any{p.Labels, p.Annotations[corev1.MirrorPodAnnotationKey], metav1.GetControllerOf(p), p.Finalizers,
-			p.DeletionTimestamp, p.Spec.NodeName, p.Status.Phase, p.Status.Conditions, present, err, onNode(p), claims}
+			p.DeletionTimestamp, p.Spec.NodeName, p.Status.Phase, p.Status.Conditions, present, err, claims}
 	}
 	g.Expect(reads(small)).To(Equal(reads(full)))
 }
@@ -239,8 +243,11 @@ func TestTrimmedLonghornNodeReadsTheSame(t *testing.T) {
 		return readiness
 	}
 	g.Expect(read(small)).To(Equal(read(full)))
-	g.Expect(read(small).Down()).To(BeTrue())
+	g.Expect(failover.LonghornNode{Found: read(small).Found, Status: read(small).Status, Reason: read(small).Reason}.Down()).
+		To(BeTrue())
+	// Protection's watch predicate compares the Ready condition's status and
+	// reason: a change survives the trim.
 	changed := full.DeepCopy()
 	changed.Status.Conditions[1].Status = "True"
-	g.Expect(longhornNodeReadinessChanged.Update(updateEvent(small, trimmed(g, trimLonghornNode, changed)))).To(BeTrue())
+	g.Expect(read(trimmed(g, trimLonghornNode, changed))).NotTo(Equal(read(small)))
 }

@@ -233,7 +233,7 @@ func runScale(ctx context.Context, cfg scaleConfig, size clusterSize, profiles m
 	began := time.Now()
 	sr := scaleRun{clusterSize: size, IdleWindow: idleWindow}
 	tag := fmt.Sprintf("[%d nodes]", size.Nodes)
-	log, closeLog, err := logger(logDirFor(cfg.logDir, size))
+	log, closeLog, err := harness.FileLogger(logDirFor(cfg.logDir, size), 0)
 	if err != nil {
 		return sr, err
 	}
