@@ -32,7 +32,6 @@ import (
 	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/client/fake"
-	"sigs.k8s.io/controller-runtime/pkg/event"
 
 	s3gwv1alpha1 "github.com/s3gw-tech/s3gw-remediation/api/v1alpha1"
 	"github.com/s3gw-tech/s3gw-remediation/controllers/internal/watches"
@@ -110,10 +109,6 @@ func approxSize(obj runtime.Object) int {
 		panic(err)
 	}
 	return len(data)
-}
-
-func updateEvent(old, updated client.Object) event.UpdateEvent {
-	return event.UpdateEvent{ObjectOld: old, ObjectNew: updated}
 }
 
 func TestTrimmedNodeReadsTheSame(t *testing.T) {
@@ -212,8 +207,9 @@ func TestTrimmedStorageReadsTheSame(t *testing.T) {
 		c := fake.NewClientBuilder().WithObjects(objs...).Build()
 		volumes, err := workloads.Volumes(context.Background(), c, pod)
 		attachments, attErr := release.NodeAttachments(context.Background(), c, "node-a")
-		names := []string{}
-		for _, a := range release.OfVolume(attachments, "pvc-1") {
+		ofVolume := release.OfVolume(attachments, "pvc-1")
+		names := make([]string, 0, len(ofVolume))
+		for _, a := range ofVolume {
 			names = append(names, a.Name+" "+a.Spec.Attacher+" "+a.Spec.NodeName)
 		}
 		return []any{volumes, err, names, attErr}
