@@ -87,7 +87,7 @@ test-unit: envtest-assets ## Run unit and envtest suites against a real kube-api
 	@echo "worldmodel: seed $(WORLDMODEL_SEED) (replay: WORLDMODEL_SEED=$(WORLDMODEL_SEED) go test ./test/worldmodel/)"
 	@mkdir -p $(dir $(WORLDMODEL_SUMMARY)) && rm -f $(WORLDMODEL_SUMMARY)
 	KUBEBUILDER_ASSETS=$(K8S_BIN) WORLDMODEL_SEED=$(WORLDMODEL_SEED) WORLDMODEL_SUMMARY=$(WORLDMODEL_SUMMARY) \
-		go test ./... -coverprofile cover.out; status=$$?; cat $(WORLDMODEL_SUMMARY) 2>/dev/null; exit $$status
+		go test -timeout 30m ./... -coverprofile cover.out; status=$$?; cat $(WORLDMODEL_SUMMARY) 2>/dev/null; exit $$status
 
 WORLDMODEL_RUNS ?= 5
 .PHONY: test-worldmodel-explore
