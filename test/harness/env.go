@@ -116,6 +116,8 @@ type Env struct {
 	nhc       *nhcDispatcher
 	fencer    *farFencer
 	oosFencer *oosFencer
+	// floorReleaser frees nodes at NotReady (EnableReleaseAtNotReady).
+	floorReleaser *floorReleaser
 
 	// Manager processes (StartOperatorProcess).
 	prepareOnce       sync.Once

@@ -43,6 +43,13 @@ import (
 	"github.com/s3gw-tech/s3gw-remediation/test/nhc"
 )
 
+// ShippedUnhealthyDuration is the Ready=Unknown duration of the sample
+// NodeHealthCheck (config/samples/remediation_v1alpha1_nodehealthcheck.yaml,
+// docs/configuration.md#choosing-the-unhealthy-duration): a node the
+// node-lifecycle controller marks Unknown is remediated this long after.
+// The benchmarks and the demo run it; a test holds it equal to the sample.
+const ShippedUnhealthyDuration = 2 * time.Second
+
 // Remediation is one NodeHealthCheck with its S3GWRemediationTemplate.
 type Remediation struct {
 	// Name names the NodeHealthCheck and the template.
@@ -89,6 +96,10 @@ func (e *Env) startClusterSide(ctx context.Context) error {
 	e.oosFencer = &oosFencer{client: e.Client, nodes: mgr.GetClient()}
 	if err := ctrl.NewControllerManagedBy(mgr).For(&corev1.Node{}).Named("oos-fencer").Complete(e.oosFencer); err != nil {
 		return fmt.Errorf("setting up the out-of-service fencer: %w", err)
+	}
+	e.floorReleaser = &floorReleaser{client: e.Client, nodes: mgr.GetClient()}
+	if err := ctrl.NewControllerManagedBy(mgr).For(&corev1.Node{}).Named("release-at-notready").Complete(e.floorReleaser); err != nil {
+		return fmt.Errorf("setting up the release at NotReady: %w", err)
 	}
 	e.infra, err = run(ctx, mgr, &corev1.Node{})
 	return err
