@@ -72,11 +72,16 @@ type Volume struct {
 	Status            VolumeStatus `json:"status,omitzero"`
 }
 
-// VolumeSpec holds the desired attachment node and replica count.
+// VolumeSpec holds the desired attachment node and replica count, and
+// whether the engine compares replicas' revision counters when it starts.
 type VolumeSpec struct {
 	NodeID           string `json:"nodeID,omitempty"`
 	NumberOfReplicas int    `json:"numberOfReplicas,omitempty"`
 	AccessMode       string `json:"accessMode,omitempty"`
+	// RevisionCounterDisabled: the engine serves every replica that
+	// answers without comparing them (Longhorn's CSI default). Longhorn
+	// always writes it.
+	RevisionCounterDisabled bool `json:"revisionCounterDisabled"`
 }
 
 // VolumeStatus holds where the volume is attached and its health.
