@@ -87,7 +87,7 @@ test-unit: envtest-assets ## Run unit and envtest suites against a real kube-api
 	@echo "worldmodel: seed $(WORLDMODEL_SEED) (replay: WORLDMODEL_SEED=$(WORLDMODEL_SEED) go test ./test/worldmodel/)"
 	@mkdir -p $(dir $(WORLDMODEL_SUMMARY)) && rm -f $(WORLDMODEL_SUMMARY)
 	KUBEBUILDER_ASSETS=$(K8S_BIN) WORLDMODEL_SEED=$(WORLDMODEL_SEED) WORLDMODEL_SUMMARY=$(WORLDMODEL_SUMMARY) \
-		go test ./... -coverprofile cover.out; status=$$?; cat $(WORLDMODEL_SUMMARY) 2>/dev/null; exit $$status
+		go test ./... -timeout 30m -coverprofile cover.out; status=$$?; cat $(WORLDMODEL_SUMMARY) 2>/dev/null; exit $$status
 
 WORLDMODEL_RUNS ?= 5
 .PHONY: test-worldmodel-explore
@@ -95,7 +95,7 @@ test-worldmodel-explore: ## Run the world-model safety test with $(WORLDMODEL_RU
 	@for i in $$(seq $(WORLDMODEL_RUNS)); do \
 		seed=0x$$(od -An -N8 -tx8 /dev/urandom | tr -d ' \n'); \
 		echo "worldmodel: seed $$seed (replay: WORLDMODEL_SEED=$$seed go test ./test/worldmodel/)"; \
-		WORLDMODEL_SEED=$$seed go test -count=1 -run 'TestWorldModel$$' ./test/worldmodel/ || exit 1; \
+		WORLDMODEL_SEED=$$seed go test -count=1 -timeout 30m -run 'TestWorldModel$$' ./test/worldmodel/ || exit 1; \
 	done
 
 .PHONY: test-mutations
