@@ -117,6 +117,10 @@ type ReplicaSpec struct {
 	FailedAt    string `json:"failedAt,omitempty"`
 	HealthyAt   string `json:"healthyAt,omitempty"`
 	DesireState string `json:"desireState,omitempty"`
+	// RevisionCounterDisabled is the Volume's setting when Longhorn
+	// created the replica (longhorn-manager controller/utils.go
+	// newReplicaCR); editing the Volume later does not change it.
+	RevisionCounterDisabled bool `json:"revisionCounterDisabled,omitempty"`
 }
 
 // ReplicaStatus holds the replica process state.
