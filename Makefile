@@ -99,8 +99,8 @@ test-worldmodel-explore: ## Run the world-model safety test with $(WORLDMODEL_RU
 	done
 
 .PHONY: test-mutations
-test-mutations: ## Run the world-model test against each planted defect in hack/mutations; fails if one goes unseen.
-	go run ./hack/mutations -episodes $(or $(MUTATION_EPISODES),5000)
+test-mutations: ## Run the world-model test against each planted defect in hack/mutations (MUTATION=<name part>: only those); fails if one goes unseen.
+	go run ./hack/mutations -episodes $(or $(MUTATION_EPISODES),5000) $(if $(MUTATION),-run '$(MUTATION)')
 
 .PHONY: test-bundle
 test-bundle: envtest-assets ## Validate the bundle and catalog, create alm-examples on envtest, check both are up to date.

@@ -186,8 +186,9 @@ func (w *World) buildLonghornVolume(v *Volume, spec InstanceSpec, node *Node) {
 		v.Replicas = append(v.Replicas, r)
 		w.api.create(&longhorn.Replica{
 			ObjectMeta: metav1.ObjectMeta{Namespace: longhornNamespace, Name: r.Name, Labels: map[string]string{longhorn.VolumeLabel: v.Name}},
+			// controller/utils.go newReplicaCR copies the volume's revision counter setting.
 			Spec: longhorn.ReplicaSpec{NodeID: r.Node.Name, VolumeName: v.Name, HealthyAt: w.nodeClock(node).Add(-time.Hour).Format(time.RFC3339),
-				DesireState: stateRunning},
+				DesireState: stateRunning, RevisionCounterDisabled: v.RevisionCounterDisabled},
 			Status: longhorn.ReplicaStatus{CurrentState: stateRunning},
 		})
 	}

@@ -118,7 +118,9 @@ func between(r *rand.Rand, lo, hi time.Duration) time.Duration {
 type Policy struct {
 	Mode                      s3gwv1alpha1.FencingMode
 	AcceptUnreachableReplicas bool
-	Hazards                   Hazards
+	// AcceptStaleReads sets release.acceptStaleReadsWithoutRevisionCounter.
+	AcceptStaleReads bool
+	Hazards          Hazards
 }
 
 // safePolicy is the one the safety run uses: the defaults.
@@ -128,6 +130,9 @@ func (p Policy) String() string {
 	s := string(p.Mode)
 	if p.AcceptUnreachableReplicas {
 		s += ", requireReachableReplicas false"
+	}
+	if p.AcceptStaleReads {
+		s += ", acceptStaleReadsWithoutRevisionCounter"
 	}
 	return s + ", hazards " + p.Hazards.String()
 }
@@ -165,8 +170,10 @@ func generate(r *rand.Rand, p Policy) *Scenario {
 	sc.Clocks = generateClocks(r, sc.Nodes)
 	for i := range sc.Instances {
 		// longhorn-manager csi/util.go: a StorageClass without
-		// disableRevisionCounter gets the default, true.
-		sc.Instances[i].RevisionCounterDisabled = chance(r, 0.6)
+		// disableRevisionCounter gets the default, true. The gate refuses
+		// such volumes outright, so a third of them is enough to catch a
+		// gate that does not, and leaves most episodes to the other rules.
+		sc.Instances[i].RevisionCounterDisabled = chance(r, 0.3)
 	}
 	sc.CacheLag = pick(r, 0, 200*time.Millisecond, time.Second, 3*time.Second)
 	p.Hazards.apply(sc)
@@ -203,6 +210,7 @@ func generateSpec(r *rand.Rand, p Policy, far bool) s3gwv1alpha1.S3GWRemediation
 	if p.AcceptUnreachableReplicas {
 		spec.Release.RequireReachableReplicas = ptr.To(false)
 	}
+	spec.Release.AcceptStaleReadsWithoutRevisionCounter = p.AcceptStaleReads
 	spec.Release.Strategy = pick(r, s3gwv1alpha1.ReleaseControllerDetach, s3gwv1alpha1.ReleaseDeleteVolumeAttachment,
 		s3gwv1alpha1.ReleaseOutOfServiceTaint)
 	if mode == s3gwv1alpha1.FencingModeDisabled {
