@@ -85,37 +85,26 @@ func TestWorldModel(t *testing.T) {
 }
 
 // hazardEpisodes is how many episodes TestWorldModelHazards plays.
-const hazardEpisodes = 3000
+const hazardEpisodes = 2000
 
-// TestWorldModelHazards runs the world with every hazard, including the one
-// the gate does not handle yet (issue #16 item 3b: machines whose clocks
-// are minutes apart), and documents what the code does under it instead of
-// requiring nothing of it: the log counts the violations by cause and by
-// the hazard whose removal alone ends them. It fails if no episode
-// violates (the model no longer sees the hazard), or if a violating
-// episode still violates when replayed with only the default hazards (a
-// violation that is not theirs, which TestWorldModel must catch). The
-// trusted-clock rules make defaultHazards allHazards, so that
-// TestWorldModel demands zero violations with every hazard, and remove
-// this test.
+// TestWorldModelHazards runs the world with every hazard, clock skew
+// included, and requires the gate to hold there too. Skew is not in
+// defaultHazards yet: it halves the share of episodes where the operator
+// acts (the gate waits longer on skewed Leases), so TestWorldModel's floor
+// and its fixed-seed figures change with it, and the trusted-clock rules
+// (issue #16 item 3b) change the gate's clocks first. A violation here is
+// attributed to the hazard whose removal alone ends it. Once skew is in
+// defaultHazards this test goes.
 func TestWorldModelHazards(t *testing.T) {
 	defer debug.SetGCPercent(debug.SetGCPercent(400))
-	seed, p := seedFromEnv(t), safePolicy
+	p := safePolicy
 	p.Hazards = allHazards
-	s := runEpisodes(seed, hazardEpisodes, p)
-	s.attributeHazards()
+	s := runEpisodes(seedFromEnv(t), hazardEpisodes, p)
 	t.Log(s.line())
-	t.Log(s.breakdown())
-	if len(s.violating) == 0 {
-		t.Errorf("no violation with every hazard: the model no longer sees what the gate does not handle yet")
-	}
-	without := p
-	without.Hazards = defaultHazards
-	for _, i := range s.violating {
-		if runEpisode(seed, i, without, nil).counted() {
-			t.Errorf("episode %d violates with only the hazards %s: not a hazard's doing (replay: WORLDMODEL_SEED=%#x WORLDMODEL_EPISODE=%d)",
-				i, defaultHazards, seed, i)
-		}
+	if len(s.violating) > 0 {
+		s.attributeHazards()
+		t.Errorf("%d of %d episodes broke an invariant with every hazard\n%s%s", len(s.violating), s.episodes, s.breakdown(),
+			traces(s, p))
 	}
 }
 
