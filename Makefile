@@ -101,12 +101,12 @@ test-worldmodel-explore: ## Run the world-model safety test with $(WORLDMODEL_RU
 	@for i in $$(seq $(WORLDMODEL_RUNS)); do \
 		seed=0x$$(od -An -N8 -tx8 /dev/urandom | tr -d ' \n'); \
 		echo "worldmodel: seed $$seed (replay: WORLDMODEL_SEED=$$seed go test ./test/worldmodel/)"; \
-		WORLDMODEL_SEED=$$seed go test -count=1 -run 'TestWorldModel$$' ./test/worldmodel/ || exit 1; \
+		WORLDMODEL_SEED=$$seed go test -count=1 -timeout 30m -run 'TestWorldModel$$' ./test/worldmodel/ || exit 1; \
 	done
 
 .PHONY: test-mutations
-test-mutations: ## Run the world-model test against each planted defect in hack/mutations; fails if one goes unseen.
-	go run ./hack/mutations -episodes $(or $(MUTATION_EPISODES),5000)
+test-mutations: ## Run the world-model test against each planted defect in hack/mutations (MUTATION=<name part>: only those); fails if one goes unseen.
+	go run ./hack/mutations -episodes $(or $(MUTATION_EPISODES),5000) $(if $(MUTATION),-run '$(MUTATION)')
 
 .PHONY: test-bundle
 test-bundle: envtest-assets ## Validate the bundle and catalog, create alm-examples on envtest, check both are up to date.

@@ -258,6 +258,14 @@ var _ = Describe("The protection report", func() {
 		Expect(s.t.Status.Pods[0].Volumes[0].HealthyReplicasElsewhere).To(BeZero())
 	})
 
+	It("reports a volume whose revision counter is disabled as RevisionCounterDisabled, with the StorageClass that fixes it", func() {
+		w := newWorld(suiteCtx)
+		s := newReportStory(w, w.delegateSpec(true), true)
+		g := s.w.addGateway("gw", "a", "b", revisionCounterDisabled)
+		s.expectUnprotected(g, s3gwv1alpha1.ReasonRevisionCounterDisabled, g.pv+" has the revision counter disabled",
+			`disableRevisionCounter: "false"`, "release.acceptStaleReadsWithoutRevisionCounter: true")
+	})
+
 	It("reports an RWX volume as NotLonghornRWO", func() {
 		w := newWorld(suiteCtx)
 		s := newReportStory(w, w.delegateSpec(true), true)

@@ -240,6 +240,35 @@ var _ = Describe("Evidence of the current failure", func() {
 		s.expectMoved()
 	})
 
+	It("never releases a volume whose revision counter is disabled, fenced or not, unless told to accept stale reads", func() {
+		s := newFailedNodeScenario(s3gwv1alpha1.S3GWRemediationSpec{
+			Fencing: s3gwv1alpha1.FencingSpec{Remediators: farEvidence()}}, revisionCounterDisabled)
+		s.w.addFAR("failed", "FenceAgentActionSucceeded", metav1.ConditionTrue)
+		recorder := newWriteRecorder()
+		st := s.w.stepper(recorder)
+		st.until(s.key, 10, isPhase(s3gwv1alpha1.PhaseFailed))
+		rem := s.w.remediation(s.key)
+		Expect(rem.Status.Conditions).To(haveCondition(s3gwv1alpha1.ConditionSucceeded, metav1.ConditionFalse,
+			s3gwv1alpha1.ReasonRevisionCounterDisabled), "failed at once, so NHC escalates")
+		Expect(rem.Status.Conditions).To(haveCondition(s3gwv1alpha1.ConditionAttachmentsReleased, metav1.ConditionFalse,
+			s3gwv1alpha1.ReasonRevisionCounterDisabled))
+		Expect(conditionOf(rem, s3gwv1alpha1.ConditionSucceeded).Message).To(ContainSubstring(
+			"Longhorn volume " + s.g.pv + " has the revision counter disabled"))
+		Expect(st.eventsWithReason(remediation.EventRevisionCounterOff)).NotTo(BeEmpty())
+		Expect(recorder.Writes()).To(HaveEach(HaveField("Kind", "S3GWRemediation")), "fenced, yet nothing moves")
+		Expect(s.w.podExists(s.g.pod)).To(BeTrue())
+
+		// The template accepts the risk: NHC's next remediation moves s3gw.
+		accepting := newFailedNodeScenario(s3gwv1alpha1.S3GWRemediationSpec{
+			Fencing: s3gwv1alpha1.FencingSpec{Remediators: farEvidence()},
+			Release: s3gwv1alpha1.ReleaseSpec{AcceptStaleReadsWithoutRevisionCounter: true}}, revisionCounterDisabled)
+		far := accepting.w.addFAR("failed", "FenceAgentActionSucceeded", metav1.ConditionFalse)
+		accepting.w.clock.Step(time.Second)
+		accepting.w.setCondition(far, "FenceAgentActionSucceeded", metav1.ConditionTrue)
+		accepting.w.stepper(managerClient).until(accepting.key, 20, succeeded)
+		accepting.expectMoved()
+	})
+
 	It("starts over when the node fails again while NHC keeps the CR, with a new delegate", func() {
 		w := newWorld(suiteCtx)
 		w.addNode("healthy", true)

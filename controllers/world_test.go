@@ -224,6 +224,9 @@ type gatewayOptions struct {
 	replicaNodes  []string
 	labels        map[string]string
 	longhornBlind bool
+	// revisionCounterDisabled is the Longhorn Volume's (and its
+	// replicas') spec.revisionCounterDisabled.
+	revisionCounterDisabled bool
 }
 
 func withAccessMode(m corev1.PersistentVolumeAccessMode) gatewayOption {
@@ -234,6 +237,10 @@ func withReplicasOn(nodes ...string) gatewayOption {
 	return func(o *gatewayOptions) { o.replicaNodes = nodes }
 }
 func withLabels(l map[string]string) gatewayOption { return func(o *gatewayOptions) { o.labels = l } }
+
+// revisionCounterDisabled gives the gateway a Longhorn volume created
+// through CSI without disableRevisionCounter: "false" (Longhorn's default).
+var revisionCounterDisabled gatewayOption = func(o *gatewayOptions) { o.revisionCounterDisabled = true }
 
 // noStorageIsolation keeps storage isolation from holding without putting
 // a replica where Longhorn cannot reach it: Longhorn's manager on the
@@ -317,14 +324,16 @@ func (w *world) addVolume(g *gateway, o gatewayOptions) {
 	if o.driver != longhorn.CSIDriverName {
 		return
 	}
-	Expect(w.c.Create(w.ctx, &longhorn.Volume{ObjectMeta: metav1.ObjectMeta{Name: g.pv, Namespace: longhornNS}})).To(Succeed())
+	Expect(w.c.Create(w.ctx, &longhorn.Volume{ObjectMeta: metav1.ObjectMeta{Name: g.pv, Namespace: longhornNS},
+		Spec: longhorn.VolumeSpec{RevisionCounterDisabled: o.revisionCounterDisabled}})).To(Succeed())
 	Expect(w.c.Create(w.ctx, &longhorn.VolumeAttachment{ObjectMeta: metav1.ObjectMeta{Name: g.pv, Namespace: longhornNS},
 		Spec: longhorn.VolumeAttachmentSpec{Volume: g.pv}})).To(Succeed())
 	for i, n := range o.replicaNodes {
 		Expect(w.c.Create(w.ctx, &longhorn.Replica{
 			ObjectMeta: metav1.ObjectMeta{Name: fmt.Sprintf("%s-r-%d", g.pv, i), Namespace: longhornNS,
 				Labels: map[string]string{longhorn.VolumeLabel: g.pv}},
-			Spec: longhorn.ReplicaSpec{NodeID: w.nodeName(n), VolumeName: g.pv, HealthyAt: "2026-11-30T00:00:00Z"},
+			Spec: longhorn.ReplicaSpec{NodeID: w.nodeName(n), VolumeName: g.pv, HealthyAt: "2026-11-30T00:00:00Z",
+				RevisionCounterDisabled: o.revisionCounterDisabled},
 		})).To(Succeed())
 	}
 }

@@ -59,6 +59,9 @@ const (
 	ReasonInvalidDelegate         = "InvalidDelegate"
 	ReasonNoHealthyReplica        = "NoHealthyReplica"
 	ReasonReplicasUnreachable     = "ReplicasUnreachable"
+	// ReasonRevisionCounterDisabled: a volume to release has Longhorn's
+	// revision counter disabled; its next engine could serve stale replicas.
+	ReasonRevisionCounterDisabled = "RevisionCounterDisabled"
 	ReasonLonghornUnavailable     = "LonghornUnavailable"
 	ReasonEvicting                = "Evicting"
 	ReasonEvicted                 = "Evicted"

@@ -360,6 +360,12 @@ var _ = DescribeTable("Admission: each rule accepts a valid spec and refuses a t
 		field:    "release.strategy",
 		message:  "release.strategy OutOfServiceTaint requires fencing.mode RequireEvidence: the taint is only for nodes proven down",
 	}),
+	Entry("release.acceptStaleReadsWithoutRevisionCounter is a boolean", rule{
+		accepted: release(map[string]any{"acceptStaleReadsWithoutRevisionCounter": true}),
+		rejected: release(map[string]any{"acceptStaleReadsWithoutRevisionCounter": "yes"}),
+		field:    "release.acceptStaleReadsWithoutRevisionCounter",
+		message:  "must be of type boolean",
+	}),
 	Entry("release.longhornNamespace is a namespace name", rule{
 		accepted: release(map[string]any{"longhornNamespace": "storage"}),
 		rejected: release(map[string]any{"longhornNamespace": "Longhorn-System"}),

@@ -251,6 +251,20 @@ type ReleaseSpec struct {
 	// +optional
 	RequireReachableReplicas *bool `json:"requireReachableReplicas,omitempty"`
 
+	// AcceptStaleReadsWithoutRevisionCounter releases volumes whose Longhorn
+	// revision counter is disabled (spec.revisionCounterDisabled, the
+	// default for volumes created through CSI without the StorageClass
+	// parameter disableRevisionCounter: "false"). Their next engine compares
+	// no replicas: it serves every replica not marked failed side by side,
+	// so a write in flight at the crash, or a replica the old engine dropped
+	// while its node was cut off from the API server, makes s3gw read stale
+	// or mixed blocks after the move, fenced or not. false (the default)
+	// never releases such a volume: the remediation fails at once so that
+	// NodeHealthCheck escalates. true accepts those reads.
+	// +kubebuilder:default=false
+	// +optional
+	AcceptStaleReadsWithoutRevisionCounter bool `json:"acceptStaleReadsWithoutRevisionCounter,omitempty"`
+
 	// LonghornNamespace is where Longhorn's CRs live.
 	// +kubebuilder:default=longhorn-system
 	// +kubebuilder:validation:MinLength=1

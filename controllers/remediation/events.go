@@ -33,6 +33,7 @@ const (
 	EventVolumeSkipped        = "VolumeSkipped"
 	EventWaitingForFencing    = "WaitingForFencing"
 	EventNoHealthyReplica     = "NoHealthyReplica"
+	EventRevisionCounterOff   = "RevisionCounterDisabled"
 	EventLonghornMissing      = "LonghornUnavailable"
 	EventReplacementMissing   = "ReplacementNotReady"
 	EventS3GWMoved            = "S3GWMoved"

@@ -156,6 +156,7 @@ func (r *Reconciler) phaseEvent(s *scope, phase s3gwv1alpha1.Phase) {
 // or waits on storage with.
 var failureEvents = map[string]string{
 	s3gwv1alpha1.ReasonNoHealthyReplica:        EventNoHealthyReplica,
+	s3gwv1alpha1.ReasonRevisionCounterDisabled: EventRevisionCounterOff,
 	s3gwv1alpha1.ReasonLonghornUnavailable:     EventLonghornMissing,
 	s3gwv1alpha1.ReasonReplacementNotReady:     EventReplacementMissing,
 	s3gwv1alpha1.ReasonInvalidWorkloadSelector: EventInvalidSelector,

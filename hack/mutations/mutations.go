@@ -54,8 +54,8 @@ const (
 	strandedOff   = "if stranded := strandedToRelease(o); false && len(stranded) > 0 && "
 )
 
-// mutations are the defects the model must catch: the rules issue #8 added,
-// each switched back off. Keep Old exact: when the code moves on, the run
+// mutations are the defects the model must catch: the rules issues #8 and
+// #16 added, each switched back off. Keep Old exact: when the code moves on, the run
 // fails and names the mutation to update.
 var mutations = []Mutation{
 	{
@@ -164,5 +164,13 @@ var mutations = []Mutation{
 			New:  "\t\tif false && m[\"status\"] != string(metav1.ConditionTrue) {\n",
 		}},
 		BehindReachability: true,
+	},
+	{
+		Name: "#16.3a a volume with the revision counter disabled is released",
+		Edits: []Edit{{
+			File: "internal/failover/volume_rules.go",
+			Old:  "\t\treturn v.RevisionCounterDisabled && !spec.Release.AcceptStaleReadsWithoutRevisionCounter\n",
+			New:  "\t\treturn false && v.RevisionCounterDisabled && !spec.Release.AcceptStaleReadsWithoutRevisionCounter\n",
+		}},
 	},
 }

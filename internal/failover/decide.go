@@ -82,6 +82,10 @@ func decide(o Observation) Decision {
 		}
 	}
 
+	// Whatever the evidence: a refused volume is never released.
+	if refused, d := volumeRuleCheck(o); refused {
+		return d
+	}
 	gate := EvaluateGate(o)
 	if !gate.Open {
 		return waitForFencing(o, gate, "Waiting for fencing evidence: "+gate.Missing)

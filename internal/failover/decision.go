@@ -58,6 +58,9 @@ const (
 	StepStart Step = iota
 	// StepNodeReady: the node is Ready.
 	StepNodeReady
+	// StepVolumeRules: a target volume's own settings refuse any release,
+	// whatever the evidence (VolumeRules).
+	StepVolumeRules
 	// StepFencing: the gate is closed, or the release strategy lacks the
 	// proof of shutdown it needs.
 	StepFencing

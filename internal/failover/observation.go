@@ -166,6 +166,10 @@ type Volume struct {
 	// LonghornVolumeMissing is true when no Longhorn Volume of this name
 	// exists in the configured Longhorn namespace.
 	LonghornVolumeMissing bool
+	// RevisionCounterDisabled is true when Longhorn's Volume (or one of
+	// its replicas) has spec.revisionCounterDisabled: its next engine
+	// compares no replicas (VolumeRules).
+	RevisionCounterDisabled bool
 }
 
 // Replica is one Longhorn replica of a volume and what the API shows of the
