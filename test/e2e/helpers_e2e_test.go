@@ -37,6 +37,7 @@ import (
 	s3gwv1alpha1 "github.com/s3gw-tech/s3gw-remediation/api/v1alpha1"
 	"github.com/s3gw-tech/s3gw-remediation/internal/longhorn"
 	"github.com/s3gw-tech/s3gw-remediation/test/attachrules"
+	"github.com/s3gw-tech/s3gw-remediation/test/far"
 	"github.com/s3gw-tech/s3gw-remediation/test/harness"
 	"github.com/s3gw-tech/s3gw-remediation/test/longhornsim"
 	"github.com/s3gw-tech/s3gw-remediation/test/nhc"
@@ -171,7 +172,10 @@ func nodeHasTaint(ctx context.Context, node string, taint corev1.Taint) bool {
 	return slices.ContainsFunc(n.Spec.Taints, func(t corev1.Taint) bool { return t.MatchTaint(&taint) })
 }
 
-var outOfServiceTaint = corev1.Taint{Key: corev1.TaintNodeOutOfService, Value: "nodeshutdown", Effect: corev1.TaintEffectNoExecute}
+var (
+	outOfServiceTaint = corev1.Taint{Key: corev1.TaintNodeOutOfService, Value: "nodeshutdown", Effect: corev1.TaintEffectNoExecute}
+	farTaint          = far.RemediationTaint()
+)
 
 // expectMoved checks the end state of a remediated failover.
 func expectMoved(ctx context.Context, r *harness.Run, spare string) *s3gwv1alpha1.S3GWRemediation {
@@ -240,14 +244,17 @@ func setTaint(ctx context.Context, node string, taint *corev1.Taint) {
 	}).WithTimeout(10 * time.Second).Should(Succeed())
 }
 
-func farExists(ctx context.Context, node string) bool {
-	far := &unstructured.Unstructured{}
-	far.SetAPIVersion(harness.FARAPIVersion)
-	far.SetKind(harness.FARKind)
-	err := env.Client.Get(ctx, client.ObjectKey{Namespace: harness.FARNamespace, Name: node}, far)
-	if apierrors.IsNotFound(err) {
-		return false
+// farCRs names the node's FenceAgentsRemediations, in any namespace.
+func farCRs(ctx context.Context, node string) []string {
+	list := &unstructured.UnstructuredList{}
+	list.SetAPIVersion(harness.FARAPIVersion)
+	list.SetKind(harness.FARKind + "List")
+	Expect(env.Client.List(ctx, list)).To(Succeed())
+	var out []string
+	for i := range list.Items {
+		if far.NodeName(&list.Items[i]) == node {
+			out = append(out, list.Items[i].GetNamespace()+"/"+list.Items[i].GetName())
+		}
 	}
-	Expect(err).NotTo(HaveOccurred())
-	return true
+	return out
 }
