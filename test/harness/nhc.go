@@ -79,6 +79,9 @@ type Remediation struct {
 	// acquired times the CR out; zero means NHC's 10 minutes. A test that
 	// wants NHC's lease-overdue time-out shortens it.
 	LeaseTimeout time.Duration
+	// HealthyDelay is spec.healthyDelay: how long NHC keeps the CRs of a
+	// node that is healthy again (negative: until it is confirmed by hand).
+	HealthyDelay *time.Duration
 }
 
 // startClusterSide runs the NodeHealthCheck emulators and the FAR stand-in
@@ -181,6 +184,7 @@ func (e *Env) EnableRemediation(ctx context.Context, r Remediation) (*nhc.Emulat
 		MinHealthy:        ptr.To(intstr.FromString("0%")),
 		UnhealthyDuration: duration,
 		Timeout:           r.LeaseTimeout,
+		HealthyDelay:      r.HealthyDelay,
 	}
 	if len(r.FirstSteps) == 0 {
 		em.Template = ours
