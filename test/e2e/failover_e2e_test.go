@@ -102,7 +102,7 @@ var _ = Describe("Failover of a fenced node", func() {
 		Expect(r.Wait(ctx, harness.RemediationSucceeded, crDeadline)).To(Succeed())
 		report(r)
 		rem := expectMoved(ctx, r, s.spare)
-		Expect(rem.Status.FencingEvidence).To(ConsistOf(HavePrefix("delegate " + harness.FARKind + "/" + harness.TemplateNamespace + "/" + r.Node + "-")))
+		Expect(rem.Status.FencingEvidence).To(ConsistOf(HavePrefix("delegate " + harness.FARKind + "/" + r.Node + "-")))
 		Expect(env.PowerStatus(r.Node)).To(Equal("off"), "fence_dummy powered the node off")
 		Expect(rem.Status.AddedTaints).To(ConsistOf(HaveField("Key", corev1.TaintNodeOutOfService)))
 		Expect(nodeHasTaint(ctx, r.Node, outOfServiceTaint)).To(BeTrue())

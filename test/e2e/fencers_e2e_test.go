@@ -108,12 +108,8 @@ var _ = Describe("Escalation from FAR to s3gw-remediation", func() {
 		Expect(r.Wait(ctx, harness.ReplacementReady, recoveryDeadline)).To(Succeed())
 		Expect(r.Wait(ctx, harness.RemediationSucceeded, crDeadline)).To(Succeed())
 		report(r)
-		_, newNode := r.Replacement()
-		Expect(newNode).To(Equal(s.spare))
-		expectAttachedOnlyTo(ctx, g, s.spare)
-		rem := remediationFor(ctx, r.Node)
+		rem := expectMovedAfterFAR(ctx, r, s.spare)
 		Expect(rem.Status.FencingEvidence).To(ConsistOf(HavePrefix(harness.FARKind + "/" + harness.FARNamespace + "/" + r.Node + "-")))
-		Expect(rem.Status.Conditions).To(haveCondition(s3gwv1alpha1.ConditionAttachmentsReleased, metav1.ConditionTrue, s3gwv1alpha1.ReasonReleased))
 
 		recoverAndExpectCleanup(ctx, r, em)
 		Eventually(ctx, func() []string { return farCRs(ctx, r.Node) }).WithTimeout(cleanupDeadline).Should(BeEmpty())

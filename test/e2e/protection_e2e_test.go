@@ -101,7 +101,11 @@ var _ = Describe("Protection report", func() {
 		// prediction itself is wrong (a duration left out or doubled).
 		Expect(took).To(BeNumerically("<=", 2*budget), "the failover stays within twice the expected RTO")
 		rem := expectMoved(ctx, r, s.spare)
-		Expect(rem.Status.FencingEvidence).To(ContainElement(HavePrefix("delegate " + harness.FARKind + "/" + harness.TemplateNamespace + "/" + node + "-")))
+		// Storage isolation held the moment the remediation started, so it
+		// never waited for fencing and never created its delegate.
+		Expect(rem.Status.FencingEvidence).To(ConsistOf("StorageIsolation"))
+		Expect(rem.Status.Delegate).To(BeNil())
+		Expect(farCRs(ctx, node)).To(BeEmpty())
 		recoverAndExpectCleanup(ctx, r, em)
 	}, SpecTimeout(specTimeout))
 })
