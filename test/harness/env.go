@@ -134,6 +134,7 @@ type Env struct {
 	tracker   *tracker
 	operator  *runner
 	infra     *runner
+	farRunner *runner
 	nhc       *nhcDispatcher
 	far       *far.Controller
 	oosFencer *oosFencer
@@ -228,7 +229,7 @@ func (e *Env) start(ctx context.Context) error {
 func (e *Env) Stop() error {
 	e.stopOnce.Do(func() {
 		errs := []error{e.stopProcesses()}
-		for _, r := range []*runner{e.infra, e.operator} {
+		for _, r := range []*runner{e.farRunner, e.infra, e.operator} {
 			if r != nil {
 				errs = append(errs, r.stop())
 			}

@@ -108,13 +108,18 @@ func (e *Env) startClusterSide(ctx context.Context) error {
 	if e.powerDir, err = os.MkdirTemp("", "fence-dummy-"); err != nil {
 		return fmt.Errorf("creating fence_dummy's status directory: %w", err)
 	}
-	farClient, err := client.New(far.Impersonate(e.Cluster.RESTConfig(), FARNamespace), client.Options{Scheme: Scheme()})
+	// FAR runs as FAR does: a manager of its own, as its ServiceAccount,
+	// reading through its cache.
+	farMgr, err := far.NewManager(e.Cluster.RESTConfig(), FARNamespace, e.log.WithName("far"))
 	if err != nil {
-		return fmt.Errorf("creating FAR's client: %w", err)
+		return err
 	}
-	e.far = &far.Controller{Client: farClient, Power: e.power}
-	if err := e.far.SetupWithManager(mgr); err != nil {
+	e.far = &far.Controller{Client: farMgr.GetClient(), Power: e.power}
+	if err := e.far.SetupWithManager(farMgr); err != nil {
 		return fmt.Errorf("setting up the FAR stand-in: %w", err)
+	}
+	if e.farRunner, err = run(ctx, farMgr); err != nil {
+		return err
 	}
 	e.oosFencer = &oosFencer{client: e.Client, nodes: mgr.GetClient()}
 	if err := ctrl.NewControllerManagedBy(mgr).For(&corev1.Node{}).Named("oos-fencer").Complete(e.oosFencer); err != nil {
