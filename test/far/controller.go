@@ -158,9 +158,9 @@ func (c *Controller) fence(ctx context.Context, far *FenceAgentsRemediation) err
 	if c.Executor.Exists(far.UID) {
 		return nil
 	}
-	params, retry, err := BuildParams(ctx, c.Client, far)
+	params, retryable, err := BuildParams(ctx, c.Client, far)
 	if err != nil {
-		if retry {
+		if retryable {
 			return err
 		}
 		logf.FromContext(ctx).Info("FAR refuses the CR's parameters; it stays Processing", "error", err.Error())

@@ -19,6 +19,7 @@ package far
 import (
 	"context"
 	"fmt"
+	"slices"
 
 	corev1 "k8s.io/api/core/v1"
 	rbacv1 "k8s.io/api/rbac/v1"
@@ -72,7 +73,7 @@ func Impersonate(cfg *rest.Config, namespace string) *rest.Config {
 // aggregates. It is idempotent.
 func InstallRBAC(ctx context.Context, admin client.Client, namespace string, secrets SecretAccess) error {
 	subjects := []rbacv1.Subject{{Kind: rbacv1.ServiceAccountKind, Name: ServiceAccount, Namespace: namespace}}
-	secretRule := rbacv1.PolicyRule{APIGroups: []string{""}, Resources: []string{"secrets"}, Verbs: []string{"get", "list", "watch"}}
+	secretRule := rbacv1.PolicyRule{APIGroups: []string{""}, Resources: []string{"secrets"}, Verbs: readVerbs}
 	objs := []client.Object{
 		&corev1.ServiceAccount{ObjectMeta: metav1.ObjectMeta{Namespace: namespace, Name: ServiceAccount}},
 		&rbacv1.ClusterRole{ObjectMeta: metav1.ObjectMeta{Name: managerRole}, Rules: managerRules()},
@@ -84,9 +85,8 @@ func InstallRBAC(ctx context.Context, admin client.Client, namespace string, sec
 		&rbacv1.ClusterRole{
 			ObjectMeta: metav1.ObjectMeta{Name: extRemediation, Labels: map[string]string{aggregateToNHC: "true"}},
 			Rules: []rbacv1.PolicyRule{
-				{APIGroups: []string{farGroup}, Resources: []string{"fenceagentsremediationtemplates"}, Verbs: []string{"get", "list", "watch"}},
-				{APIGroups: []string{farGroup}, Resources: []string{"fenceagentsremediations"},
-					Verbs: []string{"get", "list", "watch", "create", "update", "patch", "delete"}},
+				{APIGroups: []string{farGroup}, Resources: []string{"fenceagentsremediationtemplates"}, Verbs: readVerbs},
+				{APIGroups: []string{farGroup}, Resources: []string{"fenceagentsremediations"}, Verbs: slices.Concat(readVerbs, writeVerbs)},
 			},
 		},
 	}
@@ -94,7 +94,7 @@ func InstallRBAC(ctx context.Context, admin client.Client, namespace string, sec
 		lifted := "olm-lifted-" + secretsRoleName
 		objs = append(objs,
 			&rbacv1.ClusterRole{ObjectMeta: metav1.ObjectMeta{Name: lifted}, Rules: []rbacv1.PolicyRule{secretRule,
-				{APIGroups: []string{""}, Resources: []string{"namespaces"}, Verbs: []string{"get", "list", "watch"}}}},
+				{APIGroups: []string{""}, Resources: []string{"namespaces"}, Verbs: readVerbs}}},
 			&rbacv1.ClusterRoleBinding{ObjectMeta: metav1.ObjectMeta{Name: lifted},
 				RoleRef: rbacv1.RoleRef{APIGroup: rbacv1.GroupName, Kind: "ClusterRole", Name: lifted}, Subjects: subjects})
 	}
@@ -106,20 +106,30 @@ func InstallRBAC(ctx context.Context, admin client.Client, namespace string, sec
 	return nil
 }
 
+// Verbs of the rules.
+const (
+	verbUpdate = "update"
+	verbDelete = "delete"
+)
+
+var (
+	readVerbs  = []string{"get", "list", "watch"}
+	writeVerbs = []string{"create", verbUpdate, "patch", verbDelete}
+)
+
 // managerRules are config/rbac/role.yaml's ClusterRole rules.
 func managerRules() []rbacv1.PolicyRule {
-	read := []string{"get", "list", "watch"}
 	return []rbacv1.PolicyRule{
-		{APIGroups: []string{""}, Resources: []string{"namespaces"}, Verbs: read},
-		{APIGroups: []string{""}, Resources: []string{"nodes"}, Verbs: append([]string{"delete", "update"}, read...)},
-		{APIGroups: []string{""}, Resources: []string{"pods"}, Verbs: append([]string{"delete", "deletecollection", "update"}, read...)},
+		{APIGroups: []string{""}, Resources: []string{"namespaces"}, Verbs: readVerbs},
+		{APIGroups: []string{""}, Resources: []string{"nodes"}, Verbs: slices.Concat(readVerbs, []string{verbUpdate, verbDelete})},
+		{APIGroups: []string{""}, Resources: []string{"pods"}, Verbs: slices.Concat(readVerbs, []string{verbUpdate, verbDelete, "deletecollection"})},
 		{APIGroups: []string{""}, Resources: []string{"pods/exec"}, Verbs: []string{"create"}},
 		{APIGroups: []string{farGroup}, Resources: []string{"fenceagentsremediations", "fenceagentsremediationtemplates"},
-			Verbs: append([]string{"create", "delete", "patch", "update"}, read...)},
+			Verbs: slices.Concat(readVerbs, writeVerbs)},
 		{APIGroups: []string{farGroup}, Resources: []string{"fenceagentsremediations/finalizers", "fenceagentsremediationtemplates/finalizers"},
-			Verbs: []string{"update"}},
+			Verbs: []string{verbUpdate}},
 		{APIGroups: []string{farGroup}, Resources: []string{"fenceagentsremediations/status", "fenceagentsremediationtemplates/status"},
-			Verbs: []string{"get", "patch", "update"}},
-		{APIGroups: []string{"storage.k8s.io"}, Resources: []string{"volumeattachments"}, Verbs: append([]string{"delete"}, read...)},
+			Verbs: []string{"get", "patch", verbUpdate}},
+		{APIGroups: []string{"storage.k8s.io"}, Resources: []string{"volumeattachments"}, Verbs: slices.Concat(readVerbs, []string{verbDelete})},
 	}
 }

@@ -82,22 +82,11 @@ func (e *Emulator) reconcile(ctx context.Context, nodeReader client.Reader) (tim
 		return 0, err
 	}
 
-	healthyCount := 0
-	for _, node := range healthy {
-		crs, delay, err := e.handleHealthyNode(ctx, node.Name)
-		if err != nil {
-			return 0, err
-		}
-		requeue = minRequeue(requeue, delay)
-		if len(crs) == 0 {
-			e.markHealthy(node.Name)
-			healthyCount++
-			continue
-		}
-		if since := e.markConditionsHealthy(node.Name, e.Clock.Now()); since != nil {
-			requeue = minRequeue(requeue, pendingDeletionRequeue(crs, *since))
-		}
+	healthyCount, delay, err := e.handleHealthyNodes(ctx, healthy)
+	if err != nil {
+		return 0, err
 	}
+	requeue = minRequeue(requeue, delay)
 	if len(unhealthy) == 0 {
 		return requeue, nil
 	}
@@ -128,6 +117,29 @@ func (e *Emulator) reconcile(ctx context.Context, nodeReader client.Reader) (tim
 		requeue = minRequeue(requeue, delay)
 	}
 	return requeue, nil
+}
+
+// handleHealthyNodes deletes the CRs of healthy nodes and counts the nodes
+// that have none left, the only ones NHC counts as healthy.
+func (e *Emulator) handleHealthyNodes(ctx context.Context, healthy []*corev1.Node) (int, time.Duration, error) {
+	count := 0
+	var requeue time.Duration
+	for _, node := range healthy {
+		crs, delay, err := e.handleHealthyNode(ctx, node.Name)
+		if err != nil {
+			return 0, 0, err
+		}
+		requeue = minRequeue(requeue, delay)
+		if len(crs) == 0 {
+			e.markHealthy(node.Name)
+			count++
+			continue
+		}
+		if since := e.markConditionsHealthy(node.Name, e.Clock.Now()); since != nil {
+			requeue = minRequeue(requeue, pendingDeletionRequeue(crs, *since))
+		}
+	}
+	return count, requeue, nil
 }
 
 // minHealthy is getMinHealthy for spec.minHealthy (the CRD default, 51%,

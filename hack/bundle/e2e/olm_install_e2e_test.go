@@ -609,7 +609,7 @@ func checkAggregation(ctx context.Context, t *testing.T, w waiter, cl client.Cli
 	// them; lists CRs cluster-wide to find a node's (ListRemediationCRs),
 	// creates them, updates them (nhc-timed-out, healthy-delay), deletes
 	// them, and watches them.
-	var checks []authorizationv1.ResourceAttributes
+	checks := make([]authorizationv1.ResourceAttributes, 0, 10)
 	for _, verb := range []string{"get", "list", "watch"} {
 		checks = append(checks, authorizationv1.ResourceAttributes{Group: group, Resource: "s3gwremediationtemplates", Verb: verb})
 	}
