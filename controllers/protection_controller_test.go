@@ -31,19 +31,23 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/client-go/rest"
 	"k8s.io/utils/clock"
 	"k8s.io/utils/ptr"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/client/interceptor"
 	"sigs.k8s.io/controller-runtime/pkg/config"
 	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 
 	s3gwv1alpha1 "github.com/s3gw-tech/s3gw-remediation/api/v1alpha1"
+	"github.com/s3gw-tech/s3gw-remediation/controllers/protection"
 	"github.com/s3gw-tech/s3gw-remediation/internal/eventrecorder"
 	"github.com/s3gw-tech/s3gw-remediation/internal/longhorn"
 	"github.com/s3gw-tech/s3gw-remediation/internal/metrics"
 	"github.com/s3gw-tech/s3gw-remediation/test/nhc"
+	"github.com/s3gw-tech/s3gw-remediation/test/testenv"
 )
 
 // reportStory is one template's protection report, reconciled pass by pass
@@ -109,7 +113,7 @@ func (s *reportStory) expectUnprotected(g *gateway, reason string, message ...st
 	Expect(s.t.Status.Protection).To(Equal("0/1"))
 	Expect(s.t.Status.Conditions).To(haveCondition(s3gwv1alpha1.ConditionProtected, metav1.ConditionFalse, s3gwv1alpha1.ReasonPodsUnprotected))
 	Expect(s.protectedGauge(g, reason)).To(BeZero())
-	Expect(s.st.eventsWithReason(eventPodUnprotected)).NotTo(BeEmpty())
+	Expect(s.st.eventsWithReason(protection.EventPodUnprotected)).NotTo(BeEmpty())
 	return p
 }
 
@@ -149,6 +153,40 @@ var _ = Describe("The protection report", func() {
 		Expect(s.t.ResourceVersion).To(Equal(version))
 	})
 
+	It("reports again, without an error or a second warning, when the template changed since it was read", func() {
+		s := newReportStory(newWorld(suiteCtx), s3gwv1alpha1.S3GWRemediationSpec{}, true)
+		g := s.w.addGateway("gw", "a", "b")
+		addReplica(s.w, g, 1, "a")
+		// The template controller annotates the template between the
+		// report's read and its status write, as at every install.
+		annotated := false
+		asManager := rest.CopyConfig(cfg)
+		asManager.Impersonate = rest.ImpersonationConfig{UserName: testenv.ManagerUser}
+		base, err := client.NewWithWatch(asManager, client.Options{Scheme: env.Scheme})
+		Expect(err).NotTo(HaveOccurred())
+		s.r.Client = interceptor.NewClient(base, interceptor.Funcs{
+			SubResourcePatch: func(ctx context.Context, c client.Client, sub string, obj client.Object, patch client.Patch,
+				opts ...client.SubResourcePatchOption) error {
+				if !annotated {
+					annotated = true
+					t := &s3gwv1alpha1.S3GWRemediationTemplate{}
+					Expect(k8sClient.Get(ctx, client.ObjectKeyFromObject(obj), t)).To(Succeed())
+					t.Annotations = map[string]string{"example.com/touched": "true"}
+					Expect(k8sClient.Update(ctx, t)).To(Succeed())
+				}
+				return c.SubResource(sub).Patch(ctx, obj, patch, opts...)
+			}})
+
+		res, err := s.r.Reconcile(s.w.ctx, reconcile.Request{NamespacedName: client.ObjectKeyFromObject(s.t)})
+		Expect(err).NotTo(HaveOccurred(), "a template changed meanwhile is no error")
+		Expect(res.RequeueAfter).To(BeNumerically(">", 0), "it reports again at once")
+		s.st.drainEvents()
+		Expect(s.st.events).To(BeEmpty(), "nothing is announced before the report is written")
+
+		s.expectUnprotected(g, s3gwv1alpha1.ReasonNoFencingEvidence)
+		Expect(s.st.eventsWithReason(protection.EventPodUnprotected)).To(HaveLen(1))
+	})
+
 	It("warns when a replica lands on the s3gw node, names it, and tells when the pod is protected again", func() {
 		s := newReportStory(newWorld(suiteCtx), s3gwv1alpha1.S3GWRemediationSpec{}, true)
 		g := s.w.addGateway("gw", "a", "b")
@@ -158,18 +196,18 @@ var _ = Describe("The protection report", func() {
 		addReplica(s.w, g, 1, "a")
 		s.expectUnprotected(g, s3gwv1alpha1.ReasonNoFencingEvidence,
 			"replica "+g.pv+"-r-1 of "+g.pv+" is on the node", "soft anti-affinity")
-		Expect(s.st.eventsWithReason(eventPodUnprotected)).To(HaveLen(1))
-		Expect(s.st.eventsWithReason(eventPodUnprotected)[0]).To(ContainSubstring(g.pv + "-r-1"))
+		Expect(s.st.eventsWithReason(protection.EventPodUnprotected)).To(HaveLen(1))
+		Expect(s.st.eventsWithReason(protection.EventPodUnprotected)[0]).To(ContainSubstring(g.pv + "-r-1"))
 		Expect(s.protectedGauge(g, s3gwv1alpha1.ReasonPodProtected)).To(BeZero(), "the protected series is gone")
 
 		By("Reporting again without a change: no second warning")
 		s.report()
-		Expect(s.st.eventsWithReason(eventPodUnprotected)).To(HaveLen(1))
+		Expect(s.st.eventsWithReason(protection.EventPodUnprotected)).To(HaveLen(1))
 
 		By("Longhorn moving the replica off the node again")
 		removeReplica(s.w, g, 1)
 		Expect(s.pod().Protected).To(BeTrue())
-		Expect(s.st.eventsWithReason(eventPodProtected)).To(HaveLen(1))
+		Expect(s.st.eventsWithReason(protection.EventPodProtected)).To(HaveLen(1))
 		Expect(s.protectedGauge(g, s3gwv1alpha1.ReasonPodProtected)).To(Equal(1.0))
 	})
 
@@ -287,7 +325,7 @@ var _ = Describe("The protection report", func() {
 		Expect(p.Protected).To(BeTrue(), "%+v", p)
 		Expect(p.NodeHealthChecks).To(ConsistOf("nhc-" + s.w.id + "-escalating"))
 		Expect(p.ExpectedRTO.Duration).To(Equal(50*time.Second + time.Minute + 2*time.Minute + 5300*time.Millisecond))
-		Expect(s.st.eventsWithReason(eventPodProtected)).To(HaveLen(1))
+		Expect(s.st.eventsWithReason(protection.EventPodProtected)).To(HaveLen(1))
 	})
 
 	It("says so, and does not fail, when NodeHealthCheck and the delegate's kind are not installed", func() {
@@ -412,7 +450,7 @@ var _ = Describe("The protection report in the manager", Ordered, func() {
 				}
 			}
 			return reasons
-		}).Should(ContainElement(eventPodUnprotected))
+		}).Should(ContainElement(protection.EventPodUnprotected))
 
 		By("Longhorn dropping it again")
 		removeReplica(w, g, 1)

@@ -29,6 +29,7 @@ import (
 	"k8s.io/utils/ptr"
 
 	s3gwv1alpha1 "github.com/s3gw-tech/s3gw-remediation/api/v1alpha1"
+	"github.com/s3gw-tech/s3gw-remediation/controllers/remediation"
 	"github.com/s3gw-tech/s3gw-remediation/internal/longhorn"
 	"github.com/s3gw-tech/s3gw-remediation/internal/release"
 	"github.com/s3gw-tech/s3gw-remediation/test/nhc"
@@ -129,9 +130,9 @@ var _ = Describe("S3GWRemediation", func() {
 			rem := s.expectMoved()
 			Expect(rem.Status.FencingEvidence).To(ContainElement("StorageIsolation"))
 			Expect(st.eventsWithReason("RemediationStarted")).To(HaveLen(1))
-			Expect(st.eventsWithReason(eventPodEvicted)).To(HaveLen(2), "one event on the CR, one on the Node")
+			Expect(st.eventsWithReason(remediation.EventPodEvicted)).To(HaveLen(2), "one event on the CR, one on the Node")
 			Expect(st.eventsWithReason(released)).To(HaveLen(2))
-			Expect(st.eventsWithReason(eventS3GWMoved)).To(HaveLen(2))
+			Expect(st.eventsWithReason(remediation.EventS3GWMoved)).To(HaveLen(2))
 			Expect(st.eventsWithReason("RemediationFinished")).To(HaveLen(1))
 			Expect(st.metric("s3gw_remediation_pods_evicted_total", nil)).To(Equal(1.0))
 			Expect(st.metric("s3gw_remediation_attachments_released_total", map[string]string{"strategy": string(strategy)})).To(Equal(1.0))
@@ -160,9 +161,9 @@ var _ = Describe("S3GWRemediation", func() {
 			Expect(release.HasTaint(s.w.node("failed"), release.OutOfServiceTaint())).To(BeFalse(), "the out-of-service taint went with the CR")
 			Expect(lease.Spec.HolderIdentity).To(HaveValue(Equal("NodeHealthCheck-"+s.e.Name)), "the operator never took NHC's lease")
 		},
-		Entry("ControllerDetach", s3gwv1alpha1.ReleaseControllerDetach, eventVolumeUnmarked),
-		Entry("DeleteVolumeAttachment", s3gwv1alpha1.ReleaseDeleteVolumeAttachment, eventAttachmentDeleted),
-		Entry("OutOfServiceTaint", s3gwv1alpha1.ReleaseOutOfServiceTaint, eventOutOfServiceTaint),
+		Entry("ControllerDetach", s3gwv1alpha1.ReleaseControllerDetach, remediation.EventVolumeUnmarked),
+		Entry("DeleteVolumeAttachment", s3gwv1alpha1.ReleaseDeleteVolumeAttachment, remediation.EventAttachmentDeleted),
+		Entry("OutOfServiceTaint", s3gwv1alpha1.ReleaseOutOfServiceTaint, remediation.EventOutOfServiceTaint),
 	)
 
 	It("reports a missing node and adds no finalizer", func() {
@@ -249,7 +250,7 @@ var _ = Describe("S3GWRemediation", func() {
 		}
 		Expect(rem.Status.Targets).To(ContainElement(HaveField("Volumes", ContainElement(HaveField("Reason", ContainSubstring("not ReadWriteOnce"))))))
 		Expect(rem.Status.Targets).To(ContainElement(HaveField("Volumes", ContainElement(HaveField("Reason", ContainSubstring("not a driver.longhorn.io"))))))
-		Expect(st.eventsWithReason(eventVolumeSkipped)).To(HaveLen(2))
+		Expect(st.eventsWithReason(remediation.EventVolumeSkipped)).To(HaveLen(2))
 		Expect(w.podExists(rwx.pod)).To(BeFalse())
 		Expect(w.podExists(local.pod)).To(BeFalse())
 		Expect(w.attachments(rwx, w.nodeName("failed"))).To(HaveLen(1), "a shared volume's attachment is not released")
@@ -275,7 +276,7 @@ var _ = Describe("S3GWRemediation", func() {
 		Expect(rem.Status.Phase).To(Equal(s3gwv1alpha1.PhaseFailed))
 		Expect(s.w.podExists(s.g.pod)).To(BeTrue(), "nothing is evicted when releasing cannot help")
 		Expect(s.w.attachments(s.g, s.w.nodeName("failed"))).To(HaveLen(1))
-		Expect(st.eventsWithReason(eventNoHealthyReplica)).To(And(HaveLen(2), HaveEach(ContainSubstring(s.g.pv))),
+		Expect(st.eventsWithReason(remediation.EventNoHealthyReplica)).To(And(HaveLen(2), HaveEach(ContainSubstring(s.g.pv))),
 			"one Warning when it starts waiting, one when it fails")
 	})
 })

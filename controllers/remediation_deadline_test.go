@@ -27,6 +27,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	s3gwv1alpha1 "github.com/s3gw-tech/s3gw-remediation/api/v1alpha1"
+	"github.com/s3gw-tech/s3gw-remediation/controllers/remediation"
 	"github.com/s3gw-tech/s3gw-remediation/internal/longhorn"
 	"github.com/s3gw-tech/s3gw-remediation/internal/release"
 	"github.com/s3gw-tech/s3gw-remediation/test/attachrules"
@@ -65,7 +66,7 @@ var _ = Describe("Replacement deadline", func() {
 		rem := s.w.remediation(s.key)
 		Expect(rem.Status.Phase).To(Equal(s3gwv1alpha1.PhaseFailed))
 		Expect(rem.Status.Conditions).To(haveCondition(s3gwv1alpha1.ConditionSucceeded, metav1.ConditionFalse, s3gwv1alpha1.ReasonReplacementNotReady))
-		Expect(st.eventsWithReason(eventReplacementMissing)).To(HaveLen(1))
+		Expect(st.eventsWithReason(remediation.EventReplacementMissing)).To(HaveLen(1))
 
 		s.g.stuck = false
 		st.until(s.key, 5, succeeded)

@@ -28,6 +28,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	s3gwv1alpha1 "github.com/s3gw-tech/s3gw-remediation/api/v1alpha1"
+	"github.com/s3gw-tech/s3gw-remediation/controllers/remediation"
 	"github.com/s3gw-tech/s3gw-remediation/internal/fencing"
 	"github.com/s3gw-tech/s3gw-remediation/internal/longhorn"
 	"github.com/s3gw-tech/s3gw-remediation/internal/release"
@@ -306,7 +307,7 @@ var _ = Describe("The delegate, as NHC sees it", func() {
 		Expect(s.expectMoved().Status.FencingEvidence).To(ConsistOf(
 			"reused FenceAgentsRemediation/" + w.ns + "/" + w.nodeName("failed")))
 		Expect(w.delegateOf(s.key)).To(BeNil(), "no second fencing CR")
-		Expect(st.eventsWithReason(eventDelegateCreated)).To(BeEmpty())
+		Expect(st.eventsWithReason(remediation.EventDelegateCreated)).To(BeEmpty())
 	})
 
 	It("passes NHC's time-out on to its delegate", func() {

@@ -25,6 +25,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	s3gwv1alpha1 "github.com/s3gw-tech/s3gw-remediation/api/v1alpha1"
+	"github.com/s3gw-tech/s3gw-remediation/controllers/remediation"
 	"github.com/s3gw-tech/s3gw-remediation/internal/release"
 )
 
@@ -39,7 +40,7 @@ var _ = Describe("The fencing gate", func() {
 		s.w.addFAR("failed", "FenceAgentActionSucceeded", metav1.ConditionFalse) // fencing still running
 		st := closedGate(s, "no node.kubernetes.io/out-of-service taint",
 			"storage isolation: Longhorn does not report the node down", "has no FenceAgentActionSucceeded=True")
-		Expect(st.eventsWithReason(eventWaitingForFencing)).To(HaveLen(1), "announced once, not every pass")
+		Expect(st.eventsWithReason(remediation.EventWaitingForFencing)).To(HaveLen(1), "announced once, not every pass")
 		Expect(st.metric("s3gw_remediation_fencing_blocked", map[string]string{
 			"reason": "OutOfServiceTaint,StorageIsolation,FenceAgentsRemediation"})).To(Equal(1.0))
 	})
@@ -90,8 +91,8 @@ var _ = Describe("The fencing gate", func() {
 		rem := s.w.remediation(s.key)
 		Expect(rem.Status.Conditions).To(haveCondition(s3gwv1alpha1.ConditionFenced, metav1.ConditionTrue, s3gwv1alpha1.ReasonFencingDisabled))
 		Expect(rem.Status.FencingEvidence).To(ConsistOf("FencingDisabled"))
-		Expect(st.eventsWithReason(eventFencingDisabled)).NotTo(BeEmpty())
-		Expect(st.eventsWithReason(eventFencingDisabled)).To(HaveEach(ContainSubstring("Warning")))
+		Expect(st.eventsWithReason(remediation.EventFencingDisabled)).NotTo(BeEmpty())
+		Expect(st.eventsWithReason(remediation.EventFencingDisabled)).To(HaveEach(ContainSubstring("Warning")))
 	})
 
 	It("creates the delegate fencing CR as NHC would, waits for it, and deletes it on cleanup", func() {
@@ -117,7 +118,7 @@ var _ = Describe("The fencing gate", func() {
 		Expect(far.GetOwnerReferences()).To(ConsistOf(HaveField("UID", rem.UID)))
 		Expect(rem.Status.Phase).To(Equal(s3gwv1alpha1.PhaseWaitingForFencing))
 		Expect(w.podExists(g.pod)).To(BeTrue(), "nothing moves before the fencer reports success")
-		Expect(st.eventsWithReason(eventDelegateCreated)).To(HaveLen(1))
+		Expect(st.eventsWithReason(remediation.EventDelegateCreated)).To(HaveLen(1))
 
 		for range 2 {
 			Expect(st.pass(s.key)).To(Succeed())

@@ -37,6 +37,7 @@ import (
 	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
 
 	s3gwv1alpha1 "github.com/s3gw-tech/s3gw-remediation/api/v1alpha1"
+	"github.com/s3gw-tech/s3gw-remediation/controllers/remediation"
 	"github.com/s3gw-tech/s3gw-remediation/internal/eventrecorder"
 	"github.com/s3gw-tech/s3gw-remediation/internal/metrics"
 )
@@ -134,8 +135,8 @@ var _ = Describe("The manager", Ordered, func() {
 							reasons = append(reasons, e.Reason)
 						}
 					}
-					g.Expect(reasons).To(ContainElements("RemediationStarted", eventPodEvicted, eventVolumeUnmarked,
-						"RemediationFinished", eventS3GWMoved))
+					g.Expect(reasons).To(ContainElements("RemediationStarted", remediation.EventPodEvicted, remediation.EventVolumeUnmarked,
+						"RemediationFinished", remediation.EventS3GWMoved))
 				}).WithTimeout(10 * time.Second).Should(Succeed())
 			}
 		}

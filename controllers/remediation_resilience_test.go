@@ -37,6 +37,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client/interceptor"
 
 	s3gwv1alpha1 "github.com/s3gw-tech/s3gw-remediation/api/v1alpha1"
+	"github.com/s3gw-tech/s3gw-remediation/controllers/remediation"
 	"github.com/s3gw-tech/s3gw-remediation/internal/longhorn"
 	"github.com/s3gw-tech/s3gw-remediation/internal/medik8s"
 )
@@ -72,7 +73,7 @@ var _ = Describe("Remediation resilience", func() {
 		}
 		Expect(count("RemediationStarted")).To(Equal(1))
 		Expect(count("RemediationFinished")).To(Equal(1))
-		Expect(count(eventPodEvicted)).To(Equal(2))
+		Expect(count(remediation.EventPodEvicted)).To(Equal(2))
 	})
 
 	It("converges when every write fails once with a conflict or a server error", func() {
@@ -233,7 +234,7 @@ var _ = Describe("Remediation resilience", func() {
 		rem := s.w.remediation(s.key)
 		Expect(rem.Status.Conditions).To(haveCondition(s3gwv1alpha1.ConditionSucceeded, metav1.ConditionFalse, s3gwv1alpha1.ReasonLonghornUnavailable))
 		Expect(s.w.podExists(s.g.pod)).To(BeTrue())
-		Expect(st.eventsWithReason(eventLonghornMissing)).To(HaveLen(2))
+		Expect(st.eventsWithReason(remediation.EventLonghornMissing)).To(HaveLen(2))
 	})
 
 	It("never strips NHC's annotations, labels or owner reference", func() {
@@ -268,8 +269,8 @@ var _ = Describe("A volume whose pod was already deleted", func() {
 			HaveField("Volumes", ConsistOf(HaveField("PersistentVolume", s.g.pv))),
 			HaveField("State", s3gwv1alpha1.TargetReplaced))))
 		Expect(s.w.attachments(s.g, s.w.nodeName("failed"))).To(BeEmpty())
-		Expect(st.eventsWithReason(eventPodEvicted)).To(BeEmpty(), "there was no pod left to delete")
-		Expect(st.eventsWithReason(eventVolumeUnmarked)).To(HaveLen(2))
+		Expect(st.eventsWithReason(remediation.EventPodEvicted)).To(BeEmpty(), "there was no pod left to delete")
+		Expect(st.eventsWithReason(remediation.EventVolumeUnmarked)).To(HaveLen(2))
 	})
 
 	It("is left alone when no s3gw pod uses its claim", func() {

@@ -43,9 +43,11 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 
 	s3gwv1alpha1 "github.com/s3gw-tech/s3gw-remediation/api/v1alpha1"
+	"github.com/s3gw-tech/s3gw-remediation/internal/failover"
 	"github.com/s3gw-tech/s3gw-remediation/internal/longhorn"
 	"github.com/s3gw-tech/s3gw-remediation/internal/metrics"
 	"github.com/s3gw-tech/s3gw-remediation/internal/release"
+	"github.com/s3gw-tech/s3gw-remediation/internal/storage"
 	"github.com/s3gw-tech/s3gw-remediation/internal/workloads"
 	"github.com/s3gw-tech/s3gw-remediation/test/attachrules"
 	"github.com/s3gw-tech/s3gw-remediation/test/nhc"
@@ -162,7 +164,7 @@ func (w *world) kubelets() {
 	Expect(w.c.List(w.ctx, nodes)).To(Succeed())
 	for i := range nodes.Items {
 		short, ok := strings.CutPrefix(nodes.Items[i].Name, w.id+"-")
-		if ok && nodeReady(&nodes.Items[i]) {
+		if ok && storage.Heartbeat(&nodes.Items[i], nil).Ready == failover.ReadyTrue {
 			w.renewLease(short, w.clock.Now())
 		}
 	}

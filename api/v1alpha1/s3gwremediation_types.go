@@ -60,14 +60,18 @@ const (
 	ReleaseOutOfServiceTaint ReleaseStrategy = "OutOfServiceTaint"
 )
 
+// Every spec field is checked at admission, so that a typo is refused by the
+// API server rather than failing, or meaning something else, at run time
+// (docs/configuration.md, "Validation rules"). The rules match regular
+// expressions rather than call the CEL format library (Kubernetes 1.31), so
+// that the CRDs install on 1.28, the CSV's minKubeVersion. Every string,
+// list and map a rule reads has a bound: the API server refuses a CRD whose
+// rules it estimates too costly, and it estimates from those bounds.
+
 // S3GWRemediationSpec says which pods to move off a failed node, when the node
 // counts as safe, and how their Longhorn attachments are released.
 // Rules treat an absent field as its default: defaults are checked against them unfilled.
-// +kubebuilder:validation:XValidation:rule="!has(self.workloadSelector) || (has(self.workloadSelector.matchLabels) && size(self.workloadSelector.matchLabels) > 0) || (has(self.workloadSelector.matchExpressions) && size(self.workloadSelector.matchExpressions) > 0)",message="workloadSelector must not be empty: an empty selector matches every pod on the node"
-// +kubebuilder:validation:XValidation:rule="!has(self.workloadSelector) || !has(self.workloadSelector.matchExpressions) || self.workloadSelector.matchExpressions.all(e, e.operator in ['In', 'NotIn', 'Exists', 'DoesNotExist'])",message="workloadSelector.matchExpressions: operator must be In, NotIn, Exists or DoesNotExist"
-// +kubebuilder:validation:XValidation:rule="!has(self.workloadSelector) || !has(self.workloadSelector.matchExpressions) || self.workloadSelector.matchExpressions.all(e, !(e.operator in ['In', 'NotIn']) || (has(e.values) && size(e.values) > 0))",message="workloadSelector.matchExpressions: operators In and NotIn need at least one value"
-// +kubebuilder:validation:XValidation:rule="!has(self.workloadSelector) || !has(self.workloadSelector.matchExpressions) || self.workloadSelector.matchExpressions.all(e, !(e.operator in ['Exists', 'DoesNotExist']) || !has(e.values) || size(e.values) == 0)",message="workloadSelector.matchExpressions: operators Exists and DoesNotExist take no values"
-// +kubebuilder:validation:XValidation:rule="!has(self.release) || !has(self.release.strategy) || self.release.strategy != 'OutOfServiceTaint' || !has(self.fencing) || !has(self.fencing.mode) || self.fencing.mode == 'RequireEvidence'",message="release.strategy OutOfServiceTaint requires fencing.mode RequireEvidence: the taint is only for nodes proven down"
+// +kubebuilder:validation:XValidation:rule="!has(self.release) || !has(self.release.strategy) || self.release.strategy != 'OutOfServiceTaint' || !has(self.fencing) || !has(self.fencing.mode) || self.fencing.mode == 'RequireEvidence'",fieldPath=".release.strategy",message="release.strategy OutOfServiceTaint requires fencing.mode RequireEvidence: the taint is only for nodes proven down"
 type S3GWRemediationSpec struct {
 	// WorkloadSelector selects the pods to move off the failed node. The
 	// default matches the s3gw Helm chart's gateway pods, not its UI or COSI
@@ -76,13 +80,13 @@ type S3GWRemediationSpec struct {
 	// touched.
 	// +kubebuilder:default={matchLabels:{"app.kubernetes.io/name":"s3gw","app.kubernetes.io/component":"gateway"}}
 	// +optional
-	WorkloadSelector *metav1.LabelSelector `json:"workloadSelector,omitempty"`
+	WorkloadSelector *LabelSelector `json:"workloadSelector,omitempty"`
 
 	// Namespaces limits the pod search. Empty means all namespaces.
 	// +listType=set
-	// +kubebuilder:validation:items:MinLength=1
+	// +kubebuilder:validation:MaxItems=64
 	// +kubebuilder:validation:items:MaxLength=63
-	// +kubebuilder:validation:items:Pattern=`^[a-z0-9]([-a-z0-9]*[a-z0-9])?$`
+	// +kubebuilder:validation:items:XValidation:rule="self.matches('^[a-z0-9]([-a-z0-9]*[a-z0-9])?$')",message="must be a namespace name: at most 63 lowercase letters, digits and '-', beginning and ending with a letter or digit"
 	// +optional
 	Namespaces []string `json:"namespaces,omitempty"`
 
@@ -103,7 +107,10 @@ type S3GWRemediationSpec struct {
 	// a volume still without a healthy replica elsewhere is reported as
 	// Succeeded=False naming what holds. Before it, they are waited for.
 	// +kubebuilder:default="2m"
-	// +kubebuilder:validation:Format=duration
+	// +kubebuilder:validation:Type=string
+	// +kubebuilder:validation:MaxLength=20
+	// +kubebuilder:validation:XValidation:rule="size(self) <= 20 && self.matches('^(([0-9]{1,6}([.][0-9]*)?|[.][0-9]+)(h|m|s|ms))+$')",message="must be a duration such as 90s, 2m or 1h30m: numbers of at most 6 digits with units h, m, s or ms, without spaces (no d for days)"
+	// +kubebuilder:validation:XValidation:rule="!(size(self) <= 20 && self.matches('^(([0-9]{1,6}([.][0-9]*)?|[.][0-9]+)(h|m|s|ms))+$')) || (duration(self) >= duration('1s') && duration(self) <= duration('24h'))",message="must be between 1s and 24h"
 	// +optional
 	ReleaseTimeout *metav1.Duration `json:"releaseTimeout,omitempty"`
 
@@ -111,14 +118,17 @@ type S3GWRemediationSpec struct {
 	// released, for the replacement pod to be Ready on another node before
 	// reporting Succeeded=False.
 	// +kubebuilder:default="5m"
-	// +kubebuilder:validation:Format=duration
+	// +kubebuilder:validation:Type=string
+	// +kubebuilder:validation:MaxLength=20
+	// +kubebuilder:validation:XValidation:rule="size(self) <= 20 && self.matches('^(([0-9]{1,6}([.][0-9]*)?|[.][0-9]+)(h|m|s|ms))+$')",message="must be a duration such as 90s, 2m or 1h30m: numbers of at most 6 digits with units h, m, s or ms, without spaces (no d for days)"
+	// +kubebuilder:validation:XValidation:rule="!(size(self) <= 20 && self.matches('^(([0-9]{1,6}([.][0-9]*)?|[.][0-9]+)(h|m|s|ms))+$')) || (duration(self) >= duration('1s') && duration(self) <= duration('24h'))",message="must be between 1s and 24h"
 	// +optional
 	ReplacementTimeout *metav1.Duration `json:"replacementTimeout,omitempty"`
 }
 
 // FencingSpec lists the evidence that proves the failed node can no longer
 // write. With mode RequireEvidence, one enabled source must hold.
-// +kubebuilder:validation:XValidation:rule="!has(self.delegate) || !has(self.mode) || self.mode == 'RequireEvidence'",message="fencing.delegate requires fencing.mode RequireEvidence"
+// +kubebuilder:validation:XValidation:rule="!has(self.delegate) || !has(self.mode) || self.mode == 'RequireEvidence'",fieldPath=".delegate",message="fencing.delegate requires fencing.mode RequireEvidence"
 // +kubebuilder:validation:XValidation:rule="(has(self.mode) && self.mode == 'Disabled') || !has(self.outOfServiceTaint) || self.outOfServiceTaint || !has(self.storageIsolation) || self.storageIsolation || (has(self.remediators) && size(self.remediators) > 0) || has(self.delegate)",message="fencing.mode RequireEvidence needs at least one evidence source: outOfServiceTaint, storageIsolation, remediators or delegate"
 type FencingSpec struct {
 	// Mode is RequireEvidence (default) or Disabled (unsafe).
@@ -159,35 +169,52 @@ type FencingSpec struct {
 type RemediatorEvidence struct {
 	// APIVersion of the remediation CR, e.g. fence-agents-remediation.medik8s.io/v1alpha1.
 	// +kubebuilder:validation:MinLength=1
+	// +kubebuilder:validation:MaxLength=317
+	// +kubebuilder:validation:XValidation:rule="self.matches('^([a-z0-9]([-a-z0-9]*[a-z0-9])?([.][a-z0-9]([-a-z0-9]*[a-z0-9])?)*/)?[a-z]([-a-z0-9]{0,61}[a-z0-9])?$') && (!self.contains('/') || self.indexOf('/') <= 253)",message="must be group/version, e.g. fence-agents-remediation.medik8s.io/v1alpha1: a lowercase DNS subdomain, '/' and a version such as v1alpha1 (the version alone for the core group)"
 	APIVersion string `json:"apiVersion"`
 	// Kind of the remediation CR, e.g. FenceAgentsRemediation.
 	// +kubebuilder:validation:MinLength=1
+	// +kubebuilder:validation:MaxLength=63
+	// +kubebuilder:validation:XValidation:rule="self.matches('^[A-Z][A-Za-z0-9]*$')",message="must be a kind in UpperCamelCase: a capital letter, then letters and digits"
+	// +kubebuilder:validation:XValidation:rule="!self.endsWith('Template')",message="must be the kind of the remediation CR, not of its template, e.g. FenceAgentsRemediation; a template goes in fencing.delegate"
 	Kind string `json:"kind"`
 	// ConditionType that proves fencing, e.g. FenceAgentActionSucceeded (FAR)
 	// or Succeeded (SNR).
 	// +kubebuilder:default=Succeeded
+	// +kubebuilder:validation:MaxLength=316
+	// +kubebuilder:validation:XValidation:rule="self.matches('^([a-z0-9]([-a-z0-9]*[a-z0-9])?([.][a-z0-9]([-a-z0-9]*[a-z0-9])?)*/)?[A-Za-z0-9]([-A-Za-z0-9_.]{0,61}[A-Za-z0-9])?$') && (!self.contains('/') || self.indexOf('/') <= 253)",message="must be a condition type, e.g. Succeeded: a name of at most 63 letters, digits, '-', '_' and '.' that begins and ends with a letter or digit, after an optional DNS subdomain and '/'"
 	// +optional
 	ConditionType string `json:"conditionType,omitempty"`
 }
 
 // DelegateFencing references a fencing remediation template.
-// +kubebuilder:validation:XValidation:rule="self.kind.endsWith('Template')",message="delegate.kind must be a remediation template kind ending in 'Template'"
 type DelegateFencing struct {
 	// APIVersion of the template, e.g. fence-agents-remediation.medik8s.io/v1alpha1.
 	// +kubebuilder:validation:MinLength=1
+	// +kubebuilder:validation:MaxLength=317
+	// +kubebuilder:validation:XValidation:rule="self.matches('^([a-z0-9]([-a-z0-9]*[a-z0-9])?([.][a-z0-9]([-a-z0-9]*[a-z0-9])?)*/)?[a-z]([-a-z0-9]{0,61}[a-z0-9])?$') && (!self.contains('/') || self.indexOf('/') <= 253)",message="must be group/version, e.g. fence-agents-remediation.medik8s.io/v1alpha1: a lowercase DNS subdomain, '/' and a version such as v1alpha1 (the version alone for the core group)"
 	APIVersion string `json:"apiVersion"`
 	// Kind of the template, e.g. FenceAgentsRemediationTemplate.
 	// +kubebuilder:validation:MinLength=1
+	// +kubebuilder:validation:MaxLength=63
+	// +kubebuilder:validation:XValidation:rule="self.matches('^[A-Z][A-Za-z0-9]*$')",message="must be a kind in UpperCamelCase: a capital letter, then letters and digits"
+	// +kubebuilder:validation:XValidation:rule="size(self) > 8 && self.endsWith('Template')",message="must be a remediation template kind ending in 'Template', e.g. FenceAgentsRemediationTemplate"
 	Kind string `json:"kind"`
 	// Name of the template.
 	// +kubebuilder:validation:MinLength=1
+	// +kubebuilder:validation:MaxLength=253
+	// +kubebuilder:validation:XValidation:rule="self.matches('^[a-z0-9]([-a-z0-9]*[a-z0-9])?([.][a-z0-9]([-a-z0-9]*[a-z0-9])?)*$')",message="must be an object name: at most 253 lowercase letters, digits, '-' and '.', beginning and ending with a letter or digit"
 	Name string `json:"name"`
 	// Namespace of the template. It must be the S3GWRemediation's own
 	// namespace (the created CR is owned by it); empty means that namespace.
+	// +kubebuilder:validation:MaxLength=63
+	// +kubebuilder:validation:XValidation:rule="self == '' || self.matches('^[a-z0-9]([-a-z0-9]*[a-z0-9])?$')",message="must be a namespace name: at most 63 lowercase letters, digits and '-', beginning and ending with a letter or digit; or leave it out"
 	// +optional
 	Namespace string `json:"namespace,omitempty"`
 	// ConditionType on the created CR that proves fencing.
 	// +kubebuilder:default=Succeeded
+	// +kubebuilder:validation:MaxLength=316
+	// +kubebuilder:validation:XValidation:rule="self.matches('^([a-z0-9]([-a-z0-9]*[a-z0-9])?([.][a-z0-9]([-a-z0-9]*[a-z0-9])?)*/)?[A-Za-z0-9]([-A-Za-z0-9_.]{0,61}[A-Za-z0-9])?$') && (!self.contains('/') || self.indexOf('/') <= 253)",message="must be a condition type, e.g. Succeeded: a name of at most 63 letters, digits, '-', '_' and '.' that begins and ends with a letter or digit, after an optional DNS subdomain and '/'"
 	// +optional
 	ConditionType string `json:"conditionType,omitempty"`
 }
@@ -227,6 +254,8 @@ type ReleaseSpec struct {
 	// LonghornNamespace is where Longhorn's CRs live.
 	// +kubebuilder:default=longhorn-system
 	// +kubebuilder:validation:MinLength=1
+	// +kubebuilder:validation:MaxLength=63
+	// +kubebuilder:validation:XValidation:rule="self.matches('^[a-z0-9]([-a-z0-9]*[a-z0-9])?$')",message="must be a namespace name: at most 63 lowercase letters, digits and '-', beginning and ending with a letter or digit"
 	// +optional
 	LonghornNamespace string `json:"longhornNamespace,omitempty"`
 }
@@ -469,8 +498,8 @@ const (
 
 // DefaultWorkloadSelector matches the s3gw Helm chart's gateway pods, not
 // its UI or COSI pods.
-func DefaultWorkloadSelector() *metav1.LabelSelector {
-	return &metav1.LabelSelector{MatchLabels: map[string]string{
+func DefaultWorkloadSelector() *LabelSelector {
+	return &LabelSelector{MatchLabels: map[string]LabelValue{
 		"app.kubernetes.io/name":      "s3gw",
 		"app.kubernetes.io/component": "gateway",
 	}}
@@ -479,9 +508,9 @@ func DefaultWorkloadSelector() *metav1.LabelSelector {
 // WorkloadSelectorOrDefault is spec.workloadSelector, or its default.
 func (s S3GWRemediationSpec) WorkloadSelectorOrDefault() *metav1.LabelSelector {
 	if s.WorkloadSelector != nil {
-		return s.WorkloadSelector
+		return s.WorkloadSelector.Meta()
 	}
-	return DefaultWorkloadSelector()
+	return DefaultWorkloadSelector().Meta()
 }
 
 // RequireReachableReplicasOrDefault is release.requireReachableReplicas;

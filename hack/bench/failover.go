@@ -175,7 +175,7 @@ type benchRun struct {
 
 func run(ctx context.Context, cfg config, args string) error {
 	began := time.Now()
-	log, closeLog, err := logger(cfg.logDir)
+	log, closeLog, err := harness.FileLogger(cfg.logDir, 0)
 	if err != nil {
 		return err
 	}

@@ -44,11 +44,6 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/go-logr/logr"
-	"github.com/go-logr/logr/funcr"
-	"k8s.io/klog/v2"
-	ctrl "sigs.k8s.io/controller-runtime"
-
 	"github.com/s3gw-tech/s3gw-remediation/test/cluster"
 	"github.com/s3gw-tech/s3gw-remediation/test/harness"
 )
@@ -172,29 +167,4 @@ func parallel[T any](ctx context.Context, n int, items []T, f func(context.Conte
 	}
 	wg.Wait()
 	return errors.Join(errs...)
-}
-
-// logger sends controller logs to logDir/controllers.log, or nowhere.
-func logger(logDir string) (logr.Logger, func(), error) {
-	if logDir == "" {
-		ctrl.SetLogger(logr.Discard())
-		klog.SetLogger(logr.Discard())
-		return logr.Discard(), func() {}, nil
-	}
-	if err := os.MkdirAll(logDir, 0o755); err != nil {
-		return logr.Logger{}, nil, fmt.Errorf("creating %s: %w", logDir, err)
-	}
-	f, err := os.Create(filepath.Join(logDir, "controllers.log"))
-	if err != nil {
-		return logr.Logger{}, nil, fmt.Errorf("creating the controller log: %w", err)
-	}
-	var mu sync.Mutex
-	l := funcr.New(func(prefix, args string) {
-		mu.Lock()
-		defer mu.Unlock()
-		_, _ = fmt.Fprintln(f, prefix, args)
-	}, funcr.Options{LogTimestamp: true})
-	ctrl.SetLogger(l)
-	klog.SetLogger(l)
-	return l, func() { _ = f.Close() }, nil
 }

@@ -118,7 +118,7 @@ const (
 
 func runRequests(ctx context.Context, cfg requestsConfig, args string) error {
 	began := time.Now()
-	log, closeLog, err := logger(cfg.logDir)
+	log, closeLog, err := harness.FileLogger(cfg.logDir, 0)
 	if err != nil {
 		return err
 	}

@@ -174,7 +174,7 @@ const (
 func runScale(ctx context.Context, cfg scaleConfig, pods int) (scaleRun, error) {
 	began := time.Now()
 	sr := scaleRun{Pods: pods, IdleWindow: idleWindow}
-	log, closeLog, err := logger(logDirFor(cfg.logDir, pods))
+	log, closeLog, err := harness.FileLogger(logDirFor(cfg.logDir, pods), 0)
 	if err != nil {
 		return sr, err
 	}

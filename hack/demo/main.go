@@ -26,7 +26,6 @@ package main
 
 import (
 	"context"
-	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -38,13 +37,9 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/go-logr/logr"
-	"github.com/go-logr/logr/funcr"
 	corev1 "k8s.io/api/core/v1"
 	storagev1 "k8s.io/api/storage/v1"
 	"k8s.io/apimachinery/pkg/util/wait"
-	"k8s.io/klog/v2"
-	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	s3gwv1alpha1 "github.com/s3gw-tech/s3gw-remediation/api/v1alpha1"
@@ -100,7 +95,7 @@ func (d *demo) printf(format string, args ...any) {
 
 func run(ctx context.Context, window, timeout time.Duration, logDir string, externalNHC bool) int {
 	d := &demo{out: os.Stdout, started: time.Now()}
-	log, closeLog, err := logger(logDir)
+	log, closeLog, err := harness.FileLogger(logDir, 1)
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		return 1
@@ -432,29 +427,4 @@ func waitForEnter(ctx context.Context) {
 	case <-ctx.Done():
 	case <-done:
 	}
-}
-
-// logger sends controller logs to logDir/controllers.log, or nowhere.
-func logger(logDir string) (logr.Logger, func(), error) {
-	if logDir == "" {
-		ctrl.SetLogger(logr.Discard())
-		klog.SetLogger(logr.Discard())
-		return logr.Discard(), func() {}, nil
-	}
-	if err := os.MkdirAll(logDir, 0o755); err != nil {
-		return logr.Logger{}, nil, fmt.Errorf("creating %s: %w", logDir, err)
-	}
-	f, err := os.Create(filepath.Join(logDir, "controllers.log"))
-	if err != nil {
-		return logr.Logger{}, nil, errors.Join(errors.New("creating the controller log"), err)
-	}
-	var mu sync.Mutex
-	l := funcr.New(func(prefix, args string) {
-		mu.Lock()
-		defer mu.Unlock()
-		_, _ = fmt.Fprintln(f, prefix, args)
-	}, funcr.Options{LogTimestamp: true, Verbosity: 1})
-	ctrl.SetLogger(l)
-	klog.SetLogger(l)
-	return l, func() { _ = f.Close() }, nil
 }

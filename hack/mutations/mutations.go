@@ -46,7 +46,10 @@ type Edit struct {
 // Files and texts several mutations edit.
 const (
 	gateGo        = "internal/failover/gate.go"
+	isolationGo   = "internal/failover/source_isolation.go"
 	decideGo      = "internal/failover/decide.go"
+	storageGo     = "internal/failover/decide_storage.go"
+	releaseGo     = "internal/failover/decide_release.go"
 	strandedCheck = "if stranded := strandedToRelease(o); len(stranded) > 0 && "
 	strandedOff   = "if stranded := strandedToRelease(o); false && len(stranded) > 0 && "
 )
@@ -58,11 +61,11 @@ var mutations = []Mutation{
 	{
 		Name: "#8.1 replicas on other unreachable nodes do not count",
 		Edits: []Edit{{
-			File: gateGo,
-			Old:  "\t\t\tunreachable = append(unreachable, strandedReplicas(o.Node.Name, v)...)\n",
+			File: isolationGo,
+			Old:  "\t\t\tunreachable = append(unreachable, strandedReplicas(o, v)...)\n",
 			New:  "",
 		}, {
-			File: decideGo,
+			File: storageGo,
 			Old:  strandedCheck,
 			New:  strandedOff,
 		}},
@@ -70,7 +73,7 @@ var mutations = []Mutation{
 	{
 		Name: "#8.1b fencing evidence releases with a replica Longhorn cannot reach",
 		Edits: []Edit{{
-			File: decideGo,
+			File: storageGo,
 			Old:  strandedCheck,
 			New:  strandedOff,
 		}},
@@ -100,7 +103,7 @@ var mutations = []Mutation{
 	{
 		Name: "#8.4 ControllerDetach edits a live kubelet's volumesInUse",
 		Edits: []Edit{{
-			File: decideGo,
+			File: releaseGo,
 			Old:  "\tkubeletAlive := !o.Node.Heartbeat.Lost(o.Now)\n",
 			New:  "\tkubeletAlive := false && !o.Node.Heartbeat.Lost(o.Now)\n",
 		}},
@@ -109,7 +112,7 @@ var mutations = []Mutation{
 	{
 		Name: "#8.5 volumes are released while their pod is in the API",
 		Edits: []Edit{{
-			File: decideGo,
+			File: releaseGo,
 			Old:  "\t\t\tcase t.PodPresent:\n\t\t\t\t// The attach-detach controller still wants it on the node.\n",
 			New:  "\t\t\tcase false:\n",
 		}},
@@ -123,7 +126,7 @@ var mutations = []Mutation{
 		// none (-seed 0x4cb15540f76f1c3b -episodes 20000 -run 'cannot follow').
 		Name: "a pod is force-deleted though its release cannot follow at once",
 		Edits: []Edit{{
-			File: decideGo,
+			File: releaseGo,
 			Old:  "\t\tcase !t.PodPresent || t.ForceDeleted || waitsForKubelet(o, t):\n\t\tcase heldByFinalizers(gate, t):\n",
 			New:  "\t\tcase !t.PodPresent || t.ForceDeleted:\n\t\tcase false:\n",
 		}},
@@ -132,7 +135,7 @@ var mutations = []Mutation{
 	{
 		Name: "#8.6 cleanup removes an out-of-service taint it did not add",
 		Edits: []Edit{{
-			File: "controllers/remediation_delete.go",
+			File: "controllers/remediation/remediation_delete.go",
 			Old:  "node != nil && node.Annotations[release.TaintOwnerAnnotation] == string(rem.UID) {",
 			New:  "node != nil && release.HasTaint(node, taint) {",
 		}, {
@@ -144,11 +147,11 @@ var mutations = []Mutation{
 	{
 		Name: "storage isolation ignores a replica on the failed node",
 		Edits: []Edit{{
-			File: gateGo,
+			File: isolationGo,
 			Old:  "\t\t\t\tif r.Node == o.Node.Name {\n\t\t\t\t\treturn fmt.Sprintf(\"replica %s of %s is on the node\"",
 			New:  "\t\t\t\tif false && r.Node == o.Node.Name {\n\t\t\t\t\treturn fmt.Sprintf(\"replica %s of %s is on the node\"",
 		}, {
-			File: decideGo,
+			File: storageGo,
 			Old:  strandedCheck,
 			New:  strandedOff,
 		}},

@@ -21,8 +21,6 @@ import (
 	"strings"
 	"time"
 
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-
 	s3gwv1alpha1 "github.com/s3gw-tech/s3gw-remediation/api/v1alpha1"
 )
 
@@ -62,14 +60,16 @@ func nextChange(o Observation) time.Time {
 // tickets, its VolumeAttachments (with the finalizers holding a deletion)
 // and a kubelet's volumesInUse. The decision's writes stay, so a pass that
 // could still make progress does.
-func releaseTimedOut(o Observation, d Decision, progress []metav1.Condition) Decision {
+func releaseTimedOut(o Observation, d Decision) Decision {
 	reason, holders := s3gwv1alpha1.ReasonReleaseTimedOut, releaseHolders(o)
 	if pods := podHolders(o); len(pods) > 0 {
 		reason, holders = s3gwv1alpha1.ReasonEvictionTimedOut, pods
 	}
-	msg := fmt.Sprintf("Not done %s after the gate opened: %s", o.Spec.ReleaseTimeoutOrDefault(), strings.Join(holders, "; "))
 	d.Phase, d.Wait = s3gwv1alpha1.PhaseFailed, WaitAfterFailure
-	d.Conditions = append(append(finished(false, reason, msg), fencedCondition(d.Gate)), progress...)
+	d.Reason = reason
+	d.Message = fmt.Sprintf("Not done %s after the gate opened: %s", o.Spec.ReleaseTimeoutOrDefault(), strings.Join(holders, "; "))
+	// What holds is named here, in full; the facts show as they are.
+	d.Holds = nil
 	return d
 }
 
@@ -91,7 +91,7 @@ func releaseHolders(o Observation) []string {
 	var out []string
 	for _, t := range o.Targets {
 		for _, v := range t.Volumes {
-			if !v.Releasable() || v.Released() {
+			if !v.ToRelease() {
 				continue
 			}
 			var why []string

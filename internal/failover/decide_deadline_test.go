@@ -98,7 +98,7 @@ func TestDecideReleaseDeadline(t *testing.T) {
 			d := Decide(o)
 
 			g.Expect(d.Phase).To(Equal(tt.phase))
-			succeeded := meta.FindStatusCondition(d.Conditions, s3gwv1alpha1.ConditionSucceeded)
+			succeeded := meta.FindStatusCondition(Conditions(o, d), s3gwv1alpha1.ConditionSucceeded)
 			g.Expect(succeeded).NotTo(BeNil())
 			g.Expect(succeeded.Reason).To(Equal(tt.reason))
 			for _, m := range tt.message {
@@ -120,7 +120,7 @@ func TestDecideWorkloadSelector(t *testing.T) {
 		d := Decide(o)
 		g.Expect(d.Phase).To(Equal(s3gwv1alpha1.PhaseFailed))
 		g.Expect(d.Destructive()).To(BeFalse())
-		expectConditions(g, d.Conditions,
+		expectConditions(g, Conditions(o, d),
 			cond{s3gwv1alpha1.ConditionSucceeded, metav1.ConditionFalse, s3gwv1alpha1.ReasonInvalidWorkloadSelector},
 			cond{s3gwv1alpha1.ConditionWorkloadSelectorValid, metav1.ConditionFalse, s3gwv1alpha1.ReasonInvalidWorkloadSelector})
 	})
@@ -130,7 +130,7 @@ func TestDecideWorkloadSelector(t *testing.T) {
 		o.RefusedPods = []string{"kube-system/kube-proxy-x (owned by DaemonSet kube-proxy)"}
 		d := Decide(o)
 		g.Expect(d.Evict).To(HaveLen(1))
-		c := meta.FindStatusCondition(d.Conditions, s3gwv1alpha1.ConditionWorkloadSelectorValid)
+		c := meta.FindStatusCondition(Conditions(o, d), s3gwv1alpha1.ConditionWorkloadSelectorValid)
 		g.Expect(c).NotTo(BeNil())
 		g.Expect(c.Status).To(Equal(metav1.ConditionFalse))
 		g.Expect(c.Reason).To(Equal(s3gwv1alpha1.ReasonSelectsProtectedPods))
@@ -138,8 +138,9 @@ func TestDecideWorkloadSelector(t *testing.T) {
 	})
 	t.Run("a selector matching only movable pods is valid", func(t *testing.T) {
 		g := NewWithT(t)
-		d := Decide(fenced())
-		expectConditions(g, d.Conditions,
+		o := fenced()
+		d := Decide(o)
+		expectConditions(g, Conditions(o, d),
 			cond{s3gwv1alpha1.ConditionWorkloadSelectorValid, metav1.ConditionTrue, s3gwv1alpha1.ReasonWorkloadSelectorValid})
 	})
 }
@@ -156,7 +157,7 @@ func TestDecideStrandedReplicas(t *testing.T) {
 	onDownNode := func(o *Observation) {
 		v := &o.Targets[0].Volumes[0]
 		down := replicaOn(v.LonghornVolume, "worker-3")
-		down.NodeReachable, down.NodeState = false, "Longhorn Node Ready=False (KubernetesNodeNotReady)"
+		down.Host = downNode()
 		v.Replicas = append(v.Replicas, down)
 	}
 	tests := []struct {
@@ -192,7 +193,7 @@ func TestDecideStrandedReplicas(t *testing.T) {
 			g.Expect(d.Phase).To(Equal(tt.phase))
 			g.Expect(d.Evict != nil).To(Equal(tt.evicts))
 			if tt.message != "" {
-				c := d.Condition(s3gwv1alpha1.ConditionSucceeded)
+				c := meta.FindStatusCondition(Conditions(o, d), s3gwv1alpha1.ConditionSucceeded)
 				g.Expect(c.Reason).To(Equal(s3gwv1alpha1.ReasonReplicasUnreachable))
 				g.Expect(c.Message).To(ContainSubstring(tt.message))
 			}

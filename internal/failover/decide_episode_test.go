@@ -125,7 +125,7 @@ func TestDecideFailureEpisodes(t *testing.T) {
 				g.Expect(d.RestartEpisode).To(BeNil())
 			}
 			if tt.reason != "" {
-				expectConditions(g, d.Conditions, cond{s3gwv1alpha1.ConditionSucceeded, succeededStatus(tt.phase), tt.reason})
+				expectConditions(g, Conditions(o, d), cond{s3gwv1alpha1.ConditionSucceeded, succeededStatus(tt.phase), tt.reason})
 			}
 		})
 	}
@@ -183,7 +183,7 @@ func TestDecideStaleDelegate(t *testing.T) {
 		d := Decide(o)
 		g.Expect(d.CreateDelegate).To(BeFalse(), "it fences this failure already")
 		g.Expect(d.Gate.Missing).To(ContainSubstring("reused FenceAgentsRemediation/far/worker-1 has no FenceAgentActionSucceeded=True"))
-		expectConditions(g, d.Conditions, cond{s3gwv1alpha1.ConditionFenced, metav1.ConditionFalse, s3gwv1alpha1.ReasonWaitingForFencing})
+		expectConditions(g, Conditions(o, d), cond{s3gwv1alpha1.ConditionFenced, metav1.ConditionFalse, s3gwv1alpha1.ReasonWaitingForFencing})
 
 		o.Evidence.OtherFencers[0].Fenced, o.Evidence.OtherFencers[0].FencedAt = true, ptr.To(testFencedAt)
 		d = Decide(o)

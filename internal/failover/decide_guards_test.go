@@ -29,12 +29,12 @@ import (
 // the node down and no replica of the target volume lives on it.
 func storageIsolated() Observation {
 	o := notFenced()
-	o.Evidence.LonghornNodeDown = true
+	o.Evidence.LonghornNode = longhornDown
 	return o
 }
 
-func fencedConditionOf(d Decision) metav1.Condition {
-	for _, c := range d.Conditions {
+func fencedConditionOf(o Observation, d Decision) metav1.Condition {
+	for _, c := range Conditions(o, d) {
 		if c.Type == s3gwv1alpha1.ConditionFenced {
 			return c
 		}
@@ -53,10 +53,10 @@ func TestDecideGuards(t *testing.T) {
 		d := Decide(o)
 		g.Expect(d.Destructive()).To(BeFalse())
 		g.Expect(d.Phase).To(Equal(s3gwv1alpha1.PhaseWaitingForFencing))
-		g.Expect(fencedConditionOf(d).Message).To(ContainSubstring("needs proof the node is shut down"))
+		g.Expect(fencedConditionOf(o, d).Message).To(ContainSubstring("needs proof the node is shut down"))
 
 		o.Spec.Release.Strategy = s3gwv1alpha1.ReleaseControllerDetach
-		g.Expect(Decide(o).UnmarkInUse).To(HaveLen(1), "other strategies accept storage isolation")
+		g.Expect(Decide(o).Release.Volumes).To(HaveLen(1), "other strategies accept storage isolation")
 	})
 
 	t.Run("a finished remediation stays finished", func(t *testing.T) {
@@ -66,7 +66,7 @@ func TestDecideGuards(t *testing.T) {
 		d := Decide(o)
 		g.Expect(d.Phase).To(Equal(s3gwv1alpha1.PhaseSucceeded))
 		g.Expect(d.Destructive()).To(BeFalse())
-		g.Expect(d.Conditions).To(BeEmpty(), "the reported conditions are kept as they are")
+		g.Expect(Conditions(o, d)).To(BeEmpty(), "the reported conditions are kept as they are")
 		g.Expect(d.Wait).To(Equal(WaitNone))
 	})
 
@@ -87,7 +87,7 @@ func TestDecideGuards(t *testing.T) {
 		d := Decide(o)
 		g.Expect(d.Destructive()).To(BeFalse())
 		g.Expect(d.Phase).To(Equal(s3gwv1alpha1.PhaseWaitingForStorage))
-		g.Expect(d.Conditions).To(ContainElement(And(
+		g.Expect(Conditions(o, d)).To(ContainElement(And(
 			HaveField("Type", s3gwv1alpha1.ConditionSucceeded), HaveField("Reason", s3gwv1alpha1.ReasonLonghornUnavailable),
 			HaveField("Message", ContainSubstring("check release.longhornNamespace")))))
 	})
@@ -99,7 +99,7 @@ func TestDecideGuards(t *testing.T) {
 		o.Evidence.DelegateError = "template FenceAgentsRemediationTemplate/ipmi not found"
 		d := Decide(o)
 		g.Expect(d.CreateDelegate).To(BeFalse())
-		c := fencedConditionOf(d)
+		c := fencedConditionOf(o, d)
 		g.Expect(c.Reason).To(Equal(s3gwv1alpha1.ReasonInvalidDelegate))
 		g.Expect(c.Message).To(ContainSubstring("template FenceAgentsRemediationTemplate/ipmi not found"))
 	})

@@ -57,20 +57,34 @@ type writes struct {
 	DeleteAttachments    []string // Longhorn volume names
 }
 
+// volumeNames names the Longhorn volumes, nil for none.
+func volumeNames(volumes []Volume) []string {
+	if len(volumes) == 0 {
+		return nil
+	}
+	out := make([]string, 0, len(volumes))
+	for _, v := range volumes {
+		out = append(out, v.LonghornVolume)
+	}
+	return out
+}
+
 func writesOf(d Decision) writes {
 	w := writes{
 		RecordTargets:        d.RecordTargets,
 		CreateDelegate:       d.CreateDelegate,
-		AddOutOfServiceTaint: d.AddOutOfServiceTaint,
+		AddOutOfServiceTaint: d.Release.Node,
 	}
 	for _, t := range d.Evict {
 		w.Evict = append(w.Evict, t.Name)
 	}
-	for _, v := range d.UnmarkInUse {
-		w.UnmarkInUse = append(w.UnmarkInUse, v.LonghornVolume)
-	}
-	for _, v := range d.DeleteAttachments {
-		w.DeleteAttachments = append(w.DeleteAttachments, v.LonghornVolume)
+	volumes := volumeNames(d.Release.Volumes)
+	switch {
+	case d.Release.Node:
+	case d.Release.Strategy == s3gwv1alpha1.ReleaseDeleteVolumeAttachment:
+		w.DeleteAttachments = volumes
+	default:
+		w.UnmarkInUse = volumes
 	}
 	return w
 }
@@ -79,7 +93,7 @@ func writesOf(d Decision) writes {
 // the gate is open.
 func fenced() Observation {
 	o := notFenced()
-	o.Node.ForeignOutOfServiceTaint, o.Node.HasOutOfServiceTaint = freshTaint(), true
+	o.Node.OutOfServiceTaint = freshTaint()
 	return o
 }
 
@@ -87,7 +101,7 @@ func fenced() Observation {
 // no timestamp: Longhorn reports the node down and no replica is on it.
 func fencedByIsolation() Observation {
 	o := notFenced()
-	o.Evidence.LonghornNodeDown = true
+	o.Evidence.LonghornNode = longhornDown
 	return o
 }
 
@@ -191,7 +205,7 @@ func TestDecide(t *testing.T) {
 			mutate: []func(o *Observation){evicted, strategy(s3gwv1alpha1.ReleaseOutOfServiceTaint), func(o *Observation) {
 				o.TimedOut = true
 				o.Spec.Fencing.Mode = s3gwv1alpha1.FencingModeDisabled
-				o.Node.ForeignOutOfServiceTaint = nil
+				o.Node.OutOfServiceTaint = ourTaint()
 			}},
 			phase: s3gwv1alpha1.PhaseStopped,
 			wait:  WaitNone,
@@ -304,7 +318,7 @@ func TestDecide(t *testing.T) {
 			name: "gate closed by our own out-of-service taint only",
 			obs:  notFenced,
 			mutate: []func(o *Observation){strategy(s3gwv1alpha1.ReleaseOutOfServiceTaint), func(o *Observation) {
-				o.Node.HasOutOfServiceTaint = true
+				o.Node.OutOfServiceTaint = ourTaint()
 			}},
 			phase: s3gwv1alpha1.PhaseWaitingForFencing,
 			wait:  WaitForFencing,
@@ -572,7 +586,7 @@ func TestDecide(t *testing.T) {
 			name: "OutOfServiceTaint adds nothing while a peer's taint is there",
 			obs:  fencedByFAR,
 			mutate: []func(o *Observation){evicted, strategy(s3gwv1alpha1.ReleaseOutOfServiceTaint), func(o *Observation) {
-				o.Node.HasOutOfServiceTaint = true
+				o.Node.OutOfServiceTaint = &Taint{TimeAdded: fencedAt(), Owner: "uid-peer"}
 			}},
 			phase: s3gwv1alpha1.PhaseReleasing,
 			wait:  WaitForRelease,
@@ -671,7 +685,7 @@ func TestDecide(t *testing.T) {
 			name: "OutOfServiceTaint adds nothing when our own taint is there",
 			obs:  fencedByFAR,
 			mutate: []func(o *Observation){evicted, strategy(s3gwv1alpha1.ReleaseOutOfServiceTaint), func(o *Observation) {
-				o.Node.HasOutOfServiceTaint = true
+				o.Node.OutOfServiceTaint = ourTaint()
 			}},
 			phase: s3gwv1alpha1.PhaseReleasing,
 			wait:  WaitForRelease,
@@ -797,7 +811,7 @@ func TestDecide(t *testing.T) {
 			obs:  fenced,
 			mutate: []func(o *Observation){moved, func(o *Observation) {
 				o.Node.Ready = true
-				o.Node.ForeignOutOfServiceTaint = nil
+				o.Node.OutOfServiceTaint = ourTaint()
 			}},
 			phase: s3gwv1alpha1.PhaseSucceeded,
 			wait:  WaitNone,
@@ -807,7 +821,7 @@ func TestDecide(t *testing.T) {
 			name: "success stays success when the evidence went away",
 			obs:  notFenced,
 			mutate: []func(o *Observation){moved, func(o *Observation) {
-				o.Node.ForeignOutOfServiceTaint = nil
+				o.Node.OutOfServiceTaint = nil
 			}},
 			phase: s3gwv1alpha1.PhaseSucceeded,
 			wait:  WaitNone,
@@ -902,15 +916,15 @@ func TestDecide(t *testing.T) {
 			g.Expect(writesOf(d)).To(Equal(tt.writes))
 			wantDestructive := len(tt.writes.Evict)+len(tt.writes.UnmarkInUse)+len(tt.writes.DeleteAttachments) > 0 || tt.writes.AddOutOfServiceTaint
 			g.Expect(d.Destructive()).To(Equal(wantDestructive))
-			expectConditions(g, d.Conditions, tt.conds...)
+			expectConditions(g, Conditions(o, d), tt.conds...)
 			for _, c := range tt.absent {
-				g.Expect(meta.FindStatusCondition(d.Conditions, c)).To(BeNil(), "condition %s", c)
+				g.Expect(meta.FindStatusCondition(Conditions(o, d), c)).To(BeNil(), "condition %s", c)
 			}
 			// Every decision reports the medik8s pair, once per type.
-			g.Expect(meta.FindStatusCondition(d.Conditions, s3gwv1alpha1.ConditionProcessing)).NotTo(BeNil())
-			g.Expect(meta.FindStatusCondition(d.Conditions, s3gwv1alpha1.ConditionSucceeded)).NotTo(BeNil())
+			g.Expect(meta.FindStatusCondition(Conditions(o, d), s3gwv1alpha1.ConditionProcessing)).NotTo(BeNil())
+			g.Expect(meta.FindStatusCondition(Conditions(o, d), s3gwv1alpha1.ConditionSucceeded)).NotTo(BeNil())
 			seen := map[string]bool{}
-			for _, c := range d.Conditions {
+			for _, c := range Conditions(o, d) {
 				g.Expect(seen[c.Type]).To(BeFalse(), "condition %s reported twice", c.Type)
 				seen[c.Type] = true
 			}

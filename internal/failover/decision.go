@@ -19,8 +19,6 @@ package failover
 import (
 	"time"
 
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-
 	s3gwv1alpha1 "github.com/s3gw-tech/s3gw-remediation/api/v1alpha1"
 )
 
@@ -49,10 +47,47 @@ const (
 	WaitForStorage
 )
 
-// Decision is what one pass does: writes (in order: evict, then release) and
-// the resulting status.
+// Step is how far Decide got; the conditions a pass reports follow from it
+// (Conditions).
+type Step int
+
+// The steps of Decide, in order.
+const (
+	// StepStart: the pass ends before the move: a new failure, a reported
+	// success kept, no node, NHC's timeout, the selector, the targets.
+	StepStart Step = iota
+	// StepNodeReady: the node is Ready.
+	StepNodeReady
+	// StepFencing: the gate is closed, or the release strategy lacks the
+	// proof of shutdown it needs.
+	StepFencing
+	// StepStorage: Longhorn or a healthy, reachable replica is missing.
+	StepStorage
+	// StepRelease: evicting, releasing, or waiting for the replacement.
+	StepRelease
+	// StepReplacement: released; the replacement is Ready, or late.
+	StepReplacement
+)
+
+// Hold is a condition a step reports False, and why: the node Ready or the
+// gate closed (Fenced), a live kubelet (AttachmentsReleased), finalizers
+// (WorkloadEvicted).
+type Hold struct {
+	Condition, Reason, Message string
+}
+
+// Decision is what one pass does: writes (in order: delegate, evict, then
+// release), what it waits for, and why it stands where it does.
 type Decision struct {
 	Phase s3gwv1alpha1.Phase
+	// Step is how far the decision got.
+	Step Step
+	// Reason and Message say why the pass stands where it does: the
+	// reason and message of Processing and Succeeded. Both are empty when
+	// a reported success is kept: nothing is reported anew.
+	Reason, Message string
+	// Holds are what holds a step beyond what the targets' facts show.
+	Holds []Hold
 	Gate  Gate
 	// RecordEpisode: persist the node failure the remediation works on, so
 	// a later failure of the same node is recognised as a new one.
@@ -73,18 +108,8 @@ type Decision struct {
 	TimeOutDelegate bool
 	// Evict lists the pods to force-delete.
 	Evict []Target
-	// UnmarkInUse lists volumes to drop from the node's status.volumesInUse
-	// (ControllerDetach).
-	UnmarkInUse []Volume
-	// DeleteAttachments lists volumes whose storage.k8s.io VolumeAttachment
-	// on the node to delete (DeleteVolumeAttachment).
-	DeleteAttachments []Volume
-	// AddOutOfServiceTaint adds node.kubernetes.io/out-of-service
-	// (OutOfServiceTaint), with the node annotation that names this
-	// remediation its owner, in one write.
-	AddOutOfServiceTaint bool
-	// Conditions to set on status (times are filled in by the controller).
-	Conditions []metav1.Condition
+	// Release is what the spec's release strategy writes this pass.
+	Release ReleasePlan
 	// Wait says what the pass waits for.
 	Wait Wait
 	// WakeAt is when the decision changes by itself, with nothing to
@@ -94,45 +119,10 @@ type Decision struct {
 
 // Destructive reports whether the decision deletes or releases anything.
 func (d Decision) Destructive() bool {
-	return len(d.Evict) > 0 || len(d.UnmarkInUse) > 0 || len(d.DeleteAttachments) > 0 || d.AddOutOfServiceTaint
+	return len(d.Evict) > 0 || d.Release.Writes()
 }
 
-// Condition returns the decision's condition of the type, or nil.
-func (d Decision) Condition(condType string) *metav1.Condition {
-	for i := range d.Conditions {
-		if d.Conditions[i].Type == condType {
-			return &d.Conditions[i]
-		}
-	}
-	return nil
-}
-
-// Finished reports whether the remediation reached Succeeded=True.
+// Finished reports whether the pass reports Succeeded=True.
 func (d Decision) Finished() bool {
-	c := d.Condition(s3gwv1alpha1.ConditionSucceeded)
-	return c != nil && c.Status == metav1.ConditionTrue
-}
-
-func condition(condType string, status metav1.ConditionStatus, reason, message string) metav1.Condition {
-	return metav1.Condition{Type: condType, Status: status, Reason: reason, Message: message}
-}
-
-// processing reports the medik8s pair for a remediation still at work.
-func processing(reason, message string) []metav1.Condition {
-	return []metav1.Condition{
-		condition(s3gwv1alpha1.ConditionProcessing, metav1.ConditionTrue, reason, message),
-		condition(s3gwv1alpha1.ConditionSucceeded, metav1.ConditionUnknown, reason, message),
-	}
-}
-
-// finished reports the medik8s pair for a remediation that ended.
-func finished(succeeded bool, reason, message string) []metav1.Condition {
-	status := metav1.ConditionFalse
-	if succeeded {
-		status = metav1.ConditionTrue
-	}
-	return []metav1.Condition{
-		condition(s3gwv1alpha1.ConditionProcessing, metav1.ConditionFalse, reason, message),
-		condition(s3gwv1alpha1.ConditionSucceeded, status, reason, message),
-	}
+	return d.Phase == s3gwv1alpha1.PhaseSucceeded && d.Reason != ""
 }

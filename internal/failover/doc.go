@@ -17,10 +17,16 @@ limitations under the License.
 // Package failover holds the whole failover decision as one pure function.
 //
 // The controller observes the world (node, s3gw pods, volumes, attachments,
-// Longhorn state, fencing evidence) into an Observation, calls Decide, and
-// performs the Decision's writes. Decide does no I/O and reads no clock, so
-// every rule is table-tested: nothing is evicted or released unless the
-// fencing gate holds for the node's current failure.
+// Longhorn state, fencing evidence) into an Observation, calls Decide,
+// performs the Decision's writes and reports Conditions(observation,
+// decision). Decide does no I/O and reads no clock, so every rule is
+// table-tested: nothing is evicted or released unless the fencing gate holds
+// for the node's current failure.
+//
+// Evidence sources (Sources) and release strategies (Strategies) are
+// descriptors: the gate, the outlook and Decide iterate over them, so a new
+// source or strategy is a new value here and an adapter in internal/fencing
+// or internal/release, not an edit to the rules that use them.
 //
 // Order matters and is a safety property:
 //

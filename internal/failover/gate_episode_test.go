@@ -38,9 +38,9 @@ func TestEvaluateGateEvidenceOfThisFailure(t *testing.T) {
 		{
 			name: "storage isolation fails with a replica on a second node Longhorn cannot reach",
 			mutate: func(o *Observation) {
-				o.Evidence.LonghornNodeDown = true
+				o.Evidence.LonghornNode = longhornDown
 				down := replicaOn("pvc-a", "worker-3")
-				down.NodeReachable, down.NodeState = false, "Longhorn Node Ready=False (KubernetesNodeNotReady)"
+				down.Host = downNode()
 				o.Targets[0].Volumes[0].Replicas = append(o.Targets[0].Volumes[0].Replicas, down)
 			},
 			missing: []string{"storage isolation: replica pvc-a-r-worker-3 of pvc-a is on node worker-3, which longhorn-manager cannot reach (Longhorn Node Ready=False (KubernetesNodeNotReady))"},
@@ -48,9 +48,9 @@ func TestEvaluateGateEvidenceOfThisFailure(t *testing.T) {
 		{
 			name: "storage isolation fails with a failed replica on an unreachable node too",
 			mutate: func(o *Observation) {
-				o.Evidence.LonghornNodeDown = true
+				o.Evidence.LonghornNode = longhornDown
 				down := replicaOn("pvc-a", "worker-3")
-				down.Healthy, down.NodeReachable, down.NodeState = false, false, "no Longhorn Node"
+				down.Healthy, down.Host = false, ReplicaNode{}
 				o.Targets[0].Volumes[0].Replicas = append(o.Targets[0].Volumes[0].Replicas, down)
 			},
 			missing: []string{"replica pvc-a-r-worker-3 of pvc-a is on node worker-3, which longhorn-manager cannot reach (no Longhorn Node)"},
@@ -58,7 +58,7 @@ func TestEvaluateGateEvidenceOfThisFailure(t *testing.T) {
 		{
 			name: "storage isolation holds with every other replica reachable",
 			mutate: func(o *Observation) {
-				o.Evidence.LonghornNodeDown = true
+				o.Evidence.LonghornNode = longhornDown
 				o.Targets[0].Volumes[0].Replicas = append(o.Targets[0].Volumes[0].Replicas, replicaOn("pvc-a", "worker-3"))
 			},
 			open:     true,
@@ -66,12 +66,12 @@ func TestEvaluateGateEvidenceOfThisFailure(t *testing.T) {
 		},
 		{
 			name:    "a taint added before the node's last sign of life is stale",
-			mutate:  func(o *Observation) { o.Node.ForeignOutOfServiceTaint = &Taint{TimeAdded: &before} },
+			mutate:  func(o *Observation) { o.Node.OutOfServiceTaint = &Taint{TimeAdded: &before} },
 			missing: []string{"the node.kubernetes.io/out-of-service taint is stale: it dates from 2026-03-04T10:50:00Z, not after the node's last sign of life at 2026-03-04T11:50:00Z"},
 		},
 		{
 			name:     "a taint without timeAdded counts: kube-controller-manager acts on it anyway",
-			mutate:   func(o *Observation) { o.Node.ForeignOutOfServiceTaint = &Taint{} },
+			mutate:   func(o *Observation) { o.Node.OutOfServiceTaint = &Taint{} },
 			open:     true,
 			evidence: []string{EvidenceOutOfServiceTaint},
 		},
@@ -79,7 +79,7 @@ func TestEvaluateGateEvidenceOfThisFailure(t *testing.T) {
 			name: "a taint added at the last sign of life is stale",
 			mutate: func(o *Observation) {
 				at := testFailedAt
-				o.Node.ForeignOutOfServiceTaint = &Taint{TimeAdded: &at}
+				o.Node.OutOfServiceTaint = &Taint{TimeAdded: &at}
 			},
 			missing: []string{"is stale"},
 		},
@@ -88,7 +88,7 @@ func TestEvaluateGateEvidenceOfThisFailure(t *testing.T) {
 			mutate: func(o *Observation) {
 				o.Node.Heartbeat.LeaseRenewed = testNow.Add(-90 * time.Second)
 				o.Node.Heartbeat.LeaseDuration = 2 * time.Minute
-				o.Node.ForeignOutOfServiceTaint = freshTaint()
+				o.Node.OutOfServiceTaint = freshTaint()
 			},
 			missing: []string{"is not trusted yet: the node's Lease, renewed at 2026-03-04T11:58:30Z, has not expired"},
 		},
@@ -133,7 +133,7 @@ func TestEvaluateGateEvidenceOfThisFailure(t *testing.T) {
 			mutate: func(o *Observation) {
 				withFAR(o)
 				o.Evidence.InvalidRemediators = map[string]string{farKind: `invalid apiVersion "a/b/c"`}
-				o.Evidence.LonghornNodeDown = true
+				o.Evidence.LonghornNode = longhornDown
 			},
 			open:     true,
 			evidence: []string{EvidenceStorageIsolation},
@@ -151,7 +151,7 @@ func TestEvaluateGateEvidenceOfThisFailure(t *testing.T) {
 			mutate: func(o *Observation) {
 				o.Node.Heartbeat.Ready = ReadyFalse
 				o.Node.Heartbeat.ReadySince = testFencedAt.Add(time.Second)
-				o.Node.ForeignOutOfServiceTaint = freshTaint()
+				o.Node.OutOfServiceTaint = freshTaint()
 			},
 			missing: []string{"is stale"},
 		},

@@ -56,12 +56,28 @@ func deadKubelet() Heartbeat {
 // fencedAt is the time fencers acted at, after the failure.
 func fencedAt() *time.Time { t := testFencedAt; return &t }
 
-// freshTaint is an out-of-service taint added after the failure.
+// freshTaint is an out-of-service taint an admin or a fencer added after
+// the failure.
 func freshTaint() *Taint { return &Taint{TimeAdded: fencedAt()} }
+
+// ourTaint is the out-of-service taint this remediation added.
+func ourTaint() *Taint { return &Taint{TimeAdded: fencedAt(), Owner: "uid-remediation"} }
 
 // replicaOn is a healthy replica on a node longhorn-manager reaches.
 func replicaOn(volume, node string) Replica {
-	return Replica{Name: volume + "-r-" + node, Node: node, Healthy: true, NodeReachable: true, NodeState: "Longhorn Node Ready=True"}
+	return Replica{Name: volume + "-r-" + node, Node: node, Healthy: true, Host: reachableNode()}
+}
+
+// reachableNode is a node whose Longhorn Node is Ready and whose kubelet
+// renewed its Lease just now.
+func reachableNode() ReplicaNode {
+	return ReplicaNode{Longhorn: LonghornNode{Found: true, Status: ReadyTrue},
+		Heartbeat: Heartbeat{LeaseRenewed: testNow.Add(-time.Second), LeaseDuration: 40 * time.Second}}
+}
+
+// downNode is a node Kubernetes marked NotReady: Longhorn reports it down.
+func downNode() ReplicaNode {
+	return ReplicaNode{Longhorn: longhornDown, Heartbeat: deadKubelet()}
 }
 
 // attachedVolume is a Longhorn RWO volume still attached to the failed node,
@@ -160,7 +176,7 @@ func TestEvaluateGate(t *testing.T) {
 			name: "node missing",
 			mutate: func(o *Observation) {
 				o.Node = nil
-				o.Evidence.LonghornNodeDown = true
+				o.Evidence.LonghornNode = longhornDown
 			},
 			missing: []string{"the node does not exist"},
 		},
@@ -178,8 +194,8 @@ func TestEvaluateGate(t *testing.T) {
 				withFAR(o)
 				withDelegate(o)
 				o.Node.Ready = true
-				o.Node.ForeignOutOfServiceTaint = freshTaint()
-				o.Evidence.LonghornNodeDown = true
+				o.Node.OutOfServiceTaint = freshTaint()
+				o.Evidence.LonghornNode = longhornDown
 				o.Evidence.Remediators = []RemediatorCR{{Kind: farKind, Name: testNode, Fenced: true, FencedAt: fencedAt()}}
 				o.Evidence.Delegate = &RemediatorCR{Kind: delegated, Name: testNode, Fenced: true, FencedAt: fencedAt()}
 			},
@@ -230,8 +246,8 @@ func TestEvaluateGate(t *testing.T) {
 			name: "no source enabled never opens",
 			mutate: func(o *Observation) {
 				withoutDefaultSources(o)
-				o.Node.ForeignOutOfServiceTaint = freshTaint()
-				o.Evidence.LonghornNodeDown = true
+				o.Node.OutOfServiceTaint = freshTaint()
+				o.Evidence.LonghornNode = longhornDown
 				o.Evidence.Remediators = []RemediatorCR{{Kind: farKind, Name: testNode, Fenced: true, FencedAt: fencedAt()}}
 				o.Evidence.Delegate = &RemediatorCR{Kind: delegated, Name: testNode, Fenced: true, FencedAt: fencedAt()}
 			},
@@ -240,7 +256,7 @@ func TestEvaluateGate(t *testing.T) {
 		// Out-of-service taint.
 		{
 			name:     "foreign out-of-service taint alone opens",
-			mutate:   func(o *Observation) { o.Node.ForeignOutOfServiceTaint = freshTaint() },
+			mutate:   func(o *Observation) { o.Node.OutOfServiceTaint = freshTaint() },
 			open:     true,
 			evidence: []string{EvidenceOutOfServiceTaint},
 		},
@@ -248,14 +264,14 @@ func TestEvaluateGate(t *testing.T) {
 			name: "foreign out-of-service taint with the source explicitly enabled",
 			mutate: func(o *Observation) {
 				o.Spec.Fencing.OutOfServiceTaint = ptr.To(true)
-				o.Node.ForeignOutOfServiceTaint = freshTaint()
+				o.Node.OutOfServiceTaint = freshTaint()
 			},
 			open:     true,
 			evidence: []string{EvidenceOutOfServiceTaint},
 		},
 		{
 			name:    "our own out-of-service taint is never evidence",
-			mutate:  func(o *Observation) { o.Node.HasOutOfServiceTaint = true },
+			mutate:  func(o *Observation) { o.Node.OutOfServiceTaint = ourTaint() },
 			missing: []string{"no node.kubernetes.io/out-of-service taint"},
 			sources: []string{EvidenceOutOfServiceTaint, EvidenceStorageIsolation},
 		},
@@ -263,7 +279,7 @@ func TestEvaluateGate(t *testing.T) {
 			name: "foreign out-of-service taint ignored when the source is disabled",
 			mutate: func(o *Observation) {
 				o.Spec.Fencing.OutOfServiceTaint = ptr.To(false)
-				o.Node.ForeignOutOfServiceTaint = freshTaint()
+				o.Node.OutOfServiceTaint = freshTaint()
 			},
 			missing:    []string{"storage isolation: Longhorn does not report the node down"},
 			notMissing: []string{"out-of-service"},
@@ -393,14 +409,14 @@ func TestEvaluateGate(t *testing.T) {
 		// Storage isolation.
 		{
 			name:     "storage isolation alone opens",
-			mutate:   func(o *Observation) { o.Evidence.LonghornNodeDown = true },
+			mutate:   func(o *Observation) { o.Evidence.LonghornNode = longhornDown },
 			open:     true,
 			evidence: []string{EvidenceStorageIsolation},
 		},
 		{
 			name: "storage isolation over several targets and volumes, released ones included",
 			mutate: func(o *Observation) {
-				o.Evidence.LonghornNodeDown = true
+				o.Evidence.LonghornNode = longhornDown
 				o.Targets = append(o.Targets, recordedTarget("s3gw-1", attachedVolume("b"), releasedVolume("c")))
 			},
 			open:     true,
@@ -410,7 +426,7 @@ func TestEvaluateGate(t *testing.T) {
 			name: "storage isolation ignored when the source is disabled",
 			mutate: func(o *Observation) {
 				o.Spec.Fencing.StorageIsolation = ptr.To(false)
-				o.Evidence.LonghornNodeDown = true
+				o.Evidence.LonghornNode = longhornDown
 			},
 			missing:    []string{"no node.kubernetes.io/out-of-service taint"},
 			notMissing: []string{"storage isolation"},
@@ -419,7 +435,7 @@ func TestEvaluateGate(t *testing.T) {
 		{
 			name: "storage isolation fails without Longhorn",
 			mutate: func(o *Observation) {
-				o.Evidence.LonghornNodeDown = true
+				o.Evidence.LonghornNode = longhornDown
 				o.LonghornAvailable = false
 			},
 			missing: []string{"storage isolation: Longhorn is not installed"},
@@ -433,7 +449,7 @@ func TestEvaluateGate(t *testing.T) {
 		{
 			name: "storage isolation fails with a replica on the failed node",
 			mutate: func(o *Observation) {
-				o.Evidence.LonghornNodeDown = true
+				o.Evidence.LonghornNode = longhornDown
 				v := attachedVolume("b")
 				v.Replicas = append(v.Replicas, replicaOn(v.LonghornVolume, testNode))
 				o.Targets = append(o.Targets, recordedTarget("s3gw-1", v))
@@ -444,7 +460,7 @@ func TestEvaluateGate(t *testing.T) {
 		{
 			name: "storage isolation fails with a replica on the node of a released volume",
 			mutate: func(o *Observation) {
-				o.Evidence.LonghornNodeDown = true
+				o.Evidence.LonghornNode = longhornDown
 				v := releasedVolume("b")
 				v.Replicas = append(v.Replicas, replicaOn(v.LonghornVolume, testNode))
 				o.Targets[0].Volumes = append(o.Targets[0].Volumes, v)
@@ -455,7 +471,7 @@ func TestEvaluateGate(t *testing.T) {
 		{
 			name: "storage isolation fails with a skipped volume among the targets",
 			mutate: func(o *Observation) {
-				o.Evidence.LonghornNodeDown = true
+				o.Evidence.LonghornNode = longhornDown
 				o.Targets = append(o.Targets, recordedTarget("s3gw-1", skippedVolume("nfs")))
 			},
 			missing: []string{"storage isolation: volume data-nfs is not a Longhorn RWO volume"},
@@ -464,7 +480,7 @@ func TestEvaluateGate(t *testing.T) {
 		{
 			name: "storage isolation fails with targets but no volumes",
 			mutate: func(o *Observation) {
-				o.Evidence.LonghornNodeDown = true
+				o.Evidence.LonghornNode = longhornDown
 				o.Targets = []Target{recordedTarget("s3gw-0"), recordedTarget("s3gw-1")}
 			},
 			missing: []string{"storage isolation: no Longhorn volume to isolate"},
@@ -473,7 +489,7 @@ func TestEvaluateGate(t *testing.T) {
 		{
 			name: "storage isolation fails with no targets",
 			mutate: func(o *Observation) {
-				o.Evidence.LonghornNodeDown = true
+				o.Evidence.LonghornNode = longhornDown
 				o.Targets = nil
 			},
 			missing: []string{"storage isolation: no Longhorn volume to isolate"},
@@ -486,8 +502,8 @@ func TestEvaluateGate(t *testing.T) {
 			mutate: func(o *Observation) {
 				withFAR(o)
 				withDelegate(o)
-				o.Node.ForeignOutOfServiceTaint = freshTaint()
-				o.Evidence.LonghornNodeDown = true
+				o.Node.OutOfServiceTaint = freshTaint()
+				o.Evidence.LonghornNode = longhornDown
 				o.Evidence.Remediators = []RemediatorCR{{Kind: farKind, Name: testNode, Fenced: true, FencedAt: fencedAt()}}
 				o.Evidence.Delegate = &RemediatorCR{Kind: delegated, Name: testNode + "-fence", Fenced: true, FencedAt: fencedAt()}
 			},
@@ -511,11 +527,11 @@ func TestEvaluateGate(t *testing.T) {
 			mutate: func(o *Observation) {
 				withFAR(o)
 				withDelegate(o)
-				o.Node.HasOutOfServiceTaint = true
+				o.Node.OutOfServiceTaint = ourTaint()
 				v := attachedVolume("b")
 				v.Replicas = append(v.Replicas, replicaOn(v.LonghornVolume, testNode))
 				o.Targets = []Target{recordedTarget("s3gw-0", v)}
-				o.Evidence.LonghornNodeDown = true
+				o.Evidence.LonghornNode = longhornDown
 				o.Evidence.Remediators = []RemediatorCR{
 					{Kind: farKind, Name: testNode},
 					{Kind: snrKind, Name: testNode, Fenced: true, FencedAt: fencedAt()},
@@ -592,7 +608,7 @@ func TestEvaluateGateMissingSourcesBounded(t *testing.T) {
 			o.Evidence.DelegateError = "some free-form error text"
 		},
 		func(o *Observation) {
-			o.Evidence.LonghornNodeDown = true
+			o.Evidence.LonghornNode = longhornDown
 			o.Targets = []Target{recordedTarget("s3gw-0", skippedVolume("x"))}
 		},
 	}

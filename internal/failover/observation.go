@@ -68,41 +68,24 @@ type Node struct {
 	Ready bool
 	// Heartbeat is the node's Ready condition and Lease.
 	Heartbeat Heartbeat
-	// ForeignOutOfServiceTaint is node.kubernetes.io/out-of-service when it
-	// is on the node and no S3GWRemediation added it; nil otherwise. Our own
-	// taint is never evidence: it would keep the gate open after evidence
-	// went away.
-	ForeignOutOfServiceTaint *Taint
-	// HasOutOfServiceTaint is true when the node carries
-	// node.kubernetes.io/out-of-service, whoever added it.
-	HasOutOfServiceTaint bool
+	// OutOfServiceTaint is node.kubernetes.io/out-of-service:NoExecute when
+	// the node carries it, whoever added it; nil otherwise.
+	OutOfServiceTaint *Taint
 }
 
-// Taint is a taint seen on the node.
+// Taint is the out-of-service taint seen on the node.
 type Taint struct {
 	// TimeAdded is the taint's timeAdded; nil when it has none.
 	TimeAdded *time.Time
+	// Owner is the S3GWRemediation that added it, as the node's owner
+	// annotation names it; empty when none did (an admin, a fencer).
+	Owner types.UID
 }
 
-// Evidence is the fencing proof the gate may accept, as observed.
-type Evidence struct {
-	// Remediators are CRs of the kinds listed in spec.fencing.remediators
-	// found for the node.
-	Remediators []RemediatorCR
-	// InvalidRemediators says, by kind, why a listed remediator kind cannot
-	// be read (its apiVersion does not parse).
-	InvalidRemediators map[string]string
-	// Delegate is the fencing CR this remediation created, nil if none.
-	Delegate *RemediatorCR
-	// DelegateError explains why the delegate cannot be used, if it cannot.
-	DelegateError string
-	// OtherFencers are, while the delegate does not exist, the CRs of its
-	// kind for the node that this remediation did not create.
-	OtherFencers []RemediatorCR
-	// LonghornNodeDown is true when Longhorn's Node is Ready=False with
-	// reason KubernetesNodeNotReady or KubernetesNodeGone.
-	LonghornNodeDown bool
-}
+// Foreign is true for a taint no S3GWRemediation added. Only a foreign
+// taint is evidence: our own would keep the gate open after the evidence
+// that opened it went away.
+func (t *Taint) Foreign() bool { return t != nil && t.Owner == "" }
 
 // RemediatorCR is another remediator's CR for the failed node.
 type RemediatorCR struct {
@@ -192,18 +175,16 @@ type Replica struct {
 	// Healthy is true when the replica is not failed and has been healthy
 	// (spec.failedAt empty, spec.healthyAt set).
 	Healthy bool
-	// NodeReachable is true when longhorn-manager can stop the replica's
-	// process: its Longhorn Node is Ready=True and the node's kubelet Lease
-	// has not expired. Otherwise NodeState says what the API shows.
-	NodeReachable bool
-	NodeState     string
+	// Host is what the API shows of Node; Host.Reach says whether
+	// longhorn-manager can stop the replica's process there.
+	Host ReplicaNode
 }
 
 // healthyReplicaElsewhere reports whether a healthy replica lives on another
-// node longhorn-manager can reach, so a new engine can start from it.
-func (v Volume) healthyReplicaElsewhere(failedNode string) bool {
+// node longhorn-manager reaches at now, so a new engine can start from it.
+func (v Volume) healthyReplicaElsewhere(failedNode string, now time.Time) bool {
 	for _, r := range v.Replicas {
-		if r.Node != failedNode && r.Node != "" && r.Healthy && r.NodeReachable {
+		if reachable, _ := r.Host.Reach(now); r.Node != failedNode && r.Node != "" && r.Healthy && reachable {
 			return true
 		}
 	}
@@ -229,9 +210,14 @@ func (v Volume) State() s3gwv1alpha1.VolumeState {
 // Released is true once nothing attaches the volume to the failed node.
 func (v Volume) Released() bool { return len(v.Attachments) == 0 && len(v.Tickets) == 0 }
 
+// ToRelease is true for a volume this controller releases that is still
+// attached to the failed node.
+func (v Volume) ToRelease() bool { return v.Releasable() && !v.Released() }
+
 // Attachment is a storage.k8s.io VolumeAttachment on the failed node.
 type Attachment struct {
 	Name string
+	UID  types.UID
 	// Deleting is true once it has a deletionTimestamp; Finalizers hold it.
 	Deleting   bool
 	Finalizers []string

@@ -21,6 +21,9 @@ import (
 	"strings"
 	"time"
 
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
 	s3gwv1alpha1 "github.com/s3gw-tech/s3gw-remediation/api/v1alpha1"
 )
 
@@ -42,12 +45,12 @@ type Outlook struct {
 // the storage check's own rules:
 //
 //   - the node is lost: Ready=Unknown, its kubelet silent since a minute;
-//   - Longhorn reports it down, as it does once Kubernetes marks it NotReady;
-//   - each listed remediator, and the delegate, reports success for this
-//     failure, unless o.Evidence says its kind (InvalidRemediators) or
-//     template (DelegateError) cannot be used;
-//   - no out-of-service taint: only an admin adds one, by hand, so it never
-//     counts as protection;
+//   - each evidence source shows what its descriptor imagines
+//     (EvidenceSource.Imagine): Longhorn reports the node down, each listed
+//     remediator and the delegate report success for this failure unless
+//     o.Evidence says its kind (InvalidRemediators) or template
+//     (DelegateError) cannot be used, and no out-of-service taint counts:
+//     only an admin adds one, by hand;
 //   - the targets' pods are on the node, their volumes attached to it; the
 //     replicas are where o shows them, and the node's own become unreachable.
 //
@@ -67,23 +70,24 @@ func IfNodeFailed(o Observation) Outlook {
 	}
 	failure := imagineFailure(o)
 	d := Decide(failure)
+	conds := Conditions(failure, d)
 	switch d.Phase {
 	case s3gwv1alpha1.PhaseEvicting:
 		if len(d.Evict) < len(failure.Targets) {
 			// A pod it would not force-delete (finalizers on storage
 			// isolation alone) holds the move.
-			return outlookOf(d, s3gwv1alpha1.ConditionWorkloadEvicted)
+			return outlookOf(d, conds, s3gwv1alpha1.ConditionWorkloadEvicted)
 		}
 		return Outlook{FailsOver: true, Evidence: d.Gate.Evidence}
 	case s3gwv1alpha1.PhaseWaitingForFencing:
 		if d.Gate.Open {
-			return Outlook{Reason: s3gwv1alpha1.ReasonNeedsProofOfShutdown, Message: conditionMessage(d, s3gwv1alpha1.ConditionFenced)}
+			return Outlook{Reason: s3gwv1alpha1.ReasonNeedsProofOfShutdown, Message: outlookOf(d, conds, s3gwv1alpha1.ConditionFenced).Message}
 		}
 		return Outlook{Reason: s3gwv1alpha1.ReasonNoFencingEvidence, Message: missingEvidence(o, d.Gate)}
 	case s3gwv1alpha1.PhaseWaitingForStorage:
-		return outlookOf(d, s3gwv1alpha1.ConditionProcessing)
+		return outlookOf(d, conds, s3gwv1alpha1.ConditionProcessing)
 	default:
-		return outlookOf(d, s3gwv1alpha1.ConditionSucceeded)
+		return outlookOf(d, conds, s3gwv1alpha1.ConditionSucceeded)
 	}
 }
 
@@ -99,23 +103,9 @@ func imagineFailure(o Observation) Observation {
 		Node: &Node{Name: node, Heartbeat: Heartbeat{Ready: ReadyUnknown, ReadySince: silentSince,
 			KubeletPosted: silentSince, LeaseRenewed: silentSince}},
 		LonghornAvailable: o.LonghornAvailable,
-		Evidence: Evidence{
-			InvalidRemediators: o.Evidence.InvalidRemediators,
-			DelegateError:      o.Evidence.DelegateError,
-			LonghornNodeDown:   true,
-		},
 	}
-	// Only an admin adds the taint, by hand: it is never protection.
-	f.Spec.Fencing.OutOfServiceTaint = new(bool)
-
-	for _, listed := range o.Spec.Fencing.Remediators {
-		if _, invalid := o.Evidence.InvalidRemediators[listed.Kind]; !invalid {
-			f.Evidence.Remediators = append(f.Evidence.Remediators, succeededFor(listed.Kind, node, now))
-		}
-	}
-	if d := o.Spec.Fencing.Delegate; d != nil && o.Evidence.DelegateError == "" {
-		cr := succeededFor(strings.TrimSuffix(d.Kind, "Template"), node, now)
-		f.Evidence.Delegate = &cr
+	for _, source := range Sources {
+		source.Imagine(o, &f)
 	}
 
 	for _, t := range o.Targets {
@@ -127,7 +117,7 @@ func imagineFailure(o Observation) Observation {
 			replicas := make([]Replica, 0, len(v.Replicas))
 			for _, r := range v.Replicas {
 				if r.Node == node {
-					r.NodeReachable, r.NodeState = false, "the failed node"
+					r.Host = ReplicaNode{Longhorn: longhornDown, Heartbeat: f.Node.Heartbeat}
 				}
 				replicas = append(replicas, r)
 			}
@@ -140,43 +130,41 @@ func imagineFailure(o Observation) Observation {
 	return f
 }
 
-// succeededFor is a fencer's CR for the node that reports success now.
-func succeededFor(kind, node string, now time.Time) RemediatorCR {
-	return RemediatorCR{Kind: kind, Name: node, Fenced: true, FencedAt: &now, CreatedAt: now}
-}
+// longhornDown is a Longhorn Node once Kubernetes marked its node NotReady.
+var longhornDown = LonghornNode{Found: true, Status: ReadyFalse, Reason: LonghornNodeNotReady}
 
-// missingEvidence says why no source would hold, and that an admin's
-// out-of-service taint is the one way left when the spec accepts it.
+// missingEvidence says why no source would hold, and which enabled
+// sources the report never imagines (an admin's out-of-service taint) are
+// the ways left.
 func missingEvidence(o Observation, gate Gate) string {
 	var parts []string
 	if gate.Missing != "" {
 		parts = append(parts, gate.Missing)
 	}
-	if o.Spec.Fencing.OutOfServiceTaintEnabled() {
-		parts = append(parts, "an out-of-service taint counts only when an admin adds it by hand")
+	for _, source := range Sources {
+		if source.NeverImagined != "" && source.Enabled(o.Spec.Fencing) {
+			parts = append(parts, source.NeverImagined)
+		}
 	}
 	return "No evidence source would hold: " + strings.Join(parts, "; ")
 }
 
-func outlookOf(d Decision, conditionType string) Outlook {
-	c := d.Condition(conditionType)
+// outlookOf is what the condition of the type says would hold the move.
+func outlookOf(d Decision, conds []metav1.Condition, conditionType string) Outlook {
+	c := meta.FindStatusCondition(conds, conditionType)
 	if c == nil {
 		return Outlook{Reason: string(d.Phase), Message: fmt.Sprintf("the remediation would stop in phase %s", d.Phase)}
 	}
 	return Outlook{Reason: c.Reason, Message: c.Message}
 }
 
-func conditionMessage(d Decision, conditionType string) string {
-	return outlookOf(d, conditionType).Message
-}
-
 // HealthyReplicasElsewhere counts the replicas a new engine could start
-// from if node failed: healthy, on another node longhorn-manager reaches
-// (the storage check's own rule, replica by replica).
-func (v Volume) HealthyReplicasElsewhere(node string) int32 {
+// from if node failed at now: healthy, on another node longhorn-manager
+// reaches (the storage check's own rule, replica by replica).
+func (v Volume) HealthyReplicasElsewhere(node string, now time.Time) int32 {
 	var n int32
 	for _, r := range v.Replicas {
-		if (Volume{Replicas: []Replica{r}}).healthyReplicaElsewhere(node) {
+		if (Volume{Replicas: []Replica{r}}).healthyReplicaElsewhere(node, now) {
 			n++
 		}
 	}

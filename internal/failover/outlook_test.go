@@ -59,8 +59,7 @@ func TestIfNodeFailed(t *testing.T) {
 	unhealthyElsewhere := runningTarget(testNode, "worker-2")
 	unhealthyElsewhere.Volumes[0].Replicas[1].Healthy = false
 	unreachableElsewhere := runningTarget("worker-2", "worker-3")
-	unreachableElsewhere.Volumes[0].Replicas[1].NodeReachable = false
-	unreachableElsewhere.Volumes[0].Replicas[1].NodeState = "Longhorn Node Ready=False (KubernetesNodeNotReady)"
+	unreachableElsewhere.Volumes[0].Replicas[1].Host = downNode()
 	rwx := runningTarget("worker-2")
 	rwx.Volumes[0].SkipReason = "not ReadWriteOnce: a shared volume needs no release"
 
@@ -174,7 +173,7 @@ func TestIfNodeFailedLeavesTheObservationAlone(t *testing.T) {
 	g := NewWithT(t)
 	o := outlookObservation(s3gwv1alpha1.S3GWRemediationSpec{}, runningTarget(testNode, "worker-2"))
 	IfNodeFailed(o)
-	g.Expect(o.Targets[0].Volumes[0].Replicas[0].NodeReachable).To(BeTrue())
+	g.Expect(o.Targets[0].Volumes[0].Replicas[0].Host).To(Equal(reachableNode()))
 	g.Expect(o.Targets[0].Volumes[0].Attachments).To(BeEmpty())
 	g.Expect(o.Targets[0].Recorded).To(BeFalse())
 	g.Expect(o.Spec.Fencing.OutOfServiceTaint).To(BeNil())

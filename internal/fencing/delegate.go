@@ -44,17 +44,26 @@ func (e *DelegateError) Error() string { return e.Reason }
 
 // Delegate is the fencing CR a remediation created from spec.fencing.delegate.
 type Delegate struct {
+	// Client writes, and reads through the manager's cache what a pass
+	// observes.
 	Client client.Client
-	Reader client.Reader
+	// Live reads uncached what a write acts on: the delegate to delete or
+	// mark timed out, and the template to create it from.
+	Live client.Reader
 }
 
 // DelegateKind is the kind of the CR a delegate template makes.
 func DelegateKind(d *s3gwv1alpha1.DelegateFencing) (schema.GroupVersionKind, error) {
-	gv, err := schema.ParseGroupVersion(d.APIVersion)
+	gvk, err := Kind(d.APIVersion, strings.TrimSuffix(d.Kind, "Template"))
 	if err != nil {
-		return schema.GroupVersionKind{}, &DelegateError{fmt.Sprintf("invalid apiVersion %q: %v", d.APIVersion, err)}
+		return gvk, &DelegateError{err.Error()}
 	}
-	return gv.WithKind(strings.TrimSuffix(d.Kind, "Template")), nil
+	return gvk, nil
+}
+
+// TemplateKind is the kind of the delegate's template.
+func TemplateKind(d *s3gwv1alpha1.DelegateFencing) (schema.GroupVersionKind, error) {
+	return Kind(d.APIVersion, d.Kind)
 }
 
 // Find returns the delegate CR owned by the remediation, or nil.
@@ -65,7 +74,7 @@ func (d Delegate) Find(ctx context.Context, rem *s3gwv1alpha1.S3GWRemediation) (
 	}
 	list := &unstructured.UnstructuredList{}
 	list.SetGroupVersionKind(gvk.GroupVersion().WithKind(gvk.Kind + "List"))
-	if err := d.Reader.List(ctx, list, client.InNamespace(rem.Namespace)); err != nil {
+	if err := d.Live.List(ctx, list, client.InNamespace(rem.Namespace)); err != nil {
 		if meta.IsNoMatchError(err) {
 			return nil, &DelegateError{fmt.Sprintf("%s is not installed", gvk.Kind)}
 		}
@@ -147,11 +156,11 @@ func ownedBy(obj metav1.Object, rem *s3gwv1alpha1.S3GWRemediation) bool {
 	return false
 }
 
-// list lists the delegate kind cluster-wide.
+// list lists the delegate kind cluster-wide, from the cache.
 func (d Delegate) list(ctx context.Context, gvk schema.GroupVersionKind) ([]unstructured.Unstructured, error) {
 	list := &unstructured.UnstructuredList{}
 	list.SetGroupVersionKind(gvk.GroupVersion().WithKind(gvk.Kind + "List"))
-	if err := d.Reader.List(ctx, list); err != nil {
+	if err := d.Client.List(ctx, list); err != nil {
 		if meta.IsNoMatchError(err) {
 			return nil, &DelegateError{fmt.Sprintf("%s is not installed", gvk.Kind)}
 		}
@@ -197,7 +206,7 @@ func (d Delegate) Create(ctx context.Context, rem *s3gwv1alpha1.S3GWRemediation,
 	if err != nil {
 		return "", err
 	}
-	template, templateSpec, err := d.template(ctx, rem)
+	template, templateSpec, err := d.template(ctx, d.Live, rem)
 	if err != nil {
 		return "", err
 	}
@@ -229,12 +238,12 @@ func (d Delegate) Create(ctx context.Context, rem *s3gwv1alpha1.S3GWRemediation,
 }
 
 // template reads the delegate template and its spec.template.spec.
-func (d Delegate) template(ctx context.Context, rem *s3gwv1alpha1.S3GWRemediation) (*unstructured.Unstructured, map[string]any, error) {
+func (d Delegate) template(ctx context.Context, reader client.Reader, rem *s3gwv1alpha1.S3GWRemediation) (*unstructured.Unstructured, map[string]any, error) {
 	spec := rem.Spec.Fencing.Delegate
 	template := &unstructured.Unstructured{}
 	template.SetAPIVersion(spec.APIVersion)
 	template.SetKind(spec.Kind)
-	if err := d.Reader.Get(ctx, client.ObjectKey{Namespace: rem.Namespace, Name: spec.Name}, template); err != nil {
+	if err := reader.Get(ctx, client.ObjectKey{Namespace: rem.Namespace, Name: spec.Name}, template); err != nil {
 		if apierrors.IsNotFound(err) || meta.IsNoMatchError(err) {
 			return nil, nil, &DelegateError{fmt.Sprintf("template %s %s/%s not found", spec.Kind, rem.Namespace, spec.Name)}
 		}
@@ -249,7 +258,7 @@ func (d Delegate) template(ctx context.Context, rem *s3gwv1alpha1.S3GWRemediatio
 
 // creatable returns a DelegateError when the delegate cannot be created.
 func (d Delegate) creatable(ctx context.Context, rem *s3gwv1alpha1.S3GWRemediation, node string) error {
-	template, _, err := d.template(ctx, rem)
+	template, _, err := d.template(ctx, d.Client, rem)
 	if err != nil {
 		return err
 	}
@@ -262,7 +271,7 @@ func (d Delegate) creatable(ctx context.Context, rem *s3gwv1alpha1.S3GWRemediati
 	}
 	existing := &unstructured.Unstructured{}
 	existing.SetGroupVersionKind(gvk)
-	err = d.Reader.Get(ctx, client.ObjectKey{Namespace: rem.Namespace, Name: node}, existing)
+	err = d.Client.Get(ctx, client.ObjectKey{Namespace: rem.Namespace, Name: node}, existing)
 	switch {
 	case err == nil:
 		return &DelegateError{fmt.Sprintf("a %s named %s exists and is not owned by this remediation", gvk.Kind, node)}

@@ -14,8 +14,11 @@ See the License for the specific language governing permissions and
 limitations under the License.
 */
 
-// Package fencing gathers fencing evidence (other remediators' CRs, the
-// delegate fencing CR this operator creates). The gate itself is a pure
-// function in internal/failover; the out-of-service taint the operator adds
-// belongs to internal/release.
+// Package fencing holds the adapters of the evidence sources
+// (failover.Sources): Observers reads each one for a remediation, and
+// previews for the protection report whether it could prove anything.
+// They gather other remediators' CRs and the delegate fencing CR this
+// operator creates; Kind is the one parser of a spec's apiVersion. How the
+// evidence is judged is failover's; the out-of-service taint the operator
+// adds belongs to internal/release.
 package fencing

@@ -41,16 +41,16 @@ import (
 func Remediators(ctx context.Context, reader client.Reader, listed []s3gwv1alpha1.RemediatorEvidence, node string) (
 	out []failover.RemediatorCR, invalid map[string]string, err error) {
 	for _, l := range listed {
-		gv, err := schema.ParseGroupVersion(l.APIVersion)
+		gvk, err := Kind(l.APIVersion, l.Kind+"List")
 		if err != nil {
 			if invalid == nil {
 				invalid = map[string]string{}
 			}
-			invalid[l.Kind] = fmt.Sprintf("invalid apiVersion %q: %v", l.APIVersion, err)
+			invalid[l.Kind] = err.Error()
 			continue
 		}
 		list := &unstructured.UnstructuredList{}
-		list.SetGroupVersionKind(gv.WithKind(l.Kind + "List"))
+		list.SetGroupVersionKind(gvk)
 		if err := reader.List(ctx, list); err != nil {
 			switch {
 			case meta.IsNoMatchError(err):
@@ -80,8 +80,8 @@ func Remediators(ctx context.Context, reader client.Reader, listed []s3gwv1alpha
 func RemediatorKinds(listed []s3gwv1alpha1.RemediatorEvidence) []schema.GroupVersionKind {
 	var out []schema.GroupVersionKind
 	for _, l := range listed {
-		if gv, err := schema.ParseGroupVersion(l.APIVersion); err == nil {
-			out = append(out, gv.WithKind(l.Kind))
+		if gvk, err := Kind(l.APIVersion, l.Kind); err == nil {
+			out = append(out, gvk)
 		}
 	}
 	return out

@@ -76,34 +76,13 @@ func (s State) Available(ctx context.Context) (bool, error) {
 	return true, nil
 }
 
-// NodeReadiness is a Longhorn Node's Ready condition.
+// NodeReadiness is a Longhorn Node's Ready condition, as read; whether it
+// is down or reaches its replicas is failover's rule (failover.LonghornNode).
 // +kubebuilder:object:generate=false
 type NodeReadiness struct {
 	// Found is false when Longhorn has no Node of that name.
 	Found          bool
 	Status, Reason string
-}
-
-// Down reports whether Longhorn considers the node down: its Node is
-// Ready=False because Kubernetes reports it NotReady or gone. Only then does
-// Longhorn finish a detach without contacting the node.
-func (n NodeReadiness) Down() bool {
-	return n.Status == "False" && (n.Reason == NodeReasonKubernetesNodeNotReady || n.Reason == NodeReasonKubernetesNodeGone)
-}
-
-// Ready reports whether longhorn-manager runs and reaches the node.
-func (n NodeReadiness) Ready() bool { return n.Status == "True" }
-
-// String says what Longhorn reports, for messages.
-func (n NodeReadiness) String() string {
-	switch {
-	case !n.Found:
-		return "no Longhorn Node"
-	case n.Reason == "":
-		return "Longhorn Node Ready=" + n.Status
-	default:
-		return "Longhorn Node Ready=" + n.Status + " (" + n.Reason + ")"
-	}
 }
 
 // NodeReadiness reads the Longhorn Node's Ready condition.

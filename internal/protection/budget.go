@@ -20,6 +20,7 @@ import (
 	"time"
 
 	s3gwv1alpha1 "github.com/s3gw-tech/s3gw-remediation/api/v1alpha1"
+	"github.com/s3gw-tech/s3gw-remediation/internal/failover"
 )
 
 // DefaultNodeMonitorGracePeriod is kube-controller-manager's
@@ -28,25 +29,11 @@ import (
 // The manager cannot read the flag; --node-monitor-grace-period tells it.
 const DefaultNodeMonitorGracePeriod = 50 * time.Second
 
-// MeasuredReleaseTime is, per release strategy, how long s3gw took from
-// NodeHealthCheck creating the S3GWRemediation to a Ready replacement on
-// another node: the worst of ten failures ("CR → Ready", max) in the
-// failover benchmark of 2026-11-30 (docs/benchmark.md,
-// bench/results/2026-11-30/results.md), Longhorn attach included. A
-// fencer's own time (a fence agent powering the node off) comes on top.
-var MeasuredReleaseTime = map[s3gwv1alpha1.ReleaseStrategy]time.Duration{
-	s3gwv1alpha1.ReleaseControllerDetach:       5300 * time.Millisecond,
-	s3gwv1alpha1.ReleaseDeleteVolumeAttachment: 66 * time.Second,
-	s3gwv1alpha1.ReleaseOutOfServiceTaint:      10 * time.Second,
-}
-
-// ReleaseTime is MeasuredReleaseTime of a strategy; unset means the
-// default, ControllerDetach.
+// ReleaseTime is how long a failover took with a release strategy, as
+// measured (failover.ReleaseStrategy.Budget); unset means the default,
+// ControllerDetach.
 func ReleaseTime(strategy s3gwv1alpha1.ReleaseStrategy) time.Duration {
-	if strategy == "" {
-		strategy = s3gwv1alpha1.ReleaseControllerDetach
-	}
-	return MeasuredReleaseTime[strategy]
+	return failover.StrategyOf(strategy).Budget
 }
 
 // ExpectedRTO is the failure-to-serving budget of a pod remediated through

@@ -38,9 +38,11 @@ type Pod struct {
 	// namespace, name, volumes and their replicas with the reachability of
 	// their nodes now.
 	Target failover.Target
-	// DelegateError says why the delegate fencing CR could not be created
-	// for the pod's node; empty when it could, or when there is none.
-	DelegateError string
+	// Evidence is what the evidence sources' adapters previewed for a
+	// remediation of the pod's node: whether a listed remediator's kind is
+	// served (InvalidRemediators), whether the delegate could be created
+	// (DelegateError).
+	Evidence failover.Evidence
 }
 
 // Inputs is what the report reads beyond the pods.
@@ -49,9 +51,6 @@ type Inputs struct {
 	Spec s3gwv1alpha1.S3GWRemediationSpec
 	// LonghornAvailable is false when Longhorn's CRDs are not served.
 	LonghornAvailable bool
-	// InvalidRemediators says, by kind, why a listed remediator cannot
-	// prove anything (not installed, apiVersion does not parse).
-	InvalidRemediators map[string]string
 	// HealthChecksInstalled is false when NodeHealthCheck is not served.
 	HealthChecksInstalled bool
 	// HealthChecks are the NodeHealthChecks that reference the template.
@@ -137,10 +136,10 @@ func protectedCondition(status metav1.ConditionStatus, reason, message string) m
 // NodeHealthCheck start that remediation, and how long would it take.
 func podReport(in Inputs, p Pod) s3gwv1alpha1.PodProtection {
 	out := s3gwv1alpha1.PodProtection{Namespace: p.Target.Namespace, Name: p.Target.Name, Node: p.Node,
-		Volumes: placements(p)}
+		Volumes: placements(p, in.Now)}
 	o := failover.Observation{Now: in.Now, Spec: in.Spec, Node: &failover.Node{Name: p.Node},
 		Targets: []failover.Target{p.Target}, LonghornAvailable: in.LonghornAvailable,
-		Evidence: failover.Evidence{InvalidRemediators: in.InvalidRemediators, DelegateError: p.DelegateError}}
+		Evidence: p.Evidence}
 	outlook := failover.IfNodeFailed(o)
 	out.Evidence = outlook.Evidence
 
@@ -241,11 +240,11 @@ func fix(reason, node string) string {
 }
 
 // placements is where each of the pod's volumes keeps its replicas.
-func placements(p Pod) []s3gwv1alpha1.VolumePlacement {
+func placements(p Pod, now time.Time) []s3gwv1alpha1.VolumePlacement {
 	out := make([]s3gwv1alpha1.VolumePlacement, 0, len(p.Target.Volumes))
 	for _, v := range p.Target.Volumes {
 		vp := s3gwv1alpha1.VolumePlacement{ClaimName: v.Claim, LonghornVolume: v.LonghornVolume,
-			HealthyReplicasElsewhere: v.HealthyReplicasElsewhere(p.Node)}
+			HealthyReplicasElsewhere: v.HealthyReplicasElsewhere(p.Node, now)}
 		for _, r := range v.Replicas {
 			name := r.Name + "@" + r.Node
 			if !r.Healthy {

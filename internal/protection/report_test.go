@@ -33,7 +33,10 @@ import (
 var (
 	template = types.NamespacedName{Namespace: "s3gw-remediation-system", Name: "s3gw"}
 	now      = time.Date(2026, time.March, 4, 12, 0, 0, 0, time.UTC)
-	pool     = map[string]string{"pool": "s3gw"}
+	// reachable is a node longhorn-manager reaches at now.
+	reachable = failover.ReplicaNode{Longhorn: failover.LonghornNode{Found: true, Status: failover.ReadyTrue},
+		Heartbeat: failover.Heartbeat{LeaseRenewed: now, LeaseDuration: 40 * time.Second}}
+	pool = map[string]string{"pool": "s3gw"}
 )
 
 func templateRef() map[string]any {
@@ -137,7 +140,7 @@ func TestExpectedRTO(t *testing.T) {
 func s3gwPod(name, node string, replicaNodes ...string) Pod {
 	v := failover.Volume{Claim: name + "-pvc", PersistentVolume: "pv-" + name, LonghornVolume: "pvc-" + name}
 	for _, n := range replicaNodes {
-		v.Replicas = append(v.Replicas, failover.Replica{Name: "pvc-" + name + "-r-" + n, Node: n, Healthy: true, NodeReachable: true})
+		v.Replicas = append(v.Replicas, failover.Replica{Name: "pvc-" + name + "-r-" + n, Node: n, Healthy: true, Host: reachable})
 	}
 	return Pod{Node: node, NodeLabels: pool,
 		Target: failover.Target{Namespace: "s3gw", Name: name, UID: types.UID(name), Volumes: []failover.Volume{v}}}

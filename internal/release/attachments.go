@@ -22,6 +22,7 @@ import (
 
 	storagev1 "k8s.io/api/storage/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/types"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/s3gw-tech/s3gw-remediation/internal/longhorn"
@@ -61,29 +62,24 @@ func VolumeAttachments(ctx context.Context, reader client.Reader, pv, node strin
 	return OfVolume(vas, pv), err
 }
 
-// DeleteVolumeAttachments deletes the PV's VolumeAttachments on the node, each
-// preconditioned on its UID. The external-attacher then unpublishes the
-// volume, which removes Longhorn's ticket. It returns how many it deleted.
-func DeleteVolumeAttachments(ctx context.Context, reader client.Reader, c client.Client, pv, node string) (int, error) {
-	vas, err := VolumeAttachments(ctx, reader, pv, node)
-	if err != nil {
-		return 0, err
+// DeleteVolumeAttachment deletes a VolumeAttachment a pass observed on the
+// failed node, as the decision saw it: it reads it again (from the cache)
+// right before, and deletes it, preconditioned on its UID, only if it is
+// still there with that UID and not being deleted already. It reports
+// whether it deleted it.
+func DeleteVolumeAttachment(ctx context.Context, c client.Client, name string, uid types.UID) (bool, error) {
+	va := &storagev1.VolumeAttachment{}
+	if err := c.Get(ctx, client.ObjectKey{Name: name}, va); err != nil {
+		return false, client.IgnoreNotFound(err)
 	}
-	deleted := 0
-	for i := range vas {
-		va := &vas[i]
-		if va.DeletionTimestamp != nil {
-			continue
-		}
-		uid := va.UID
-		err := c.Delete(ctx, va, client.Preconditions{UID: &uid})
-		switch {
-		case err == nil:
-			deleted++
-		case apierrors.IsNotFound(err):
-		default:
-			return deleted, fmt.Errorf("deleting VolumeAttachment %s: %w", va.Name, err)
-		}
+	if va.UID != uid || va.DeletionTimestamp != nil {
+		return false, nil
 	}
-	return deleted, nil
+	if err := c.Delete(ctx, va, client.Preconditions{UID: &uid}); err != nil {
+		if apierrors.IsNotFound(err) {
+			return false, nil // gone meanwhile
+		}
+		return false, fmt.Errorf("deleting VolumeAttachment %s: %w", name, err)
+	}
+	return true, nil
 }

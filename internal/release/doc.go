@@ -21,13 +21,15 @@ limitations under the License.
 //     node.status.volumesInUse (UnmarkInUse); the attach-detach controller
 //     then detaches it through its own checks.
 //   - DeleteVolumeAttachment: delete the storage.k8s.io VolumeAttachment
-//     (DeleteVolumeAttachments); the external-attacher unpublishes it,
+//     (DeleteVolumeAttachment); the external-attacher unpublishes it,
 //     which removes Longhorn's ticket.
 //   - OutOfServiceTaint: add node.kubernetes.io/out-of-service with an owner
 //     annotation (AddOwnedTaint); the attach-detach controller force-detaches
 //     every volume on the node. RemoveOwnedTaint takes away only our own.
 //
-// Every write is preconditioned (UID or resourceVersion) and idempotent.
-// When a strategy may run is decided in internal/failover; this package
-// only reads and writes.
+// Releasers are the adapters of the strategies' descriptors
+// (failover.Strategies). Every write is preconditioned (UID or
+// resourceVersion) and idempotent. When a strategy may run, and what it
+// writes, is decided in internal/failover; this package only reads and
+// writes.
 package release

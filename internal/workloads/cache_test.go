@@ -28,7 +28,7 @@ import (
 
 func TestCovered(t *testing.T) {
 	cached := labels.SelectorFromSet(labels.Set{"app.kubernetes.io/name": "s3gw"})
-	spec := func(sel *metav1.LabelSelector) s3gwv1alpha1.S3GWRemediationSpec {
+	spec := func(sel *s3gwv1alpha1.LabelSelector) s3gwv1alpha1.S3GWRemediationSpec {
 		return s3gwv1alpha1.S3GWRemediationSpec{WorkloadSelector: sel}
 	}
 	tests := []struct {
@@ -38,17 +38,17 @@ func TestCovered(t *testing.T) {
 		covered bool
 	}{
 		{"the default selector", spec(nil), cached, true},
-		{"the cached label and more", spec(&metav1.LabelSelector{MatchLabels: map[string]string{
+		{"the cached label and more", spec(&s3gwv1alpha1.LabelSelector{MatchLabels: map[string]s3gwv1alpha1.LabelValue{
 			"app.kubernetes.io/name": "s3gw", "app.kubernetes.io/instance": "prod"}}), cached, true},
-		{"an In within the cached value", spec(&metav1.LabelSelector{MatchExpressions: []metav1.LabelSelectorRequirement{
-			{Key: "app.kubernetes.io/name", Operator: metav1.LabelSelectorOpIn, Values: []string{"s3gw"}}}}), cached, true},
-		{"an In wider than the cached value", spec(&metav1.LabelSelector{MatchExpressions: []metav1.LabelSelectorRequirement{
-			{Key: "app.kubernetes.io/name", Operator: metav1.LabelSelectorOpIn, Values: []string{"s3gw", "minio"}}}}), cached, false},
-		{"another value", spec(&metav1.LabelSelector{MatchLabels: map[string]string{"app.kubernetes.io/name": "minio"}}), cached, false},
-		{"other labels only", spec(&metav1.LabelSelector{MatchLabels: map[string]string{"app": "s3gw"}}), cached, false},
-		{"an Exists cache with a value", spec(&metav1.LabelSelector{MatchLabels: map[string]string{"tier": "x"}}),
+		{"an In within the cached value", spec(&s3gwv1alpha1.LabelSelector{MatchExpressions: []s3gwv1alpha1.LabelSelectorRequirement{
+			{Key: "app.kubernetes.io/name", Operator: metav1.LabelSelectorOpIn, Values: []s3gwv1alpha1.LabelValue{"s3gw"}}}}), cached, true},
+		{"an In wider than the cached value", spec(&s3gwv1alpha1.LabelSelector{MatchExpressions: []s3gwv1alpha1.LabelSelectorRequirement{
+			{Key: "app.kubernetes.io/name", Operator: metav1.LabelSelectorOpIn, Values: []s3gwv1alpha1.LabelValue{"s3gw", "minio"}}}}), cached, false},
+		{"another value", spec(&s3gwv1alpha1.LabelSelector{MatchLabels: map[string]s3gwv1alpha1.LabelValue{"app.kubernetes.io/name": "minio"}}), cached, false},
+		{"other labels only", spec(&s3gwv1alpha1.LabelSelector{MatchLabels: map[string]s3gwv1alpha1.LabelValue{"app": "s3gw"}}), cached, false},
+		{"an Exists cache with a value", spec(&s3gwv1alpha1.LabelSelector{MatchLabels: map[string]s3gwv1alpha1.LabelValue{"tier": "x"}}),
 			labels.SelectorFromSet(nil).Add(mustRequirement(t, "tier")), true},
-		{"no cache restriction", spec(&metav1.LabelSelector{MatchLabels: map[string]string{"app": "x"}}), labels.Everything(), true},
+		{"no cache restriction", spec(&s3gwv1alpha1.LabelSelector{MatchLabels: map[string]s3gwv1alpha1.LabelValue{"app": "x"}}), labels.Everything(), true},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -17,12 +17,28 @@ limitations under the License.
 package workloads
 
 import (
+	"context"
+	"errors"
 	"testing"
 
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/utils/ptr"
+
+	s3gwv1alpha1 "github.com/s3gw-tech/s3gw-remediation/api/v1alpha1"
 )
+
+// The API server refuses such a selector; one stored before that rule
+// existed fails without reading anything.
+func TestListRefusesASelectorThatDoesNotParse(t *testing.T) {
+	spec := s3gwv1alpha1.S3GWRemediationSpec{WorkloadSelector: &s3gwv1alpha1.LabelSelector{
+		MatchLabels: map[string]s3gwv1alpha1.LabelValue{"-not/a/valid key": "s3gw"}}}
+	_, err := List(context.Background(), nil, spec, "worker-1")
+	var invalid *InvalidSelectorError
+	if !errors.As(err, &invalid) {
+		t.Fatalf("List = %v, want an InvalidSelectorError", err)
+	}
+}
 
 func TestHeldByFinalizers(t *testing.T) {
 	now := metav1.Now()

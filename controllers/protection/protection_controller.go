@@ -14,7 +14,7 @@ See the License for the specific language governing permissions and
 limitations under the License.
 */
 
-package controllers
+package protection
 
 import (
 	"context"
@@ -35,6 +35,7 @@ import (
 	logf "sigs.k8s.io/controller-runtime/pkg/log"
 
 	s3gwv1alpha1 "github.com/s3gw-tech/s3gw-remediation/api/v1alpha1"
+	"github.com/s3gw-tech/s3gw-remediation/controllers/internal/watches"
 	"github.com/s3gw-tech/s3gw-remediation/internal/metrics"
 	"github.com/s3gw-tech/s3gw-remediation/internal/protection"
 )
@@ -42,17 +43,17 @@ import (
 // Event reasons of the protection report, emitted on the template only when
 // a pod's protection changes.
 const (
-	eventPodUnprotected = "S3GWUnprotected"
-	eventPodProtected   = "S3GWProtected"
+	EventPodUnprotected = "S3GWUnprotected"
+	EventPodProtected   = "S3GWProtected"
 )
 
-// ProtectionReconciler keeps each S3GWRemediationTemplate's status a
+// Reconciler keeps each S3GWRemediationTemplate's status a
 // protection report: for every pod the template selects, would the
 // remediation move it if its node failed now (the failover decision run on
 // that imagined failure), would a NodeHealthCheck start the remediation,
 // and how fast. It is woken by watch events only, never polls, and writes
 // the status only when the report changed.
-type ProtectionReconciler struct {
+type Reconciler struct {
 	// Client reads through the manager's cache and writes the status.
 	Client client.Client
 	// APIReader reads uncached: PVCs, PVs, and the pods of templates the
@@ -67,7 +68,7 @@ type ProtectionReconciler struct {
 	// --node-monitor-grace-period; zero means its default.
 	NodeMonitorGracePeriod time.Duration
 
-	watches *dynamicWatches
+	watches *watches.Dynamic
 }
 
 // The report reads templates and writes their status, and reads, never
@@ -83,7 +84,7 @@ type ProtectionReconciler struct {
 // +kubebuilder:rbac:groups=events.k8s.io,resources=events,verbs=create;patch
 
 // Reconcile reports on one template.
-func (r *ProtectionReconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Result, error) {
+func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Result, error) {
 	t := &s3gwv1alpha1.S3GWRemediationTemplate{}
 	if err := r.Client.Get(ctx, req.NamespacedName, t); err != nil {
 		if apierrors.IsNotFound(err) {
@@ -96,13 +97,28 @@ func (r *ProtectionReconciler) Reconcile(ctx context.Context, req ctrl.Request) 
 	if err != nil {
 		return ctrl.Result{}, err
 	}
-	return ctrl.Result{}, r.writeReport(ctx, t, protection.Report(in, pods))
+	err = r.writeReport(ctx, t, protection.Report(in, pods))
+	if apierrors.IsConflict(err) {
+		// The template changed since it was read: the template controller's
+		// annotation at start-up, a spec edit. Not an error: report again on
+		// the new copy, which the write's lock keeps from being overwritten
+		// by a stale report or announced twice.
+		logf.FromContext(ctx).V(1).Info("Template changed while reporting; reporting again")
+		return ctrl.Result{RequeueAfter: staleRetry}, nil
+	}
+	return ctrl.Result{}, err
 }
 
+// staleRetry is how soon a report that lost the lock on its status write
+// runs again.
+const staleRetry = 100 * time.Millisecond
+
 // writeReport records the report in the metrics and, when it changed, in
-// the template's status (optimistic-locked), then emits an event for each
-// pod whose protection changed.
-func (r *ProtectionReconciler) writeReport(ctx context.Context, t *s3gwv1alpha1.S3GWRemediationTemplate,
+// the template's status, then emits an event for each pod whose protection
+// changed. The status write is locked on the template it read: a pass that
+// read a stale copy fails with a conflict instead of overwriting a newer
+// report or announcing a change twice.
+func (r *Reconciler) writeReport(ctx context.Context, t *s3gwv1alpha1.S3GWRemediationTemplate,
 	report s3gwv1alpha1.S3GWRemediationTemplateStatus) error {
 	key := types.NamespacedName{Namespace: t.Namespace, Name: t.Name}
 	r.Metrics.SetProtection(key, podMetrics(report.Pods))
@@ -129,7 +145,7 @@ func (r *ProtectionReconciler) writeReport(ctx context.Context, t *s3gwv1alpha1.
 
 // emitTransitions warns about each pod that became unprotected (or
 // appeared unprotected) and tells when one is protected again.
-func (r *ProtectionReconciler) emitTransitions(old, updated *s3gwv1alpha1.S3GWRemediationTemplate) {
+func (r *Reconciler) emitTransitions(old, updated *s3gwv1alpha1.S3GWRemediationTemplate) {
 	before := map[string]s3gwv1alpha1.PodProtection{}
 	for _, p := range old.Status.Pods {
 		before[p.Namespace+"/"+p.Name] = p
@@ -138,10 +154,10 @@ func (r *ProtectionReconciler) emitTransitions(old, updated *s3gwv1alpha1.S3GWRe
 		prev, seen := before[p.Namespace+"/"+p.Name]
 		switch {
 		case !p.Protected && (!seen || prev.Protected):
-			r.Recorder.Eventf(updated, corev1.EventTypeWarning, eventPodUnprotected,
+			r.Recorder.Eventf(updated, corev1.EventTypeWarning, EventPodUnprotected,
 				"s3gw pod %s/%s would not move if node %s failed now (%s): %s", p.Namespace, p.Name, p.Node, p.Reason, p.Message)
 		case p.Protected && seen && !prev.Protected:
-			r.Recorder.Eventf(updated, corev1.EventTypeNormal, eventPodProtected,
+			r.Recorder.Eventf(updated, corev1.EventTypeNormal, EventPodProtected,
 				"s3gw pod %s/%s is protected again: %s", p.Namespace, p.Name, p.Message)
 		}
 	}
@@ -159,7 +175,7 @@ func podMetrics(pods []s3gwv1alpha1.PodProtection) []metrics.PodProtection {
 	return out
 }
 
-func (r *ProtectionReconciler) nodeMonitorGracePeriod() time.Duration {
+func (r *Reconciler) nodeMonitorGracePeriod() time.Duration {
 	if r.NodeMonitorGracePeriod > 0 {
 		return r.NodeMonitorGracePeriod
 	}

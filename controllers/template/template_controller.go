@@ -14,7 +14,7 @@ See the License for the specific language governing permissions and
 limitations under the License.
 */
 
-package controllers
+package template
 
 import (
 	"context"
@@ -30,14 +30,14 @@ import (
 	"github.com/s3gw-tech/s3gw-remediation/internal/template"
 )
 
-// TemplateReconciler adds remediation.medik8s.io/multiple-templates-support to
+// Reconciler adds remediation.medik8s.io/multiple-templates-support to
 // every S3GWRemediationTemplate that lacks it. The mutating webhook
 // (internal/webhook/v1alpha1) adds it at admission, which NHC's webhook needs
 // when templates and NodeHealthCheck are applied together; this controller
 // is the fallback for templates admitted without it: while the manager (and
 // so the webhook, whose failure policy is Ignore) was down, or with an
 // install that serves no webhook (config/default without cert-manager).
-type TemplateReconciler struct {
+type Reconciler struct {
 	Client client.Client
 }
 
@@ -46,7 +46,7 @@ type TemplateReconciler struct {
 // +kubebuilder:rbac:groups=s3gw-remediation.medik8s.io,resources=s3gwremediationtemplates,verbs=get;list;watch;create;patch
 
 // Reconcile adds the annotation if it is missing.
-func (r *TemplateReconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Result, error) {
+func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Result, error) {
 	t := &s3gwv1alpha1.S3GWRemediationTemplate{}
 	if err := r.Client.Get(ctx, req.NamespacedName, t); err != nil {
 		return ctrl.Result{}, client.IgnoreNotFound(err)
@@ -64,7 +64,7 @@ func (r *TemplateReconciler) Reconcile(ctx context.Context, req ctrl.Request) (c
 
 // SetupWithManager registers the reconciler; it only wakes for templates
 // that still lack the annotation.
-func (r *TemplateReconciler) SetupWithManager(mgr ctrl.Manager) error {
+func (r *Reconciler) SetupWithManager(mgr ctrl.Manager) error {
 	return ctrl.NewControllerManagedBy(mgr).
 		For(&s3gwv1alpha1.S3GWRemediationTemplate{}, builder.WithPredicates(predicate.NewPredicateFuncs(
 			func(obj client.Object) bool { return !template.HasMultipleTemplatesSupport(obj) }))).

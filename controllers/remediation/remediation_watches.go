@@ -14,26 +14,21 @@ See the License for the specific language governing permissions and
 limitations under the License.
 */
 
-package controllers
+package remediation
 
 import (
 	"context"
 	"fmt"
 	"slices"
-	"sync"
 
 	corev1 "k8s.io/api/core/v1"
 	storagev1 "k8s.io/api/storage/v1"
 	"k8s.io/apimachinery/pkg/api/equality"
-	"k8s.io/apimachinery/pkg/api/meta"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
-	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/builder"
-	"sigs.k8s.io/controller-runtime/pkg/cache"
 	"sigs.k8s.io/controller-runtime/pkg/client"
-	"sigs.k8s.io/controller-runtime/pkg/client/apiutil"
 	"sigs.k8s.io/controller-runtime/pkg/controller"
 	"sigs.k8s.io/controller-runtime/pkg/event"
 	"sigs.k8s.io/controller-runtime/pkg/handler"
@@ -41,9 +36,9 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/manager"
 	"sigs.k8s.io/controller-runtime/pkg/predicate"
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
-	"sigs.k8s.io/controller-runtime/pkg/source"
 
 	s3gwv1alpha1 "github.com/s3gw-tech/s3gw-remediation/api/v1alpha1"
+	"github.com/s3gw-tech/s3gw-remediation/controllers/internal/watches"
 	"github.com/s3gw-tech/s3gw-remediation/internal/longhorn"
 	"github.com/s3gw-tech/s3gw-remediation/internal/medik8s"
 )
@@ -59,7 +54,7 @@ const podNodeField = "spec.nodeName"
 // other remediators' CRs it counts as evidence. Node Leases are read but
 // not watched (they change every 10 s); the moment one expires is a
 // decision's WakeAt instead.
-func (r *RemediationReconciler) SetupWithManager(mgr manager.Manager) error {
+func (r *Reconciler) SetupWithManager(mgr manager.Manager) error {
 	if err := mgr.GetFieldIndexer().IndexField(context.Background(), &corev1.Pod{}, podNodeField,
 		func(obj client.Object) []string { return []string{obj.(*corev1.Pod).Spec.NodeName} }); err != nil {
 		return fmt.Errorf("indexing pods by node: %w", err)
@@ -76,7 +71,7 @@ func (r *RemediationReconciler) SetupWithManager(mgr manager.Manager) error {
 	if err != nil {
 		return err
 	}
-	r.watches = newDynamicWatches(mgr, c)
+	r.watches = watches.NewDynamic(mgr, c)
 	return nil
 }
 
@@ -88,29 +83,18 @@ var nodeChanged = predicate.Funcs{UpdateFunc: func(e event.UpdateEvent) bool {
 	if !oldOK || !newOK {
 		return true
 	}
-	return readyCondition(old) != readyCondition(updated) ||
+	return watches.ReadyCondition(old) != watches.ReadyCondition(updated) ||
 		!equality.Semantic.DeepEqual(old.Spec.Taints, updated.Spec.Taints) ||
 		!slices.Equal(old.Status.VolumesInUse, updated.Status.VolumesInUse)
 }}
 
-// readyCondition is the Ready condition without its heartbeat time.
-func readyCondition(node *corev1.Node) corev1.NodeCondition {
-	for _, c := range node.Status.Conditions {
-		if c.Type == corev1.NodeReady {
-			c.LastHeartbeatTime = node.CreationTimestamp
-			return c
-		}
-	}
-	return corev1.NodeCondition{}
-}
-
-func (r *RemediationReconciler) remediationsForNode(ctx context.Context, obj client.Object) []reconcile.Request {
+func (r *Reconciler) remediationsForNode(ctx context.Context, obj client.Object) []reconcile.Request {
 	return r.remediationsMatching(ctx, func(rem *s3gwv1alpha1.S3GWRemediation) bool {
 		return medik8s.NodeName(rem) == obj.GetName()
 	})
 }
 
-func (r *RemediationReconciler) remediationsForAttachment(ctx context.Context, obj client.Object) []reconcile.Request {
+func (r *Reconciler) remediationsForAttachment(ctx context.Context, obj client.Object) []reconcile.Request {
 	va, ok := obj.(*storagev1.VolumeAttachment)
 	if !ok {
 		return nil
@@ -122,7 +106,7 @@ func (r *RemediationReconciler) remediationsForAttachment(ctx context.Context, o
 
 // remediationsForPod wakes the remediations of the pod's node (a target)
 // and those with a target in its namespace (a replacement).
-func (r *RemediationReconciler) remediationsForPod(ctx context.Context, obj client.Object) []reconcile.Request {
+func (r *Reconciler) remediationsForPod(ctx context.Context, obj client.Object) []reconcile.Request {
 	pod, ok := obj.(*corev1.Pod)
 	if !ok {
 		return nil
@@ -135,7 +119,7 @@ func (r *RemediationReconciler) remediationsForPod(ctx context.Context, obj clie
 
 // remediationsForEvidence wakes the remediations of the node another
 // remediator's CR is for.
-func (r *RemediationReconciler) remediationsForEvidence(ctx context.Context, obj client.Object) []reconcile.Request {
+func (r *Reconciler) remediationsForEvidence(ctx context.Context, obj client.Object) []reconcile.Request {
 	node := medik8s.NodeName(obj)
 	return r.remediationsMatching(ctx, func(rem *s3gwv1alpha1.S3GWRemediation) bool {
 		return medik8s.NodeName(rem) == node
@@ -145,7 +129,7 @@ func (r *RemediationReconciler) remediationsForEvidence(ctx context.Context, obj
 // remediationsForLonghorn wakes every remediation still at work: a Longhorn
 // Node, Replica or VolumeAttachment can change the replica reachability or
 // the release of any of them, and there are few.
-func (r *RemediationReconciler) remediationsForLonghorn(ctx context.Context, _ client.Object) []reconcile.Request {
+func (r *Reconciler) remediationsForLonghorn(ctx context.Context, _ client.Object) []reconcile.Request {
 	return r.remediationsMatching(ctx, func(rem *s3gwv1alpha1.S3GWRemediation) bool {
 		return !final(rem.Status.Phase) || rem.Status.Phase == s3gwv1alpha1.PhaseFailed
 	})
@@ -153,71 +137,28 @@ func (r *RemediationReconciler) remediationsForLonghorn(ctx context.Context, _ c
 
 // remediationsMatching lists (from the cache; there are few) the
 // remediations match selects.
-func (r *RemediationReconciler) remediationsMatching(ctx context.Context, match func(*s3gwv1alpha1.S3GWRemediation) bool) []reconcile.Request {
+func (r *Reconciler) remediationsMatching(ctx context.Context, match func(*s3gwv1alpha1.S3GWRemediation) bool) []reconcile.Request {
 	list := &s3gwv1alpha1.S3GWRemediationList{}
 	if err := r.Client.List(ctx, list); err != nil {
 		logf.FromContext(ctx).Error(err, "Listing S3GWRemediations to map a watch event")
 		return nil
 	}
-	return requestsFor(list.Items, match)
-}
-
-// dynamicWatches starts watches on kinds that may not exist when the
-// manager starts (Longhorn's, other remediators') once a pass reads them.
-type dynamicWatches struct {
-	controller controller.Controller
-	cache      cache.Cache
-	mapper     meta.RESTMapper
-	scheme     *runtime.Scheme
-
-	mu      sync.Mutex
-	watched map[schema.GroupVersionKind]bool
-}
-
-func newDynamicWatches(mgr manager.Manager, c controller.Controller) *dynamicWatches {
-	return &dynamicWatches{controller: c, cache: mgr.GetCache(), mapper: mgr.GetRESTMapper(),
-		scheme: mgr.GetScheme(), watched: map[schema.GroupVersionKind]bool{}}
-}
-
-// ensure watches obj's kind, mapped by toRequests and filtered by preds,
-// unless it does already or the kind is not served. Safe on every pass.
-func (w *dynamicWatches) ensure(ctx context.Context, obj client.Object, toRequests handler.MapFunc, preds ...predicate.Predicate) {
-	if w == nil {
-		return
-	}
-	gvk, err := apiutil.GVKForObject(obj, w.scheme)
-	if err != nil {
-		return
-	}
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	if w.watched[gvk] {
-		return
-	}
-	if _, err := w.mapper.RESTMapping(gvk.GroupKind(), gvk.Version); err != nil {
-		return // not served: nothing to watch, the backstop polls
-	}
-	src := source.Kind(w.cache, obj, handler.EnqueueRequestsFromMapFunc(toRequests), preds...)
-	if err := w.controller.Watch(src); err != nil {
-		logf.FromContext(ctx).Error(err, "Watching a kind found at run time", "kind", gvk.String())
-		return
-	}
-	w.watched[gvk] = true
+	return watches.RequestsFor(list.Items, match)
 }
 
 // watchLonghorn watches Longhorn's Nodes (readiness is status), and the
 // specs of its Replicas (node, failedAt, healthyAt) and VolumeAttachments
 // (tickets).
-func (r *RemediationReconciler) watchLonghorn(ctx context.Context) {
-	r.watches.ensure(ctx, &longhorn.Node{}, r.remediationsForLonghorn)
-	r.watches.ensure(ctx, &longhorn.Replica{}, r.remediationsForLonghorn, predicate.GenerationChangedPredicate{})
-	r.watches.ensure(ctx, &longhorn.VolumeAttachment{}, r.remediationsForLonghorn, predicate.GenerationChangedPredicate{})
+func (r *Reconciler) watchLonghorn(ctx context.Context) {
+	r.watches.Ensure(ctx, &longhorn.Node{}, r.remediationsForLonghorn)
+	r.watches.Ensure(ctx, &longhorn.Replica{}, r.remediationsForLonghorn, predicate.GenerationChangedPredicate{})
+	r.watches.Ensure(ctx, &longhorn.VolumeAttachment{}, r.remediationsForLonghorn, predicate.GenerationChangedPredicate{})
 }
 
 // watchEvidence watches a remediator kind the spec counts as evidence, or
 // its delegate kind; their conditions are status, so every change counts.
-func (r *RemediationReconciler) watchEvidence(ctx context.Context, gvk schema.GroupVersionKind) {
+func (r *Reconciler) watchEvidence(ctx context.Context, gvk schema.GroupVersionKind) {
 	obj := &unstructured.Unstructured{}
 	obj.SetGroupVersionKind(gvk)
-	r.watches.ensure(ctx, obj, r.remediationsForEvidence)
+	r.watches.Ensure(ctx, obj, r.remediationsForEvidence)
 }

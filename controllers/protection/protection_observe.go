@@ -14,7 +14,7 @@ See the License for the specific language governing permissions and
 limitations under the License.
 */
 
-package controllers
+package protection
 
 import (
 	"context"
@@ -34,38 +34,39 @@ import (
 	s3gwv1alpha1 "github.com/s3gw-tech/s3gw-remediation/api/v1alpha1"
 	"github.com/s3gw-tech/s3gw-remediation/internal/failover"
 	"github.com/s3gw-tech/s3gw-remediation/internal/fencing"
-	"github.com/s3gw-tech/s3gw-remediation/internal/longhorn"
 	"github.com/s3gw-tech/s3gw-remediation/internal/protection"
+	"github.com/s3gw-tech/s3gw-remediation/internal/storage"
 	"github.com/s3gw-tech/s3gw-remediation/internal/workloads"
 )
 
 // protectionPass is what one report pass read, memoised per node.
 type protectionPass struct {
-	t        *s3gwv1alpha1.S3GWRemediationTemplate
-	spec     s3gwv1alpha1.S3GWRemediationSpec
-	lh       longhorn.State
-	in       protection.Inputs
-	reach    map[string]replicaNode
-	delegate map[string]string
+	t       *s3gwv1alpha1.S3GWRemediationTemplate
+	spec    s3gwv1alpha1.S3GWRemediationSpec
+	storage *storage.Pass
+	in      protection.Inputs
+	// evidence is, per node, what the evidence adapters previewed.
+	evidence map[string]failover.Evidence
 }
 
 // observe reads what the report needs: the NodeHealthChecks that
 // reference the template, the pods it selects (with the remediation's own
 // workloads.List and workloads.Protected), their volumes and replicas as a
-// remediation of their node would see them, and whether each listed
-// remediator and the delegate could prove anything.
-func (r *ProtectionReconciler) observe(ctx context.Context, t *s3gwv1alpha1.S3GWRemediationTemplate) (protection.Inputs, []protection.Pod, error) {
+// remediation of their node would see them, and whether each evidence
+// source could prove anything there.
+func (r *Reconciler) observe(ctx context.Context, t *s3gwv1alpha1.S3GWRemediationTemplate) (protection.Inputs, []protection.Pod, error) {
 	spec := t.Spec.Template.Spec
-	p := &protectionPass{t: t, spec: spec, reach: map[string]replicaNode{}, delegate: map[string]string{},
-		lh: longhorn.State{Reader: r.Client, Namespace: longhornNamespace(spec)}}
-	p.in = protection.Inputs{Now: r.Clock.Now(), Spec: spec, NodeMonitorGracePeriod: r.nodeMonitorGracePeriod()}
+	now := r.Clock.Now()
+	p := &protectionPass{t: t, spec: spec, evidence: map[string]failover.Evidence{},
+		storage: storage.Observer{Client: r.Client, APIReader: r.APIReader, WorkloadCache: r.WorkloadCache}.Pass(spec, now)}
+	p.in = protection.Inputs{Now: now, Spec: spec, NodeMonitorGracePeriod: r.nodeMonitorGracePeriod()}
 	var err error
 	key := types.NamespacedName{Namespace: t.Namespace, Name: t.Name}
 	if p.in.HealthChecksInstalled, p.in.HealthChecks, err = r.healthChecks(ctx, key); err != nil {
 		return p.in, nil, err
 	}
 
-	pods, err := workloads.List(ctx, r.podReader(spec), spec, "")
+	pods, err := workloads.List(ctx, p.storage.Pods(), spec, "")
 	var invalid *workloads.InvalidSelectorError
 	switch {
 	case errors.As(err, &invalid):
@@ -74,21 +75,21 @@ func (r *ProtectionReconciler) observe(ctx context.Context, t *s3gwv1alpha1.S3GW
 	case err != nil:
 		return p.in, nil, err
 	}
-	if p.in.LonghornAvailable, err = p.lh.Available(ctx); err != nil {
+	if err := p.storage.ReadLonghorn(ctx); err != nil {
 		return p.in, nil, err
 	}
+	p.in.LonghornAvailable = p.storage.LonghornAvailable
 	if p.in.LonghornAvailable {
 		r.watchLonghorn(ctx)
 	}
-	p.in.InvalidRemediators = r.invalidRemediators(spec.Fencing.Remediators)
-	if d := spec.Fencing.Delegate; d != nil {
-		r.watchDelegateTemplate(ctx, d)
+	for _, gvk := range fencing.PreviewWatched(spec.Fencing) {
+		r.watchPreviewed(ctx, gvk)
 	}
 
 	var out []protection.Pod
 	for i := range pods {
 		pod := &pods[i]
-		if !onNode(pod) || workloads.Protected(pod, p.lh.Namespace) != "" {
+		if !onNode(pod) || workloads.Protected(pod, p.storage.Longhorn.Namespace) != "" {
 			continue
 		}
 		observed, err := r.observePod(ctx, p, pod)
@@ -110,7 +111,7 @@ func onNode(pod *corev1.Pod) bool {
 // observePod reads one pod the way a remediation of its node would: its
 // volumes (workloads.Volumes), each Longhorn volume's replicas and whether
 // longhorn-manager reaches their nodes now, and its node's labels.
-func (r *ProtectionReconciler) observePod(ctx context.Context, p *protectionPass, pod *corev1.Pod) (protection.Pod, error) {
+func (r *Reconciler) observePod(ctx context.Context, p *protectionPass, pod *corev1.Pod) (protection.Pod, error) {
 	out := protection.Pod{Node: pod.Spec.NodeName,
 		Target: failover.Target{Namespace: pod.Namespace, Name: pod.Name, UID: pod.UID, Finalizers: pod.Finalizers}}
 	node := &corev1.Node{}
@@ -125,104 +126,44 @@ func (r *ProtectionReconciler) observePod(ctx context.Context, p *protectionPass
 		return out, err
 	}
 	for _, tv := range volumes {
-		v := failover.Volume{Claim: tv.ClaimName, PersistentVolume: tv.PersistentVolume, LonghornVolume: tv.LonghornVolume}
-		if tv.State == s3gwv1alpha1.VolumeSkipped {
-			v.SkipReason = tv.Reason
-		}
-		if v.Releasable() && p.in.LonghornAvailable {
-			if err := r.observeReplicas(ctx, p, &v, pod.Spec.NodeName); err != nil {
-				return out, err
-			}
+		v, err := p.storage.Volume(ctx, tv, pod.Spec.NodeName)
+		if err != nil {
+			return out, err
 		}
 		out.Target.Volumes = append(out.Target.Volumes, v)
 	}
-	if out.DelegateError, err = r.delegateError(ctx, p, pod.Spec.NodeName); err != nil {
-		return out, err
-	}
-	return out, nil
+	out.Evidence, err = r.previewEvidence(ctx, p, pod.Spec.NodeName)
+	return out, err
 }
 
-func (r *ProtectionReconciler) observeReplicas(ctx context.Context, p *protectionPass, v *failover.Volume, node string) error {
-	view, err := p.lh.Volume(ctx, v.LonghornVolume, node)
-	if err != nil {
-		return err
-	}
-	v.LonghornVolumeMissing = !view.Exists
-	for _, replica := range view.Replicas {
-		reach, ok := p.reach[replica.Node]
-		if !ok {
-			if reach, err = reachReplicaNode(ctx, r.Client, p.lh, replica.Node, p.in.Now); err != nil {
-				return err
-			}
-			p.reach[replica.Node] = reach
-		}
-		v.Replicas = append(v.Replicas, failover.Replica{Name: replica.Name, Node: replica.Node,
-			Healthy: replica.Healthy, NodeReachable: reach.reachable, NodeState: reach.state})
-	}
-	return nil
-}
-
-// delegateError checks, with the remediation's own Delegate.Observe, that
-// a remediation of the node could create the delegate fencing CR: the kind
-// is served, the template exists with spec.template.spec, the name is
-// free. It returns why not, or "" (also without a delegate).
-func (r *ProtectionReconciler) delegateError(ctx context.Context, p *protectionPass, node string) (string, error) {
-	if p.spec.Fencing.Delegate == nil {
-		return "", nil
-	}
-	if why, done := p.delegate[node]; done {
-		return why, nil
+// previewEvidence reads, once per node, whether each evidence source could
+// prove anything for a remediation of the node (fencing.Preview): a listed
+// remediator's kind served, the delegate creatable.
+func (r *Reconciler) previewEvidence(ctx context.Context, p *protectionPass, node string) (failover.Evidence, error) {
+	if e, done := p.evidence[node]; done {
+		return e, nil
 	}
 	// A remediation that does not exist yet: no UID, so it owns nothing.
 	rem := &s3gwv1alpha1.S3GWRemediation{ObjectMeta: metav1.ObjectMeta{Namespace: p.t.Namespace}, Spec: p.spec}
-	_, err := fencing.Delegate{Reader: r.Client}.Observe(ctx, rem, node)
-	var invalid *fencing.DelegateError
-	switch {
-	case errors.As(err, &invalid):
-		p.delegate[node] = invalid.Reason
-	case apierrors.IsForbidden(err):
-		p.delegate[node] = "the manager may not read the delegate's kind or template: " + err.Error()
-	case err != nil:
-		return "", err
-	default:
-		p.delegate[node] = ""
+	in := fencing.Input{Client: r.Client, Delegate: fencing.Delegate{Client: r.Client, Live: r.APIReader},
+		Storage: p.storage, Remediation: rem, Node: node}
+	var e failover.Evidence
+	if err := fencing.Preview(ctx, in, &e); err != nil {
+		return e, err
 	}
-	return p.delegate[node], nil
-}
-
-// invalidRemediators says, by kind, why a listed remediator's CR could
-// never prove anything: its apiVersion does not parse or its kind is not
-// served.
-func (r *ProtectionReconciler) invalidRemediators(listed []s3gwv1alpha1.RemediatorEvidence) map[string]string {
-	var out map[string]string
-	for _, l := range listed {
-		why := ""
-		gv, err := schema.ParseGroupVersion(l.APIVersion)
-		switch {
-		case err != nil:
-			why = fmt.Sprintf("invalid apiVersion %q: %v", l.APIVersion, err)
-		case !r.served(gv.WithKind(l.Kind)):
-			why = l.Kind + " is not installed"
-		default:
-			continue
-		}
-		if out == nil {
-			out = map[string]string{}
-		}
-		out[l.Kind] = why
-	}
-	return out
+	p.evidence[node] = e
+	return e, nil
 }
 
 // served reports whether the API server serves a kind.
-func (r *ProtectionReconciler) served(gvk schema.GroupVersionKind) bool {
+func (r *Reconciler) served(gvk schema.GroupVersionKind) bool {
 	_, err := r.Client.RESTMapper().RESTMapping(gvk.GroupKind(), gvk.Version)
 	return err == nil
 }
 
 // healthChecks lists (from the cache) the NodeHealthChecks that reference
 // the template; installed is false when NodeHealthCheck is not served.
-func (r *ProtectionReconciler) healthChecks(ctx context.Context, template types.NamespacedName) (installed bool, out []protection.HealthCheck, err error) {
+func (r *Reconciler) healthChecks(ctx context.Context, template types.NamespacedName) (installed bool, out []protection.HealthCheck, err error) {
 	if !r.served(protection.NodeHealthCheckGVK) {
 		return false, nil, nil
 	}
@@ -248,20 +189,4 @@ func (r *ProtectionReconciler) healthChecks(ctx context.Context, template types.
 		}
 	}
 	return true, out, nil
-}
-
-// podReader reads the spec's pods from the manager's cache when it holds
-// all of them, else uncached.
-func (r *ProtectionReconciler) podReader(spec s3gwv1alpha1.S3GWRemediationSpec) client.Reader {
-	if workloads.Covered(spec, r.WorkloadCache) {
-		return r.Client
-	}
-	return r.APIReader
-}
-
-func longhornNamespace(spec s3gwv1alpha1.S3GWRemediationSpec) string {
-	if spec.Release.LonghornNamespace != "" {
-		return spec.Release.LonghornNamespace
-	}
-	return "longhorn-system"
 }

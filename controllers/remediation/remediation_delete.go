@@ -14,7 +14,7 @@ See the License for the specific language governing permissions and
 limitations under the License.
 */
 
-package controllers
+package remediation
 
 import (
 	"context"
@@ -27,7 +27,6 @@ import (
 	logf "sigs.k8s.io/controller-runtime/pkg/log"
 
 	s3gwv1alpha1 "github.com/s3gw-tech/s3gw-remediation/api/v1alpha1"
-	"github.com/s3gw-tech/s3gw-remediation/internal/fencing"
 	"github.com/s3gw-tech/s3gw-remediation/internal/release"
 )
 
@@ -36,7 +35,7 @@ import (
 // removes the out-of-service taint this remediation added (the node's owner
 // annotation names it), deletes the delegate fencing
 // CR it created, then drops the finalizer. It never deletes the CR itself.
-func (r *RemediationReconciler) reconcileDelete(ctx context.Context, rem *s3gwv1alpha1.S3GWRemediation, node *corev1.Node) error {
+func (r *Reconciler) reconcileDelete(ctx context.Context, rem *s3gwv1alpha1.S3GWRemediation, node *corev1.Node) error {
 	if !controllerutil.ContainsFinalizer(rem, Finalizer) {
 		return nil
 	}
@@ -48,11 +47,11 @@ func (r *RemediationReconciler) reconcileDelete(ctx context.Context, rem *s3gwv1
 		if err := release.RemoveOwnedTaint(ctx, r.Client, node, taint, rem.UID); err != nil {
 			return err
 		}
-		events.NormalEvent(r.Recorder, node, eventTaintRemoved, "Removed "+taint.ToString()+" added by S3GWRemediation "+rem.Name)
-		events.NormalEvent(r.Recorder, rem, eventTaintRemoved, "Removed "+taint.ToString()+" from node "+node.Name)
+		events.NormalEvent(r.Recorder, node, EventTaintRemoved, "Removed "+taint.ToString()+" added by S3GWRemediation "+rem.Name)
+		events.NormalEvent(r.Recorder, rem, EventTaintRemoved, "Removed "+taint.ToString()+" from node "+node.Name)
 	}
 	if rem.Spec.Fencing.Delegate != nil {
-		if err := (fencing.Delegate{Client: r.Client, Reader: r.APIReader}).Delete(ctx, rem); err != nil {
+		if err := r.delegate().Delete(ctx, rem); err != nil {
 			return err
 		}
 	}

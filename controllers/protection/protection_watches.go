@@ -14,7 +14,7 @@ See the License for the specific language governing permissions and
 limitations under the License.
 */
 
-package controllers
+package protection
 
 import (
 	"context"
@@ -27,6 +27,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/labels"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/builder"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -38,7 +39,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 
 	s3gwv1alpha1 "github.com/s3gw-tech/s3gw-remediation/api/v1alpha1"
-	"github.com/s3gw-tech/s3gw-remediation/internal/fencing"
+	"github.com/s3gw-tech/s3gw-remediation/controllers/internal/watches"
 	"github.com/s3gw-tech/s3gw-remediation/internal/longhorn"
 	"github.com/s3gw-tech/s3gw-remediation/internal/protection"
 	"github.com/s3gw-tech/s3gw-remediation/internal/workloads"
@@ -53,7 +54,7 @@ import (
 // NodeHealthChecks and the delegate's template kind. Nothing polls: node
 // Leases are read, not watched, and a node that stops renewing is
 // reported NotReady by Kubernetes, which is a node event.
-func (r *ProtectionReconciler) SetupWithManager(mgr manager.Manager) error {
+func (r *Reconciler) SetupWithManager(mgr manager.Manager) error {
 	c, err := ctrl.NewControllerManagedBy(mgr).
 		For(&s3gwv1alpha1.S3GWRemediationTemplate{}, builder.WithPredicates(predicate.GenerationChangedPredicate{})).
 		Watches(&corev1.Pod{}, handler.EnqueueRequestsFromMapFunc(r.templatesForPod), builder.WithPredicates(podPlacementChanged)).
@@ -65,23 +66,13 @@ func (r *ProtectionReconciler) SetupWithManager(mgr manager.Manager) error {
 	if err != nil {
 		return err
 	}
-	r.watches = newDynamicWatches(mgr, c)
+	r.watches = watches.NewDynamic(mgr, c)
 	return nil
-}
-
-// updated passes the updates of T for which changed holds, and every
-// create, delete and generic event.
-func updated[T client.Object](changed func(old, updated T) bool) predicate.Funcs {
-	return predicate.Funcs{UpdateFunc: func(e event.UpdateEvent) bool {
-		old, oldOK := e.ObjectOld.(T)
-		updated, newOK := e.ObjectNew.(T)
-		return !oldOK || !newOK || changed(old, updated)
-	}}
 }
 
 // podPlacementChanged passes pod updates that can change a report: where
 // it runs, its labels, its claims, its end; not readiness flaps.
-var podPlacementChanged = updated(func(old, updated *corev1.Pod) bool {
+var podPlacementChanged = watches.Updated(func(old, updated *corev1.Pod) bool {
 	return old.Spec.NodeName != updated.Spec.NodeName || !maps.Equal(old.Labels, updated.Labels) ||
 		(old.DeletionTimestamp == nil) != (updated.DeletionTimestamp == nil) || old.Status.Phase != updated.Status.Phase ||
 		!equality.Semantic.DeepEqual(old.Spec.Volumes, updated.Spec.Volumes)
@@ -90,8 +81,8 @@ var podPlacementChanged = updated(func(old, updated *corev1.Pod) bool {
 // nodeReadinessOrLabelsChanged passes node updates that can change a
 // report: readiness (replica nodes longhorn-manager reaches) and labels
 // (NodeHealthCheck selectors), not the kubelet's heartbeats.
-var nodeReadinessOrLabelsChanged = updated(func(old, updated *corev1.Node) bool {
-	return readyCondition(old) != readyCondition(updated) || !maps.Equal(old.Labels, updated.Labels)
+var nodeReadinessOrLabelsChanged = watches.Updated(func(old, updated *corev1.Node) bool {
+	return watches.ReadyCondition(old) != watches.ReadyCondition(updated) || !maps.Equal(old.Labels, updated.Labels)
 })
 
 // longhornAttachmentComesOrGoes passes the creation and deletion of
@@ -105,7 +96,7 @@ var longhornAttachmentComesOrGoes = predicate.And(
 
 // longhornNodeReadinessChanged passes Longhorn Node updates that change
 // its Ready condition, not its periodic disk and probe updates.
-var longhornNodeReadinessChanged = updated(func(old, updated *longhorn.Node) bool {
+var longhornNodeReadinessChanged = watches.Updated(func(old, updated *longhorn.Node) bool {
 	return longhornReady(old) != longhornReady(updated)
 })
 
@@ -120,40 +111,37 @@ func longhornReady(n *longhorn.Node) [2]string {
 
 // watchLonghorn watches Longhorn's Nodes and the specs of its Replicas
 // (node, failedAt, healthyAt), once Longhorn is found served.
-func (r *ProtectionReconciler) watchLonghorn(ctx context.Context) {
-	r.watches.ensure(ctx, &longhorn.Node{}, r.allTemplates, longhornNodeReadinessChanged)
-	r.watches.ensure(ctx, &longhorn.Replica{}, r.allTemplates, predicate.GenerationChangedPredicate{})
+func (r *Reconciler) watchLonghorn(ctx context.Context) {
+	r.watches.Ensure(ctx, &longhorn.Node{}, r.allTemplates, longhornNodeReadinessChanged)
+	r.watches.Ensure(ctx, &longhorn.Replica{}, r.allTemplates, predicate.GenerationChangedPredicate{})
 }
 
 // watchHealthChecks watches NodeHealthCheck specs once it is served.
-func (r *ProtectionReconciler) watchHealthChecks(ctx context.Context) {
+func (r *Reconciler) watchHealthChecks(ctx context.Context) {
 	obj := &unstructured.Unstructured{}
 	obj.SetGroupVersionKind(protection.NodeHealthCheckGVK)
-	r.watches.ensure(ctx, obj, r.allTemplates, predicate.GenerationChangedPredicate{})
+	r.watches.Ensure(ctx, obj, r.allTemplates, predicate.GenerationChangedPredicate{})
 }
 
-// watchDelegateTemplate watches the delegate's template kind once served:
-// a template created, changed or deleted changes whether the delegate
+// watchPreviewed watches a kind whose changes change what an evidence
+// adapter previews (fencing.PreviewWatched): the delegate's template kind,
+// whose templates coming, changing and going change whether the delegate
 // could be created.
-func (r *ProtectionReconciler) watchDelegateTemplate(ctx context.Context, d *s3gwv1alpha1.DelegateFencing) {
-	gvk, err := fencing.DelegateKind(d)
-	if err != nil {
-		return
-	}
+func (r *Reconciler) watchPreviewed(ctx context.Context, gvk schema.GroupVersionKind) {
 	obj := &unstructured.Unstructured{}
-	obj.SetGroupVersionKind(gvk.GroupVersion().WithKind(d.Kind))
-	r.watches.ensure(ctx, obj, r.allTemplates)
+	obj.SetGroupVersionKind(gvk)
+	r.watches.Ensure(ctx, obj, r.allTemplates)
 }
 
 // allTemplates maps an event to every template: there are few, and a node,
 // Longhorn or NodeHealthCheck change can concern any of them.
-func (r *ProtectionReconciler) allTemplates(ctx context.Context, _ client.Object) []reconcile.Request {
+func (r *Reconciler) allTemplates(ctx context.Context, _ client.Object) []reconcile.Request {
 	return r.templatesMatching(ctx, func(*s3gwv1alpha1.S3GWRemediationTemplate) bool { return true })
 }
 
 // templatesForPod maps a pod to the templates that select it, and to
 // those that reported it (its labels may no longer match).
-func (r *ProtectionReconciler) templatesForPod(ctx context.Context, obj client.Object) []reconcile.Request {
+func (r *Reconciler) templatesForPod(ctx context.Context, obj client.Object) []reconcile.Request {
 	pod, ok := obj.(*corev1.Pod)
 	if !ok {
 		return nil
@@ -175,31 +163,17 @@ func (r *ProtectionReconciler) templatesForPod(ctx context.Context, obj client.O
 
 // templatesNotCached maps an event to the templates whose pods the cache
 // does not hold, so no pod event reaches them.
-func (r *ProtectionReconciler) templatesNotCached(ctx context.Context, _ client.Object) []reconcile.Request {
+func (r *Reconciler) templatesNotCached(ctx context.Context, _ client.Object) []reconcile.Request {
 	return r.templatesMatching(ctx, func(t *s3gwv1alpha1.S3GWRemediationTemplate) bool {
 		return !workloads.Covered(t.Spec.Template.Spec, r.WorkloadCache)
 	})
 }
 
-func (r *ProtectionReconciler) templatesMatching(ctx context.Context, match func(*s3gwv1alpha1.S3GWRemediationTemplate) bool) []reconcile.Request {
+func (r *Reconciler) templatesMatching(ctx context.Context, match func(*s3gwv1alpha1.S3GWRemediationTemplate) bool) []reconcile.Request {
 	list := &s3gwv1alpha1.S3GWRemediationTemplateList{}
 	if err := r.Client.List(ctx, list); err != nil {
 		logf.FromContext(ctx).Error(err, "Listing S3GWRemediationTemplates to map a watch event")
 		return nil
 	}
-	return requestsFor(list.Items, match)
-}
-
-// requestsFor returns a request for each of the items match selects.
-func requestsFor[T any, PT interface {
-	*T
-	client.Object
-}](items []T, match func(PT) bool) []reconcile.Request {
-	var reqs []reconcile.Request
-	for i := range items {
-		if obj := PT(&items[i]); match(obj) {
-			reqs = append(reqs, reconcile.Request{NamespacedName: client.ObjectKeyFromObject(obj)})
-		}
-	}
-	return reqs
+	return watches.RequestsFor(list.Items, match)
 }

@@ -14,7 +14,7 @@ See the License for the specific language governing permissions and
 limitations under the License.
 */
 
-package controllers
+package remediation
 
 import (
 	"context"
@@ -36,6 +36,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 
 	s3gwv1alpha1 "github.com/s3gw-tech/s3gw-remediation/api/v1alpha1"
+	"github.com/s3gw-tech/s3gw-remediation/controllers/internal/watches"
 	"github.com/s3gw-tech/s3gw-remediation/internal/failover"
 	"github.com/s3gw-tech/s3gw-remediation/internal/medik8s"
 	"github.com/s3gw-tech/s3gw-remediation/internal/metrics"
@@ -94,8 +95,8 @@ func (i Intervals) For(w failover.Wait) time.Duration {
 	}
 }
 
-// RemediationReconciler moves s3gw off the node an S3GWRemediation names.
-type RemediationReconciler struct {
+// Reconciler moves s3gw off the node an S3GWRemediation names.
+type Reconciler struct {
 	// Client writes, and reads from the manager's cache: our CRs, nodes,
 	// node Leases, VolumeAttachments, the s3gw pods WorkloadCache selects,
 	// Longhorn's CRs and other remediators' CRs.
@@ -114,17 +115,17 @@ type RemediationReconciler struct {
 
 	// watches adds watches on kinds found at run time (other remediators',
 	// Longhorn's); nil without a manager, as in step-by-step tests.
-	watches *dynamicWatches
+	watches *watches.Dynamic
 }
 
-// NewRemediationReconciler returns a reconciler with default intervals.
-func NewRemediationReconciler(c client.Client, reader client.Reader, recorder record.EventRecorder,
-	clk clock.PassiveClock, m *metrics.Recorder) *RemediationReconciler {
-	return &RemediationReconciler{Client: c, APIReader: reader, Recorder: recorder, Clock: clk, Metrics: m,
+// NewReconciler returns a reconciler with default intervals.
+func NewReconciler(c client.Client, reader client.Reader, recorder record.EventRecorder,
+	clk clock.PassiveClock, m *metrics.Recorder) *Reconciler {
+	return &Reconciler{Client: c, APIReader: reader, Recorder: recorder, Clock: clk, Metrics: m,
 		Intervals: DefaultIntervals()}
 }
 
-var _ reconcile.Reconciler = &RemediationReconciler{}
+var _ reconcile.Reconciler = &Reconciler{}
 
 // NHC creates, annotates and deletes our CRs; we write their status and finalizer.
 // +kubebuilder:rbac:groups=s3gw-remediation.medik8s.io,resources=s3gwremediations,verbs=get;list;watch;update;patch
@@ -160,8 +161,9 @@ var _ reconcile.Reconciler = &RemediationReconciler{}
 // +kubebuilder:rbac:groups=events.k8s.io,resources=events,verbs=create;patch
 // +kubebuilder:rbac:groups="",resources=events,verbs=create;patch
 
-// Reconcile runs one observe → decide → act pass and writes status once.
-func (r *RemediationReconciler) Reconcile(ctx context.Context, req reconcile.Request) (res reconcile.Result, retErr error) {
+// Reconcile runs one observe → decide → act pass, derives the status from
+// it and writes it once; the pass's events and metrics follow that write.
+func (r *Reconciler) Reconcile(ctx context.Context, req reconcile.Request) (res reconcile.Result, retErr error) {
 	// From the cache: a pass that read a copy older than our own last status
 	// write loses the optimistic lock on its status patch and runs again.
 	rem := &s3gwv1alpha1.S3GWRemediation{}
@@ -184,14 +186,20 @@ func (r *RemediationReconciler) Reconcile(ctx context.Context, req reconcile.Req
 	}
 
 	original := rem.DeepCopy()
+	// derived is the pass once it derived the status; its transitions are
+	// told after the status write.
+	var derived *scope
 	defer func() {
 		err := r.patchStatus(ctx, original, rem, retErr)
 		switch {
 		case apierrors.IsConflict(err):
-			// Decided on a stale copy of the CR: decide again on the new one.
+			// Decided on a stale copy of the CR: decide again on the new one,
+			// having told nothing of this pass.
 			res, retErr = reconcile.Result{RequeueAfter: staleRetry}, nil
 		case err != nil:
 			retErr = kerrors.NewAggregate([]error{retErr, err})
+		case retErr == nil && derived != nil:
+			r.recordTransition(ctx, derived, &original.Status, &rem.Status)
 		}
 		if retErr != nil {
 			res = reconcile.Result{} // the error requeues with backoff
@@ -209,9 +217,7 @@ func (r *RemediationReconciler) Reconcile(ctx context.Context, req reconcile.Req
 		}
 		return reconcile.Result{}, err
 	}
-	before := *rem.Status.DeepCopy()
-	setStatus(&rem.Status, s)
-	r.recordTransition(ctx, s, before)
+	rem.Status, derived = nextStatus(s), s
 	return reconcile.Result{RequeueAfter: r.requeueAfter(s)}, nil
 }
 
@@ -220,7 +226,7 @@ const staleRetry = 100 * time.Millisecond
 
 // requeueAfter is the backstop of what the pass waits for, or sooner the
 // moment the decision changes by itself (a Lease expiring, a deadline).
-func (r *RemediationReconciler) requeueAfter(s *scope) time.Duration {
+func (r *Reconciler) requeueAfter(s *scope) time.Duration {
 	after := r.Intervals.For(s.decision.Wait)
 	if wake := s.decision.WakeAt; !wake.IsZero() {
 		if until := wake.Sub(s.now.Time) + time.Second; until > 0 && (after == 0 || until < after) {
@@ -231,7 +237,7 @@ func (r *RemediationReconciler) requeueAfter(s *scope) time.Duration {
 }
 
 // getNode reads the node from the cache; nil when it does not exist.
-func (r *RemediationReconciler) getNode(ctx context.Context, name string) (*corev1.Node, error) {
+func (r *Reconciler) getNode(ctx context.Context, name string) (*corev1.Node, error) {
 	node := &corev1.Node{}
 	if err := r.Client.Get(ctx, client.ObjectKey{Name: name}, node); err != nil {
 		if apierrors.IsNotFound(err) {
@@ -244,7 +250,7 @@ func (r *RemediationReconciler) getNode(ctx context.Context, name string) (*core
 
 // ensureFinalizer adds the finalizer when the remediation starts: the node
 // exists and NHC has not timed it out. Without it nothing needs cleaning up.
-func (r *RemediationReconciler) ensureFinalizer(ctx context.Context, rem *s3gwv1alpha1.S3GWRemediation, node *corev1.Node) error {
+func (r *Reconciler) ensureFinalizer(ctx context.Context, rem *s3gwv1alpha1.S3GWRemediation, node *corev1.Node) error {
 	if node == nil || timedOut(rem) || controllerutil.ContainsFinalizer(rem, Finalizer) {
 		return nil
 	}

@@ -1,0 +1,45 @@
+/*
+Copyright 2026 The s3gw-remediation Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package remediation
+
+import "github.com/s3gw-tech/s3gw-remediation/internal/release"
+
+// Event reasons of the remediation (docs/troubleshooting.md, "Events"):
+// each destructive step, on the CR and on the node, and each phase entered.
+// medik8s/common's helpers add the contract's RemediationStarted,
+// RemediationStopped, RemediationFinished and RemediationCannotStart.
+const (
+	EventFencingDisabled      = "FencingDisabled"
+	EventDelegateCreated      = "FencingDelegateCreated"
+	EventPodEvicted           = "PodForceDeleted"
+	EventVolumeUnmarked       = release.EventVolumeInUseCleared
+	EventAttachmentDeleted    = release.EventVolumeAttachmentDeleted
+	EventOutOfServiceTaint    = release.EventOutOfServiceTaintAdded
+	EventTaintRemoved         = "TaintRemoved"
+	EventVolumeSkipped        = "VolumeSkipped"
+	EventWaitingForFencing    = "WaitingForFencing"
+	EventNoHealthyReplica     = "NoHealthyReplica"
+	EventLonghornMissing      = "LonghornUnavailable"
+	EventReplacementMissing   = "ReplacementNotReady"
+	EventS3GWMoved            = "S3GWMoved"
+	EventNoWorkload           = "NoWorkloadOnNode"
+	EventNodeReady            = "NodeReady"
+	EventProtectedPodsRefused = "ProtectedPodsRefused"
+	EventInvalidSelector      = "InvalidWorkloadSelector"
+	EventEvictionTimedOut     = "EvictionTimedOut"
+	EventReleaseTimedOut      = "ReleaseTimedOut"
+)

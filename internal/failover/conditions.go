@@ -1,0 +1,160 @@
+/*
+Copyright 2026 The s3gw-remediation Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package failover
+
+import (
+	"strings"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	s3gwv1alpha1 "github.com/s3gw-tech/s3gw-remediation/api/v1alpha1"
+)
+
+// Conditions derives the status conditions a pass reports from what it
+// observed and decided, one function per condition: the medik8s pair
+// (Processing, Succeeded), Fenced, the targets' progress (WorkloadEvicted,
+// AttachmentsReleased, ReplacementReady) and WorkloadSelectorValid.
+// Conditions left out keep what status says; the controller stamps times.
+func Conditions(o Observation, d Decision) []metav1.Condition {
+	if d.Reason == "" {
+		return nil // a reported success is kept as it was reported
+	}
+	conds := outcomeConditions(d)
+	if c := fencedCondition(d); c != nil {
+		conds = append(conds, *c)
+	}
+	conds = append(conds, progressConditions(o, d)...)
+	if c := selectorCondition(o, d); c != nil {
+		conds = append(conds, *c)
+	}
+	return conds
+}
+
+// outcomeConditions is the medik8s pair: Processing while the remediation
+// works, then Succeeded True or False once its phase is final.
+func outcomeConditions(d Decision) []metav1.Condition {
+	processing, succeeded := metav1.ConditionTrue, metav1.ConditionUnknown
+	switch d.Phase {
+	case s3gwv1alpha1.PhaseSucceeded:
+		processing, succeeded = metav1.ConditionFalse, metav1.ConditionTrue
+	case s3gwv1alpha1.PhaseFailed, s3gwv1alpha1.PhaseStopped:
+		processing, succeeded = metav1.ConditionFalse, metav1.ConditionFalse
+	}
+	return []metav1.Condition{
+		condition(s3gwv1alpha1.ConditionProcessing, processing, d.Reason, d.Message),
+		condition(s3gwv1alpha1.ConditionSucceeded, succeeded, d.Reason, d.Message),
+	}
+}
+
+// fencedCondition reports the gate from the step that judged it: False
+// with what holds it, True once the pass acts on it; nothing before.
+func fencedCondition(d Decision) *metav1.Condition {
+	if h := d.hold(s3gwv1alpha1.ConditionFenced); h != nil {
+		c := condition(h.Condition, metav1.ConditionFalse, h.Reason, h.Message)
+		return &c
+	}
+	if d.Step != StepStorage && d.Step != StepRelease {
+		return nil
+	}
+	c := condition(s3gwv1alpha1.ConditionFenced, metav1.ConditionTrue, s3gwv1alpha1.ReasonFencingEvidence,
+		"Fenced by "+strings.Join(d.Gate.Evidence, ", "))
+	if d.Gate.Disabled {
+		c.Reason, c.Message = s3gwv1alpha1.ReasonFencingDisabled, "fencing.mode is Disabled: acting without fencing evidence (unsafe)"
+	}
+	return &c
+}
+
+// progressConditions reports the observed facts of each step of the move,
+// once the pass looked at the recorded targets, with what holds a step in
+// place of its fact.
+func progressConditions(o Observation, d Decision) []metav1.Condition {
+	if d.Step == StepStart || len(o.Targets) == 0 {
+		return nil
+	}
+	var present, attached, waiting []string
+	for _, t := range o.Targets {
+		if t.PodPresent {
+			present = append(present, t.displayName())
+		}
+		if t.Replacement == nil {
+			waiting = append(waiting, t.displayName())
+		}
+		for _, v := range t.Volumes {
+			if v.ToRelease() {
+				attached = append(attached, v.LonghornVolume)
+			}
+		}
+	}
+	conds := []metav1.Condition{
+		factCondition(s3gwv1alpha1.ConditionWorkloadEvicted, present, s3gwv1alpha1.ReasonEvicted,
+			"No target pod is left in the API", s3gwv1alpha1.ReasonEvicting, "Pods still on the node: "),
+		factCondition(s3gwv1alpha1.ConditionAttachmentsReleased, attached, s3gwv1alpha1.ReasonReleased,
+			"No target volume is attached to the failed node", s3gwv1alpha1.ReasonReleasing, "Still attached to the failed node: "),
+		factCondition(s3gwv1alpha1.ConditionReplacementReady, waiting, s3gwv1alpha1.ReasonReplacementReady,
+			"Every target has a Ready replacement on another node", s3gwv1alpha1.ReasonWaitingForReplacement, "No Ready replacement yet for: "),
+	}
+	for i := range conds {
+		if h := d.hold(conds[i].Type); h != nil {
+			conds[i] = condition(h.Condition, metav1.ConditionFalse, h.Reason, h.Message)
+		}
+	}
+	return conds
+}
+
+func factCondition(condType string, pending []string, doneReason, doneMsg, pendingReason, pendingPrefix string) metav1.Condition {
+	if len(pending) == 0 {
+		return condition(condType, metav1.ConditionTrue, doneReason, doneMsg)
+	}
+	return condition(condType, metav1.ConditionFalse, pendingReason, pendingPrefix+strings.Join(pending, ", "))
+}
+
+// selectorCondition reports, for a pass that looked for targets with the
+// selector on a node not Ready, whether the selector parses, and the pods
+// on the node it matches that the controller refuses to touch.
+func selectorCondition(o Observation, d Decision) *metav1.Condition {
+	if o.Node == nil || o.Node.Ready || o.TimedOut || d.RestartEpisode != nil {
+		return nil
+	}
+	var c metav1.Condition
+	switch {
+	case o.SelectorError != "":
+		c = condition(s3gwv1alpha1.ConditionWorkloadSelectorValid, metav1.ConditionFalse,
+			s3gwv1alpha1.ReasonInvalidWorkloadSelector, o.SelectorError)
+	case len(o.RefusedPods) > 0:
+		c = condition(s3gwv1alpha1.ConditionWorkloadSelectorValid, metav1.ConditionFalse,
+			s3gwv1alpha1.ReasonSelectsProtectedPods, "The workload selector matches pods that are never touched, left alone: "+
+				strings.Join(o.RefusedPods, ", "))
+	default:
+		c = condition(s3gwv1alpha1.ConditionWorkloadSelectorValid, metav1.ConditionTrue,
+			s3gwv1alpha1.ReasonWorkloadSelectorValid, "The workload selector matches only pods that may be moved")
+	}
+	return &c
+}
+
+// hold is the decision's hold on a condition type, or nil.
+func (d Decision) hold(condType string) *Hold {
+	for i := range d.Holds {
+		if d.Holds[i].Condition == condType {
+			return &d.Holds[i]
+		}
+	}
+	return nil
+}
+
+func condition(condType string, status metav1.ConditionStatus, reason, message string) metav1.Condition {
+	return metav1.Condition{Type: condType, Status: status, Reason: reason, Message: message}
+}

@@ -1,0 +1,87 @@
+/*
+Copyright 2026 The s3gw-remediation Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package failover
+
+import (
+	"fmt"
+
+	s3gwv1alpha1 "github.com/s3gw-tech/s3gw-remediation/api/v1alpha1"
+)
+
+// replacementOutcome ends the remediation once every attachment is released
+// and every target has a Ready replacement elsewhere, or reports
+// ReplacementNotReady once the replacement timeout has passed since release.
+func replacementOutcome(o Observation) (bool, Decision) {
+	if !allReleased(o.Targets) || anyPodPresent(o.Targets) {
+		return false, Decision{}
+	}
+	if allReplaced(o.Targets) {
+		return true, Decision{
+			Phase: s3gwv1alpha1.PhaseSucceeded, Step: StepReplacement,
+			Reason:  s3gwv1alpha1.ReasonRemediationFinished,
+			Message: fmt.Sprintf("s3gw runs again on another node; node %s holds no s3gw attachment", o.Node.Name),
+		}
+	}
+	timeout := o.Spec.ReplacementTimeoutOrDefault()
+	if o.ReleasedSince != nil && o.Now.Sub(*o.ReleasedSince) > timeout {
+		return true, Decision{
+			Phase: s3gwv1alpha1.PhaseFailed, Step: StepReplacement,
+			Reason:  s3gwv1alpha1.ReasonReplacementNotReady,
+			Message: fmt.Sprintf("No Ready replacement %s after the attachments were released", timeout),
+			Wait:    WaitAfterFailure,
+		}
+	}
+	return false, Decision{}
+}
+
+func allRecorded(targets []Target) bool {
+	for _, t := range targets {
+		if !t.Recorded {
+			return false
+		}
+	}
+	return len(targets) > 0
+}
+
+func anyPodPresent(targets []Target) bool {
+	for _, t := range targets {
+		if t.PodPresent {
+			return true
+		}
+	}
+	return false
+}
+
+func allReleased(targets []Target) bool {
+	for _, t := range targets {
+		for _, v := range t.Volumes {
+			if v.ToRelease() {
+				return false
+			}
+		}
+	}
+	return true
+}
+
+func allReplaced(targets []Target) bool {
+	for _, t := range targets {
+		if t.Replacement == nil {
+			return false
+		}
+	}
+	return true
+}

@@ -1,0 +1,154 @@
+/*
+Copyright 2026 The s3gw-remediation Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package failover
+
+import (
+	"fmt"
+	"strings"
+
+	s3gwv1alpha1 "github.com/s3gw-tech/s3gw-remediation/api/v1alpha1"
+)
+
+// actions decides the writes of an open gate: force-delete the pods still
+// present, then release the volumes of the pods gone from the API by the
+// configured strategy. While a target's pod is in the API, even held by a
+// finalizer, the attach-detach controller still wants its volume on the
+// node, so nothing of it is released.
+//
+// A force-delete is itself a deferred release: once the pod is gone, the
+// attach-detach controller force-detaches its volume from an unhealthy node
+// after 6 minutes, whatever the evidence says by then. So a pod is
+// force-deleted only when its volumes can be released right after, while
+// the evidence just checked still holds.
+func actions(o Observation, gate Gate) Decision {
+	d := Decision{Step: StepRelease, Gate: gate, Reason: s3gwv1alpha1.ReasonRemediationStarted}
+	plan := planRelease(o)
+	var finalized []string
+	for _, t := range o.Targets {
+		switch {
+		case !t.PodPresent || t.ForceDeleted || waitsForKubelet(o, t):
+		case heldByFinalizers(gate, t):
+			finalized = append(finalized, fmt.Sprintf("%s (%s)", t.displayName(), strings.Join(t.Finalizers, ", ")))
+		default:
+			d.Evict = append(d.Evict, t)
+		}
+	}
+	d.Release = plan.release
+
+	switch {
+	case plan.podsPresent:
+		d.Phase = s3gwv1alpha1.PhaseEvicting
+	case plan.pending:
+		d.Phase = s3gwv1alpha1.PhaseReleasing
+	default:
+		d.Phase = s3gwv1alpha1.PhaseWaitingForReplacement
+	}
+	d.Message = fmt.Sprintf("Moving s3gw off node %s (%s)", o.Node.Name, d.Phase)
+	if plan.waitingForKubelet {
+		d.Message = fmt.Sprintf("Waiting for node %s's kubelet: it still reports Ready=False or renews its Lease, "+
+			"so it may still run s3gw and it unmounts its volumes itself once it stops the pods; "+
+			"ControllerDetach only edits a dead kubelet's volumesInUse, and a pod is force-deleted "+
+			"only when its volumes can be released right after", o.Node.Name)
+		d.Holds = append(d.Holds, Hold{s3gwv1alpha1.ConditionAttachmentsReleased, s3gwv1alpha1.ReasonKubeletAlive, d.Message})
+	}
+	if len(finalized) > 0 {
+		d.Message = "Not force-deleting pods that finalizers would keep in the API: " + strings.Join(finalized, "; ") +
+			". The attach-detach controller force-detaches a deleted pod's volume 6 minutes after it leaves the API, " +
+			"and storage isolation, the only evidence, may no longer hold by then; remove the finalizers or add a fencer"
+		d.Holds = append(d.Holds, Hold{s3gwv1alpha1.ConditionWorkloadEvicted, s3gwv1alpha1.ReasonPodFinalizers, d.Message})
+	}
+	d.Wait = WaitForRelease
+	if d.Phase == s3gwv1alpha1.PhaseWaitingForReplacement {
+		d.Wait = WaitForReplacement
+	}
+	return d
+}
+
+// releasePlan is what releasing the targets' volumes takes this pass.
+type releasePlan struct {
+	// pending: a volume is still attached to the node.
+	pending bool
+	// podsPresent: a target pod is still in the API.
+	podsPresent bool
+	// waitingForKubelet: the strategy waits for a live kubelet.
+	waitingForKubelet bool
+	// release is the strategy's writes.
+	release ReleasePlan
+}
+
+// planRelease releases, by the configured strategy, the volumes of the
+// targets whose pods are gone from the API.
+func planRelease(o Observation) releasePlan {
+	strategy := StrategyOf(o.Spec.Release.Strategy)
+	p := releasePlan{release: ReleasePlan{Strategy: strategy.Name}}
+	kubeletAlive := !o.Node.Heartbeat.Lost(o.Now)
+	var nodeWide []Volume
+	for _, t := range o.Targets {
+		p.podsPresent = p.podsPresent || t.PodPresent
+		p.waitingForKubelet = p.waitingForKubelet || (t.PodPresent && waitsForKubelet(o, t))
+		for _, v := range t.Volumes {
+			if !v.ToRelease() {
+				continue
+			}
+			p.pending = true
+			switch {
+			case t.PodPresent:
+				// The attach-detach controller still wants it on the node.
+			case strategy.VolumeWrite == nil:
+				// One write for the node serves every volume.
+				nodeWide = append(nodeWide, v)
+			case !strategy.VolumeWrite(v):
+				// Nothing left to write for it.
+			case strategy.WaitsForLostKubelet && kubeletAlive:
+				// A live kubelet would undo the write.
+				p.waitingForKubelet = true
+			default:
+				p.release.Volumes = append(p.release.Volumes, v)
+			}
+		}
+	}
+	if strategy.NodeWrite != nil && p.pending && !p.podsPresent && strategy.NodeWrite(o.Node) {
+		p.release.Node, p.release.Volumes = true, nodeWide
+	}
+	return p
+}
+
+// waitsForKubelet is true while t's volumes wait for a strategy that needs
+// the node's kubelet lost, and it is alive: the release could not follow a
+// force-delete of t's pod.
+func waitsForKubelet(o Observation, t Target) bool {
+	strategy := StrategyOf(o.Spec.Release.Strategy)
+	if !strategy.WaitsForLostKubelet || strategy.VolumeWrite == nil || o.Node.Heartbeat.Lost(o.Now) {
+		return false
+	}
+	for _, v := range t.Volumes {
+		if v.ToRelease() && strategy.VolumeWrite(v) {
+			return true
+		}
+	}
+	return false
+}
+
+// heldByFinalizers is true for a pod with finalizers while the gate rests on
+// storage isolation alone: the force-delete would leave it in the API, and
+// whenever its finalizers go the attach-detach controller's clock starts,
+// a release at a time no check of ours covers. Isolation is a fact of this
+// moment (a rack partition can take the replicas' nodes later); a fenced
+// node stays fenced.
+func heldByFinalizers(gate Gate, t Target) bool {
+	return len(t.Finalizers) > 0 && !gate.Disabled && !gate.ProvesShutdown && !allReleased([]Target{t})
+}

@@ -1,0 +1,89 @@
+/*
+Copyright 2026 The s3gw-remediation Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package failover
+
+import (
+	"fmt"
+	"strings"
+
+	s3gwv1alpha1 "github.com/s3gw-tech/s3gw-remediation/api/v1alpha1"
+)
+
+// replicaCheck holds the remediation while a volume still to release has
+// no healthy replica on another node (releasing it would only yield a
+// faulted volume), has a replica Longhorn cannot reach (it may hold
+// acknowledged writes the others lack), or Longhorn cannot be read: all may
+// pass (a replica rebuilds, a node returns, Longhorn restarts), so they are
+// waited for until the release deadline, and only then reported as failed
+// so NHC escalates.
+func replicaCheck(o Observation, gate Gate) (bool, Decision) {
+	var unhealthy []string
+	for _, t := range o.Targets {
+		for _, v := range t.Volumes {
+			if !v.ToRelease() {
+				continue
+			}
+			if !o.LonghornAvailable {
+				msg := fmt.Sprintf("Volume %s uses driver.longhorn.io but Longhorn's CRDs are not served; cannot verify replicas or attachments", v.PersistentVolume)
+				return true, blocked(o, gate, s3gwv1alpha1.ReasonLonghornUnavailable, msg)
+			}
+			if v.LonghornVolumeMissing {
+				msg := fmt.Sprintf("Longhorn volume %s not found in %s; check release.longhornNamespace", v.LonghornVolume,
+					o.Spec.Release.LonghornNamespace)
+				return true, blocked(o, gate, s3gwv1alpha1.ReasonLonghornUnavailable, msg)
+			}
+			if !v.healthyReplicaElsewhere(o.Node.Name, o.Now) {
+				unhealthy = append(unhealthy, v.LonghornVolume)
+			}
+		}
+	}
+	if len(unhealthy) > 0 {
+		msg := fmt.Sprintf("No healthy replica on another node for %s: releasing would only fault the volume", strings.Join(unhealthy, ", "))
+		return true, blocked(o, gate, s3gwv1alpha1.ReasonNoHealthyReplica, msg)
+	}
+	if stranded := strandedToRelease(o); len(stranded) > 0 && !gate.Disabled && o.Spec.Release.RequireReachableReplicasOrDefault() {
+		msg := "Replicas Longhorn cannot reach may hold writes the old engine acknowledged while cut off from the others, " +
+			"before any fence stopped it; a new engine started without them would lose those writes: " + strings.Join(stranded, ", ")
+		return true, blocked(o, gate, s3gwv1alpha1.ReasonReplicasUnreachable, msg)
+	}
+	return false, Decision{}
+}
+
+// strandedToRelease lists the stranded replicas of the volumes still to
+// release.
+func strandedToRelease(o Observation) []string {
+	var out []string
+	for _, t := range o.Targets {
+		for _, v := range t.Volumes {
+			if v.ToRelease() {
+				out = append(out, strandedReplicas(o, v)...)
+			}
+		}
+	}
+	return out
+}
+
+// blocked reports a storage problem that may pass: Processing while the
+// release deadline has not passed, then Succeeded=False.
+func blocked(o Observation, gate Gate, reason, msg string) Decision {
+	d := Decision{Phase: s3gwv1alpha1.PhaseWaitingForStorage, Step: StepStorage, Gate: gate,
+		Reason: reason, Message: msg, Wait: WaitForStorage}
+	if releaseDeadlinePassed(o) {
+		d.Phase, d.Wait = s3gwv1alpha1.PhaseFailed, WaitAfterFailure
+	}
+	return d
+}

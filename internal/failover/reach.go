@@ -1,0 +1,87 @@
+/*
+Copyright 2026 The s3gw-remediation Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package failover
+
+import "time"
+
+// LonghornNode is a Longhorn Node's Ready condition, as Longhorn reports it.
+type LonghornNode struct {
+	// Found is false when Longhorn has no Node of that name.
+	Found bool
+	// Status and Reason are its Ready condition's; Status is "Unknown" for
+	// a Node without one.
+	Status, Reason string
+}
+
+// Ready reports whether longhorn-manager runs and reaches the node.
+func (n LonghornNode) Ready() bool { return n.Status == ReadyTrue }
+
+// Longhorn's reasons for a Node that is Ready=False because Kubernetes
+// reports the node NotReady or gone.
+const (
+	LonghornNodeNotReady = "KubernetesNodeNotReady"
+	LonghornNodeGone     = "KubernetesNodeGone"
+)
+
+// Down reports whether Longhorn considers the node down: its Node is
+// Ready=False because Kubernetes reports it NotReady or gone. Only then does
+// Longhorn finish a detach without contacting the node.
+func (n LonghornNode) Down() bool {
+	return n.Status == ReadyFalse && (n.Reason == LonghornNodeNotReady || n.Reason == LonghornNodeGone)
+}
+
+// String says what Longhorn reports, for messages.
+func (n LonghornNode) String() string {
+	switch {
+	case !n.Found:
+		return "no Longhorn Node"
+	case n.Reason == "":
+		return "Longhorn Node Ready=" + n.Status
+	default:
+		return "Longhorn Node Ready=" + n.Status + " (" + n.Reason + ")"
+	}
+}
+
+// ReplicaNode is what the API shows of the node a replica lives on: its
+// Longhorn Node and its kubelet's Lease (Heartbeat's Ready condition is
+// not read).
+type ReplicaNode struct {
+	Longhorn  LonghornNode
+	Heartbeat Heartbeat
+}
+
+// Reach reports whether longhorn-manager can stop a replica process on the
+// node at now, and otherwise what the API shows of it. It can when the
+// Longhorn Node is Ready=True and the kubelet renewed its Lease within half
+// the Lease's duration (two renewals): a node that stopped renewing is
+// suspect long before the node-lifecycle controller marks it NotReady, and
+// Longhorn after that. Only then will Longhorn stop a replica there on
+// detach. The remediation and the protection report judge it alike.
+func (n ReplicaNode) Reach(now time.Time) (reachable bool, state string) {
+	hb := n.Heartbeat
+	switch {
+	case !n.Longhorn.Ready():
+		return false, n.Longhorn.String()
+	case hb.LeaseRenewed.IsZero():
+		return false, "no kubelet Lease"
+	case hb.Lagging(now):
+		return false, "kubelet Lease not renewed since " + hb.LeaseRenewed.UTC().Format(time.RFC3339) +
+			" (a live kubelet renews every " + (hb.LeaseDuration / 4).String() + ")"
+	default:
+		return true, ""
+	}
+}

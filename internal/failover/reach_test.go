@@ -1,0 +1,54 @@
+/*
+Copyright 2026 The s3gw-remediation Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package failover
+
+import (
+	"testing"
+	"time"
+
+	. "github.com/onsi/gomega"
+)
+
+func TestReach(t *testing.T) {
+	renewedAgo := func(ago time.Duration) Heartbeat {
+		return Heartbeat{LeaseRenewed: testNow.Add(-ago), LeaseDuration: 40 * time.Second}
+	}
+	ready := LonghornNode{Found: true, Status: ReadyTrue}
+	tests := []struct {
+		name      string
+		node      ReplicaNode
+		reachable bool
+		state     string
+	}{
+		{"Longhorn Node Ready, Lease fresh", ReplicaNode{ready, renewedAgo(10 * time.Second)}, true, ""},
+		{"Lease renewed half its duration ago: one renewal missed at most", ReplicaNode{ready, renewedAgo(20 * time.Second)}, true, ""},
+		{"two renewals missed", ReplicaNode{ready, renewedAgo(21 * time.Second)}, false,
+			"kubelet Lease not renewed since 2026-03-04T11:59:39Z (a live kubelet renews every 10s)"},
+		{"no Lease", ReplicaNode{Longhorn: ready}, false, "no kubelet Lease"},
+		{"Longhorn reports it down", ReplicaNode{longhornDown, renewedAgo(time.Second)}, false,
+			"Longhorn Node Ready=False (KubernetesNodeNotReady)"},
+		{"Longhorn does not know it", ReplicaNode{Heartbeat: renewedAgo(time.Second)}, false, "no Longhorn Node"},
+		{"Longhorn Node without Ready condition", ReplicaNode{LonghornNode{Found: true, Status: ReadyUnknown}, renewedAgo(time.Second)},
+			false, "Longhorn Node Ready=Unknown"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			reachable, state := tt.node.Reach(testNow)
+			NewWithT(t).Expect([]any{reachable, state}).To(Equal([]any{tt.reachable, tt.state}))
+		})
+	}
+}

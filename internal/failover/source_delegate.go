@@ -1,0 +1,101 @@
+/*
+Copyright 2026 The s3gw-remediation Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package failover
+
+import (
+	"strings"
+
+	s3gwv1alpha1 "github.com/s3gw-tech/s3gw-remediation/api/v1alpha1"
+)
+
+// SourceDelegate names the delegate's source, also in the fencing_blocked
+// metric.
+const SourceDelegate = "Delegate"
+
+// delegate accepts the fencing CR this remediation creates from
+// spec.fencing.delegate, as NHC would, once its condition became True
+// during the node's current failure. Until it exists, a CR of its kind for
+// the node that someone else created during this failure (NHC's own step,
+// another remediator) is judged instead: it fences the same failure.
+var delegate = EvidenceSource{
+	Name:    SourceDelegate,
+	Enabled: func(f s3gwv1alpha1.FencingSpec) bool { return f.Delegate != nil },
+	Judge:   judgeDelegate,
+	// The delegate reports success now, unless its template cannot be used.
+	Imagine: func(o Observation, f *Observation) {
+		f.Evidence.DelegateError = o.Evidence.DelegateError
+		if d := o.Spec.Fencing.Delegate; d != nil && o.Evidence.DelegateError == "" {
+			cr := succeededFor(strings.TrimSuffix(d.Kind, "Template"), f.Node.Name, f.Now)
+			f.Evidence.Delegate = &cr
+		}
+	},
+	ProvesShutdown: true,
+	Needs: []Need{
+		{Group: groupFAR, Resource: "fenceagentsremediations", Verbs: write},
+		{Group: groupFAR, Resource: "fenceagentsremediationtemplates", Verbs: read},
+		{Group: groupSNR, Resource: "selfnoderemediations", Verbs: write},
+		{Group: groupSNR, Resource: "selfnoderemediationtemplates", Verbs: read},
+	},
+}
+
+func judgeDelegate(o Observation, v *Verdict) {
+	e := o.Evidence
+	d, label := e.Delegate, "delegate "
+	reused := reusableFencer(o)
+	if d == nil && reused != nil {
+		d, label = reused, "reused "
+	}
+	switch {
+	case e.DelegateError != "" && reused == nil:
+		v.lacks("delegate: " + e.DelegateError)
+	case d == nil:
+		v.lacks("delegate fencing CR not created yet")
+	default:
+		why := fencedMissing(o, *d, o.Spec.Fencing.Delegate.ConditionType)
+		if why == "" {
+			v.holds(label + d.Kind + "/" + d.Name)
+			return
+		}
+		v.lacks(label + d.Kind + "/" + d.Name + " " + why)
+	}
+	v.blocks(SourceDelegate)
+}
+
+// reusableFencer returns a CR of the delegate's kind for the node that this
+// remediation did not create, created after the node's last sign of life:
+// it belongs to this failure, so creating another would fence twice.
+func reusableFencer(o Observation) *RemediatorCR {
+	if o.Evidence.Delegate != nil {
+		return nil
+	}
+	last := o.Node.Heartbeat.LastSignOfLife()
+	for i := range o.Evidence.OtherFencers {
+		if cr := &o.Evidence.OtherFencers[i]; cr.CreatedAt.After(last) {
+			return cr
+		}
+	}
+	return nil
+}
+
+// delegateStale is true when the delegate reports success from before the
+// node's last sign of life: it fenced an earlier failure and will not fence
+// this one.
+func delegateStale(o Observation) bool {
+	d := o.Evidence.Delegate
+	return o.Spec.Fencing.Delegate != nil && d != nil && d.Fenced && d.FencedAt != nil &&
+		!d.FencedAt.After(o.Node.Heartbeat.LastSignOfLife())
+}

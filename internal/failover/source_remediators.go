@@ -1,0 +1,108 @@
+/*
+Copyright 2026 The s3gw-remediation Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package failover
+
+import (
+	"fmt"
+	"time"
+
+	s3gwv1alpha1 "github.com/s3gw-tech/s3gw-remediation/api/v1alpha1"
+)
+
+// Remediator kinds the manager's role may read as evidence (and create as
+// delegates); other kinds need a ClusterRole of their own.
+const (
+	groupFAR = "fence-agents-remediation.medik8s.io"
+	groupSNR = "self-node-remediation.medik8s.io"
+)
+
+// SourceRemediators names the listed remediators' source.
+const SourceRemediators = "Remediators"
+
+// remediators accepts, kind by kind as spec.fencing.remediators lists
+// them, a remediator's CR for the node whose proving condition became True
+// during the node's current failure.
+var remediators = EvidenceSource{
+	Name:    SourceRemediators,
+	Enabled: func(f s3gwv1alpha1.FencingSpec) bool { return len(f.Remediators) > 0 },
+	Judge: func(o Observation, v *Verdict) {
+		for _, listed := range o.Spec.Fencing.Remediators {
+			judgeRemediator(o, listed, v)
+		}
+	},
+	// Each listed remediator that can prove anything reports success now.
+	Imagine: func(o Observation, f *Observation) {
+		f.Evidence.InvalidRemediators = o.Evidence.InvalidRemediators
+		for _, listed := range o.Spec.Fencing.Remediators {
+			if _, invalid := o.Evidence.InvalidRemediators[listed.Kind]; !invalid {
+				f.Evidence.Remediators = append(f.Evidence.Remediators, succeededFor(listed.Kind, f.Node.Name, f.Now))
+			}
+		}
+	},
+	ProvesShutdown: true,
+	Needs: []Need{{Group: groupFAR, Resource: "fenceagentsremediations", Verbs: read},
+		{Group: groupSNR, Resource: "selfnoderemediations", Verbs: read}},
+}
+
+// judgeRemediator accepts each CR of the listed kind whose condition became
+// True during the node's current failure.
+func judgeRemediator(o Observation, listed s3gwv1alpha1.RemediatorEvidence, v *Verdict) {
+	if why, invalid := o.Evidence.InvalidRemediators[listed.Kind]; invalid {
+		v.lacks(listed.Kind + ": " + why)
+		v.blocks(listed.Kind)
+		return
+	}
+	found, fenced := false, false
+	for _, cr := range o.Evidence.Remediators {
+		if cr.Kind != listed.Kind {
+			continue
+		}
+		found = true
+		if why := fencedMissing(o, cr, listed.ConditionType); why != "" {
+			v.lacks(cr.Kind + "/" + cr.Name + " " + why)
+			continue
+		}
+		fenced = true
+		v.holds(cr.Kind + "/" + cr.Name)
+	}
+	if !found {
+		v.lacks(fmt.Sprintf("no %s for the node", listed.Kind))
+	}
+	if !fenced {
+		v.blocks(listed.Kind)
+	}
+}
+
+// fencedMissing returns why a fencer's CR does not prove the current
+// failure fenced, or "" when it does.
+func fencedMissing(o Observation, cr RemediatorCR, conditionType string) string {
+	switch {
+	case !cr.Fenced:
+		return fmt.Sprintf("has no %s=True", conditionType)
+	case cr.FencedAt == nil:
+		return fmt.Sprintf("has %s=True without a lastTransitionTime, so it cannot be tied to this failure", conditionType)
+	}
+	if why := notCurrent(o, *cr.FencedAt); why != "" {
+		return fmt.Sprintf("%s=True %s", conditionType, why)
+	}
+	return ""
+}
+
+// succeededFor is a fencer's CR for the node that reports success now.
+func succeededFor(kind, node string, now time.Time) RemediatorCR {
+	return RemediatorCR{Kind: kind, Name: node, Fenced: true, FencedAt: &now, CreatedAt: now}
+}
