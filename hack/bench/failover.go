@@ -285,9 +285,9 @@ func setUp(ctx context.Context, env *harness.Env, cfg config) ([]*benchRun, erro
 		if m.FAR {
 			// The out-of-service taint is for nodes proven shut down: a fence
 			// agent's word, not storage isolation. The delegate's template
-			// and its Secret sit in the remediation's namespace, as the
-			// delegate requires today.
-			fence, err := env.CreateFARTemplate(ctx, harness.FARTemplate{Namespace: harness.TemplateNamespace, Name: "far-" + m.Name})
+			// and its Secret sit in FAR's namespace, where the delegate is
+			// created and FAR reads the Secret.
+			fence, err := env.CreateFARTemplate(ctx, harness.FARTemplate{Name: "far-" + m.Name})
 			if err != nil {
 				return nil, err
 			}

@@ -88,9 +88,11 @@ var _ = Describe("Failover of a fenced node", func() {
 		s := newScenario(ctx, "oos", 1)
 		// The taint is for nodes proven shut down: the evidence is a fence
 		// agent's (fence_dummy run by the FAR stand-in for the operator's
-		// delegate), not storage isolation. The delegate's template and its
-		// Secret must sit in the remediation's namespace today.
-		fence, err := env.CreateFARTemplate(ctx, harness.FARTemplate{Namespace: harness.TemplateNamespace, Name: "far-" + s.name})
+		// delegate), not storage isolation. The FAR template and its
+		// credential Secret live in FAR's namespace, as FAR's users keep
+		// them; the delegate is created there, where FAR (with its own
+		// RBAC: Secrets only in its namespace) reads the Secret.
+		fence, err := env.CreateFARTemplate(ctx, harness.FARTemplate{Name: "far-" + s.name})
 		Expect(err).NotTo(HaveOccurred())
 		em := s.remediate(ctx, s3gwv1alpha1.S3GWRemediationSpec{
 			Fencing: s3gwv1alpha1.FencingSpec{StorageIsolation: ptr.To(false), Delegate: harness.FARDelegate(fence)},
@@ -102,7 +104,8 @@ var _ = Describe("Failover of a fenced node", func() {
 		Expect(r.Wait(ctx, harness.RemediationSucceeded, crDeadline)).To(Succeed())
 		report(r)
 		rem := expectMoved(ctx, r, s.spare)
-		Expect(rem.Status.FencingEvidence).To(ConsistOf(HavePrefix("delegate " + harness.FARKind + "/" + r.Node + "-")))
+		Expect(rem.Status.FencingEvidence).To(ConsistOf(HavePrefix("delegate " + harness.FARKind + "/" + harness.FARNamespace + "/" + r.Node + "-")))
+		Expect(rem.Status.Delegate.Namespace).To(Equal(harness.FARNamespace))
 		Expect(env.PowerStatus(r.Node)).To(Equal("off"), "fence_dummy powered the node off")
 		Expect(rem.Status.AddedTaints).To(ConsistOf(HaveField("Key", corev1.TaintNodeOutOfService)))
 		Expect(nodeHasTaint(ctx, r.Node, outOfServiceTaint)).To(BeTrue())

@@ -56,10 +56,11 @@ func FARRemediator() s3gwv1alpha1.RemediatorEvidence {
 }
 
 // FARDelegate is the fencing delegate for a FenceAgentsRemediationTemplate
-// from CreateFARTemplate.
+// from CreateFARTemplate, in the template's namespace, where the operator
+// creates the FenceAgentsRemediation too.
 func FARDelegate(template nhc.TemplateRef) *s3gwv1alpha1.DelegateFencing {
 	return &s3gwv1alpha1.DelegateFencing{APIVersion: template.APIVersion, Kind: template.Kind, Name: template.Name,
-		ConditionType: FARFencedCondition}
+		Namespace: template.Namespace, ConditionType: FARFencedCondition}
 }
 
 // FARTemplate is a FenceAgentsRemediationTemplate running fence_dummy, set
