@@ -57,6 +57,7 @@ const (
 	ReasonFencingEvidence         = "FencingEvidenceFound"
 	ReasonFencingDisabled         = "FencingDisabled"
 	ReasonInvalidDelegate         = "InvalidDelegate"
+	ReasonDelegateFailed          = "DelegateFailed"
 	ReasonNoHealthyReplica        = "NoHealthyReplica"
 	ReasonReplicasUnreachable     = "ReplicasUnreachable"
 	ReasonLonghornUnavailable     = "LonghornUnavailable"

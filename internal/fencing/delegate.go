@@ -175,6 +175,7 @@ func evidenceOf(cr *unstructured.Unstructured, condType string) *failover.Remedi
 	e := &failover.RemediatorCR{Kind: cr.GetKind(), Name: cr.GetNamespace() + "/" + cr.GetName(),
 		CreatedAt: cr.GetCreationTimestamp().Time}
 	e.Fenced, e.FencedAt = ConditionTrue(cr, condType)
+	e.Failure, e.FailedAt = Failure(cr)
 	return e
 }
 

@@ -117,6 +117,80 @@ var _ = Describe("Escalation from FAR to s3gw-remediation", func() {
 	}, SpecTimeout(specTimeout))
 })
 
+// The FAR template and its Secret live in FAR's namespace; the first step's
+// S3GWRemediationTemplate delegates fencing to it, the second moves s3gw on
+// storage isolation.
+var _ = Describe("A failed FAR delegate", func() {
+	It("fails our step at once, so NHC moves on long before its timeout, and the next step moves s3gw", func(ctx SpecContext) {
+		s := newScenario(ctx, "delegate-fails", 1)
+		fence, err := env.CreateFARTemplate(ctx, harness.FARTemplate{Name: s.name, Fail: true,
+			RetryCount: 2, RetryInterval: time.Second})
+		Expect(err).NotTo(HaveOccurred())
+		fenced, err := env.CreateS3GWTemplate(ctx, s.name+"-fenced", s3gwv1alpha1.S3GWRemediationSpec{
+			Fencing: s3gwv1alpha1.FencingSpec{OutOfServiceTaint: ptr.To(false), StorageIsolation: ptr.To(false),
+				Delegate: harness.FARDelegate(fence)}})
+		Expect(err).NotTo(HaveOccurred())
+		// The first step's timeout outlasts the spec: only its failure
+		// moves NHC on in time.
+		em, err := env.EnableRemediation(ctx, harness.Remediation{Name: s.name, NodeSelector: map[string]string{poolLabel: s.name},
+			FirstSteps: []nhc.Step{{Template: fenced, Order: 1, Timeout: specTimeout}}})
+		Expect(err).NotTo(HaveOccurred())
+		g := s.gateway(ctx, "demo", s.victims[0], s.spare)
+
+		r := fail(ctx, g)[0]
+		By("fence_dummy fails twice; FAR gives up and the first step reports it")
+		first := awaitRemediationOf(ctx, r.Node, fenced.Name, 2*crDeadline,
+			haveCondition(s3gwv1alpha1.ConditionSucceeded, metav1.ConditionFalse, s3gwv1alpha1.ReasonDelegateFailed))
+		farCR := onlyFAR(ctx, r.Node)
+		Expect(farCR.GetNamespace()).To(Equal(harness.FARNamespace))
+		Expect(conditionStatus(farCR, far.SucceededType)).To(Equal(metav1.ConditionFalse))
+		Expect(meta.FindStatusCondition(first.Status.Conditions, s3gwv1alpha1.ConditionSucceeded).Message).To(ContainSubstring(
+			"delegate " + harness.FARKind + "/" + harness.FARNamespace + "/" + farCR.GetName() + " failed ("))
+		Expect(env.PowerStatus(r.Node)).To(Equal("on"), "the agent never powered the node off")
+
+		By("NHC moves on at once; the next step moves s3gw on storage isolation")
+		Expect(r.Wait(ctx, harness.ReplacementReady, recoveryDeadline)).To(Succeed())
+		second := awaitRemediationOf(ctx, r.Node, s.name, crDeadline,
+			haveCondition(s3gwv1alpha1.ConditionSucceeded, metav1.ConditionTrue, s3gwv1alpha1.ReasonRemediationFinished))
+		Expect(second.Status.FencingEvidence).To(ConsistOf("StorageIsolation"))
+		Expect(remediationOf(ctx, r.Node, fenced.Name).Status.Phase).To(Equal(s3gwv1alpha1.PhaseStopped),
+			"NHC timed the failed step out")
+		Expect(farCRs(ctx, r.Node)).To(HaveLen(1), "never a second fence for this failure")
+		report(r)
+
+		recoverAndExpectCleanup(ctx, r, em)
+		Eventually(ctx, func() []string { return farCRs(ctx, r.Node) }).WithTimeout(cleanupDeadline).Should(BeEmpty(),
+			"the operator deleted its delegate with its CR")
+		Expect(nodeHasTaint(ctx, r.Node, farTaint)).To(BeFalse())
+	}, SpecTimeout(specTimeout))
+})
+
+// awaitRemediationOf waits until the node's S3GWRemediation from the
+// template has conditions that match, and returns it.
+func awaitRemediationOf(ctx context.Context, node, template string, timeout time.Duration, conditions OmegaMatcher) *s3gwv1alpha1.S3GWRemediation {
+	var rem *s3gwv1alpha1.S3GWRemediation
+	Eventually(ctx, func() []metav1.Condition {
+		if rem = remediationOf(ctx, node, template); rem == nil {
+			return nil
+		}
+		return rem.Status.Conditions
+	}).WithTimeout(timeout).Should(conditions)
+	return rem
+}
+
+// remediationOf is the node's S3GWRemediation NHC created from the
+// template, or nil.
+func remediationOf(ctx context.Context, node, template string) *s3gwv1alpha1.S3GWRemediation {
+	var rems s3gwv1alpha1.S3GWRemediationList
+	Expect(env.Client.List(ctx, &rems)).To(Succeed())
+	for i := range rems.Items {
+		if rem := &rems.Items[i]; far.NodeName(rem) == node && rem.Annotations[nhc.TemplateNameAnnotation] == template {
+			return rem
+		}
+	}
+	return nil
+}
+
 // onlyFAR is the node's one FenceAgentsRemediation.
 func onlyFAR(ctx context.Context, node string) *unstructured.Unstructured {
 	list := &unstructured.UnstructuredList{}

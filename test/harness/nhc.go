@@ -146,26 +146,9 @@ func (e *Env) nhcClient() (client.Client, error) {
 // NodeHealthCheck (woken as NHC is, by node events and by events of its
 // templates and CRs). It returns the emulator (nil with an external NHC).
 func (e *Env) EnableRemediation(ctx context.Context, r Remediation) (*nhc.Emulator, error) {
-	template := &s3gwv1alpha1.S3GWRemediationTemplate{
-		ObjectMeta: metav1.ObjectMeta{Namespace: TemplateNamespace, Name: r.Name},
-		Spec:       s3gwv1alpha1.S3GWRemediationTemplateSpec{Template: s3gwv1alpha1.S3GWRemediationTemplateResource{Spec: r.Spec}},
-	}
-	if err := e.Client.Create(ctx, template); err != nil {
-		return nil, fmt.Errorf("creating S3GWRemediationTemplate %s: %w", r.Name, err)
-	}
-	if !e.opts.NoOperator {
-		// The operator annotates its templates for multiple-templates
-		// support; NHC names CRs by it, so wait before any node can fail.
-		err := wait.PollUntilContextTimeout(ctx, 50*time.Millisecond, 30*time.Second, true, func(ctx context.Context) (bool, error) {
-			if err := e.Client.Get(ctx, client.ObjectKeyFromObject(template), template); err != nil {
-				return false, err
-			}
-			_, ok := template.Annotations[annotations.MultipleTemplatesSupportedAnnotation]
-			return ok, nil
-		})
-		if err != nil {
-			return nil, fmt.Errorf("waiting for the operator to annotate S3GWRemediationTemplate %s: %w", r.Name, err)
-		}
+	ours, err := e.CreateS3GWTemplate(ctx, r.Name, r.Spec)
+	if err != nil {
+		return nil, err
 	}
 	duration := r.UnhealthyDuration
 	if duration == 0 {
@@ -179,10 +162,6 @@ func (e *Env) EnableRemediation(ctx context.Context, r Remediation) (*nhc.Emulat
 	// unhealthy conditions with the given duration, the selector, and
 	// minHealthy 0 so that a small pool with one failed node is still
 	// remediated (NHC's default 51% blocks a two-node pool).
-	ours := nhc.TemplateRef{
-		APIVersion: s3gwv1alpha1.GroupVersion.String(), Kind: templateKind,
-		Namespace: TemplateNamespace, Name: r.Name,
-	}
 	em := &nhc.Emulator{
 		Client: nhcClient, Name: r.Name, Clock: clock.RealClock{},
 		Selector:          metav1.LabelSelector{MatchLabels: r.NodeSelector},
@@ -208,6 +187,35 @@ func (e *Env) EnableRemediation(ctx context.Context, r Remediation) (*nhc.Emulat
 		return nil, err
 	}
 	return em, nil
+}
+
+// CreateS3GWTemplate creates an S3GWRemediationTemplate in
+// TemplateNamespace, for EnableRemediation or for a step of its
+// Remediation.FirstSteps, and waits until the operator annotated it for
+// multiple-templates support (NHC names CRs by it) before any node can fail.
+func (e *Env) CreateS3GWTemplate(ctx context.Context, name string, spec s3gwv1alpha1.S3GWRemediationSpec) (nhc.TemplateRef, error) {
+	template := &s3gwv1alpha1.S3GWRemediationTemplate{
+		ObjectMeta: metav1.ObjectMeta{Namespace: TemplateNamespace, Name: name},
+		Spec:       s3gwv1alpha1.S3GWRemediationTemplateSpec{Template: s3gwv1alpha1.S3GWRemediationTemplateResource{Spec: spec}},
+	}
+	ref := nhc.TemplateRef{APIVersion: s3gwv1alpha1.GroupVersion.String(), Kind: templateKind, Namespace: TemplateNamespace, Name: name}
+	if err := e.Client.Create(ctx, template); err != nil {
+		return ref, fmt.Errorf("creating S3GWRemediationTemplate %s: %w", name, err)
+	}
+	if e.opts.NoOperator {
+		return ref, nil
+	}
+	err := wait.PollUntilContextTimeout(ctx, 50*time.Millisecond, 30*time.Second, true, func(ctx context.Context) (bool, error) {
+		if err := e.Client.Get(ctx, client.ObjectKeyFromObject(template), template); err != nil {
+			return false, err
+		}
+		_, ok := template.Annotations[annotations.MultipleTemplatesSupportedAnnotation]
+		return ok, nil
+	})
+	if err != nil {
+		return ref, fmt.Errorf("waiting for the operator to annotate S3GWRemediationTemplate %s: %w", name, err)
+	}
+	return ref, nil
 }
 
 // nhcDispatcher runs the emulated NodeHealthChecks. Like a real NHC, each
