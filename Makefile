@@ -89,7 +89,7 @@ WORLDMODEL_SEED ?= 0x5eed2026
 WORLDMODEL_SUMMARY := $(CURDIR)/tmp/worldmodel-summary.txt
 
 .PHONY: test-unit
-test-unit: envtest-assets $(PROMTOOL) ## Run unit and envtest suites against a real kube-apiserver and etcd, and the world-model safety test.
+test-unit: envtest-assets $(PROMTOOL) fence-agents ## Run unit and envtest suites against a real kube-apiserver and etcd, and the world-model safety test.
 	@echo "worldmodel: seed $(WORLDMODEL_SEED) (replay: WORLDMODEL_SEED=$(WORLDMODEL_SEED) go test ./test/worldmodel/)"
 	@mkdir -p $(dir $(WORLDMODEL_SUMMARY)) && rm -f $(WORLDMODEL_SUMMARY)
 	KUBEBUILDER_ASSETS=$(K8S_BIN) WORLDMODEL_SEED=$(WORLDMODEL_SEED) WORLDMODEL_SUMMARY=$(WORLDMODEL_SUMMARY) PROMTOOL=$(PROMTOOL) \
@@ -129,7 +129,7 @@ demo: local-cluster-assets ## Fail a node with and without s3gw-remediation on a
 	go run ./hack/demo
 
 .PHONY: test-e2e
-test-e2e: local-cluster-assets $(OLM) $(OLM_CATALOG) ## Run the local-cluster, simulator, operator and OLM end-to-end suites (compressed timings, ~12 min).
+test-e2e: local-cluster-assets $(OLM) $(OLM_CATALOG) fence-agents ## Run the local-cluster, simulator, operator and OLM end-to-end suites (compressed timings, ~12 min).
 	go test -tags e2e -p 1 -count=1 -timeout 30m ./test/cluster/... ./test/longhornsim/... ./test/e2e/...
 	$(MAKE) --no-print-directory test-olm
 	$(MAKE) --no-print-directory test-olm-upgrade
@@ -307,6 +307,13 @@ kwok: $(KWOK) ## Build kwok, the node simulator of the local cluster.
 
 .PHONY: local-cluster-assets
 local-cluster-assets: control-plane $(KWOK) ## Build every binary the local failover cluster runs.
+
+# The FAR stand-in (test/far) runs a real fence agent: Debian's fence-agents
+# package ships fence_dummy in /usr/sbin. A system package, not a Go tool:
+# .ci/run installs it, and nothing that needs it skips without it.
+.PHONY: fence-agents
+fence-agents: ## Fail unless fence_dummy (Debian's fence-agents) is installed.
+	@command -v fence_dummy >/dev/null || { echo "fence_dummy not found in PATH: install Debian's fence-agents (sudo apt-get update && sudo apt-get install -y fence-agents); test/far and the e2e suites run it" >&2; exit 1; }
 
 $(KWOK): hack/tools/kwok/go.mod | $(LOCALBIN)
 	$(call GO_BUILD_TOOL,kwok,$(KWOK)) sigs.k8s.io/kwok/cmd/kwok

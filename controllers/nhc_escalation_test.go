@@ -32,6 +32,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	s3gwv1alpha1 "github.com/s3gw-tech/s3gw-remediation/api/v1alpha1"
+	"github.com/s3gw-tech/s3gw-remediation/controllers/remediation"
 	"github.com/s3gw-tech/s3gw-remediation/test/nhc"
 )
 
@@ -92,6 +93,17 @@ func (s *escalation) crs(kind string) []unstructured.Unstructured {
 	return out
 }
 
+// crFrom is NHC's S3GWRemediation for node "failed" from the template.
+func (s *escalation) crFrom(template *s3gwv1alpha1.S3GWRemediationTemplate) types.NamespacedName {
+	for _, cr := range s.crs("S3GWRemediation") {
+		if cr.GetAnnotations()[nhc.TemplateNameAnnotation] == template.Name {
+			return client.ObjectKeyFromObject(&cr)
+		}
+	}
+	Fail("no S3GWRemediation from template " + template.Name)
+	return types.NamespacedName{}
+}
+
 func (s *escalation) onlyCR(kind string) *unstructured.Unstructured {
 	crs := s.crs(kind)
 	Expect(crs).To(HaveLen(1), "one %s for the failed node", kind)
@@ -133,15 +145,29 @@ func (s *escalation) fenceAgent(far *unstructured.Unstructured) {
 			Expect(w.c.Delete(w.ctx, &pods.Items[i], client.GracePeriodSeconds(0))).To(Succeed())
 		}
 	}
+	w.farConditions(far, metav1.ConditionTrue, "RemediationFinishedSuccessfully", "")
+}
+
+// farGivesUp plays FAR once its agent failed every attempt (FAR's
+// UpdateConditions with FenceAgentFailed): Processing,
+// FenceAgentActionSucceeded and Succeeded False, never to be retried.
+func (w *world) farGivesUp(far *unstructured.Unstructured) {
+	w.farConditions(far, metav1.ConditionFalse, "FenceAgentFailed", "Fence agent command has failed")
+}
+
+// farConditions sets a FenceAgentsRemediation's conditions as FAR leaves
+// them at the end: Processing False, FenceAgentActionSucceeded and
+// Succeeded with the outcome, now.
+func (w *world) farConditions(far *unstructured.Unstructured, outcome metav1.ConditionStatus, reason, message string) {
 	Expect(w.c.Get(w.ctx, client.ObjectKeyFromObject(far), far)).To(Succeed())
 	now := w.clock.Now().UTC().Format(time.RFC3339)
-	condition := func(t, status, reason string) any {
-		return map[string]any{"type": t, "status": status, "reason": reason, "message": "", "lastTransitionTime": now}
+	condition := func(t string, status metav1.ConditionStatus) any {
+		return map[string]any{"type": t, "status": string(status), "reason": reason, "message": message, "lastTransitionTime": now}
 	}
 	Expect(unstructured.SetNestedSlice(far.Object, []any{
-		condition("Processing", "False", "RemediationFinishedSuccessfully"),
-		condition("FenceAgentActionSucceeded", "True", "FenceAgentSucceeded"),
-		condition("Succeeded", "True", "RemediationFinishedSuccessfully"),
+		condition("Processing", metav1.ConditionFalse),
+		condition("FenceAgentActionSucceeded", outcome),
+		condition("Succeeded", outcome),
 	}, "status", "conditions")).To(Succeed())
 	Expect(w.c.Status().Update(w.ctx, far)).To(Succeed())
 }
@@ -198,6 +224,53 @@ var _ = Describe("Escalation with NodeHealthCheck", func() {
 		s.st.until(key, 20, succeeded)
 		s.expectReleasedOnto(key, farKind+"/"+s.w.ns+"/"+far.GetName())
 		s.recover(key)
+	})
+
+	It("s3gw with a FAR delegate → s3gw: the delegate's fence fails, our step fails at once and NHC moves on", func() {
+		var fenced, lenient *s3gwv1alpha1.S3GWRemediationTemplate
+		s := newEscalation(func(s *escalation, e *nhc.Emulator) {
+			fenced = s.w.template("fenced", s.w.delegateSpec(true), true) // the delegate is its only evidence
+			lenient = s.w.template("lenient", s3gwv1alpha1.S3GWRemediationSpec{}, true)
+			e.Escalation = []nhc.Step{
+				{Template: templateRef(fenced), Order: 0, Timeout: 5 * time.Minute},
+				{Template: templateRef(lenient), Order: 1, Timeout: 5 * time.Minute},
+			}
+		})
+		s.fail()
+		s.pass()
+		firstKey := client.ObjectKeyFromObject(s.onlyCR("S3GWRemediation"))
+		s.st.until(firstKey, 10, func(*s3gwv1alpha1.S3GWRemediation) bool { return s.w.delegateOf(firstKey) != nil })
+		far := s.w.delegateOf(firstKey)
+		s.w.clock.Step(time.Second)
+		s.w.farGivesUp(far)
+
+		Expect(s.st.pass(firstKey)).To(Succeed())
+		rem := s.w.remediation(firstKey)
+		Expect(rem.Status.Phase).To(Equal(s3gwv1alpha1.PhaseFailed))
+		Expect(rem.Status.Conditions).To(haveCondition(s3gwv1alpha1.ConditionSucceeded, metav1.ConditionFalse, s3gwv1alpha1.ReasonDelegateFailed))
+		msg := "delegate FenceAgentsRemediation/" + far.GetNamespace() + "/" + far.GetName() +
+			" failed (FenceAgentFailed: Fence agent command has failed); no other evidence source can still prove node " +
+			s.w.nodeName("failed") + " fenced"
+		Expect(conditionOf(rem, s3gwv1alpha1.ConditionSucceeded).Message).To(Equal(msg))
+		Expect(s.st.eventsWithReason(remediation.EventDelegateFailed)).To(ConsistOf(ContainSubstring(msg)))
+		Expect(s.w.podExists(s.g.pod)).To(BeTrue(), "a failed fence moves nothing")
+		Expect(s.w.fencersFor("failed")).To(HaveLen(1), "never a second fence for this failure")
+
+		// NHC moves on at once, 4 minutes before the step's timeout.
+		s.w.clock.Step(time.Second)
+		s.pass()
+		Expect(s.w.asUnstructured(firstKey).GetAnnotations()).To(HaveKey(annotations.NhcTimedOut))
+		s.w.clock.Step(time.Second)
+		s.pass()
+		Expect(s.crs("S3GWRemediation")).To(HaveLen(2))
+		secondKey := s.crFrom(lenient)
+		Expect(s.st.pass(firstKey)).To(Succeed())
+		Expect(s.w.remediation(firstKey).Status.Phase).To(Equal(s3gwv1alpha1.PhaseStopped))
+
+		s.st.until(secondKey, 20, succeeded)
+		s.expectReleasedOnto(secondKey, "StorageIsolation")
+		Expect(s.st.eventsWithReason(remediation.EventDelegateFailed)).To(HaveLen(1), "told once")
+		s.recover(firstKey, secondKey)
 	})
 
 	It("s3gw → FAR: without evidence our step times out, FAR fences, the node comes back", func() {
@@ -314,14 +387,8 @@ var _ = Describe("Escalation with NodeHealthCheck", func() {
 		s.pass()
 		Expect(s.st.pass(firstKey)).To(Succeed())
 		Expect(s.w.remediation(firstKey).Status.Phase).To(Equal(s3gwv1alpha1.PhaseStopped))
-		crs := s.crs("S3GWRemediation")
-		Expect(crs).To(HaveLen(2))
-		var secondKey types.NamespacedName
-		for i := range crs {
-			if crs[i].GetAnnotations()[nhc.TemplateNameAnnotation] == lenient.Name {
-				secondKey = client.ObjectKeyFromObject(&crs[i])
-			}
-		}
+		Expect(s.crs("S3GWRemediation")).To(HaveLen(2))
+		secondKey := s.crFrom(lenient)
 		Expect(secondKey.Name).To(HavePrefix(s.w.nodeName("failed") + "-"))
 
 		s.st.until(secondKey, 20, succeeded)

@@ -223,7 +223,7 @@ var _ = Describe("The protection report", func() {
 		By("Deleting the FenceAgentsRemediationTemplate")
 		far := farTemplate(s.w)
 		Expect(s.w.c.Delete(s.w.ctx, far)).To(Succeed())
-		s.expectUnprotected(g, s3gwv1alpha1.ReasonNoFencingEvidence, "delegate: template FenceAgentsRemediationTemplate "+w.ns+"/far not found")
+		s.expectUnprotected(g, s3gwv1alpha1.ReasonNoFencingEvidence, "delegate: template FenceAgentsRemediationTemplate "+w.fencerNamespace()+"/far not found")
 		Expect(s.t.Status.Pods[0].Evidence).To(BeEmpty())
 	})
 
@@ -325,7 +325,7 @@ var _ = Describe("The protection report", func() {
 		s.w.nodeHealthCheck("escalating", func(e *nhc.Emulator) {
 			e.UnhealthyDuration = time.Minute
 			e.Escalation = []nhc.Step{
-				{Template: nhc.TemplateRef{APIVersion: far.APIVersion, Kind: far.Kind, Namespace: s.w.ns, Name: far.Name}, Order: 0, Timeout: 2 * time.Minute},
+				{Template: nhc.TemplateRef{APIVersion: far.APIVersion, Kind: far.Kind, Namespace: far.Namespace, Name: far.Name}, Order: 0, Timeout: 2 * time.Minute},
 				{Template: templateRef(s.t), Order: 1, Timeout: 5 * time.Minute},
 			}
 		})
@@ -382,7 +382,7 @@ func farTemplate(w *world) client.Object {
 	far := &unstructured.Unstructured{}
 	far.SetAPIVersion("fence-agents-remediation.medik8s.io/v1alpha1")
 	far.SetKind("FenceAgentsRemediationTemplate")
-	far.SetNamespace(w.ns)
+	far.SetNamespace(w.fencerNamespace())
 	far.SetName("far")
 	return far
 }

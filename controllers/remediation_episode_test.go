@@ -270,13 +270,8 @@ var _ = Describe("Evidence of the current failure", func() {
 	})
 
 	It("starts over when the node fails again while NHC keeps the CR, with a new delegate", func() {
-		w := newWorld(suiteCtx)
-		w.addNode("healthy", true)
-		w.addNode("failed", true)
-		g := w.addGateway("s3gw", "failed", "healthy", noStorageIsolation)
-		w.setReady("failed", false)
-		e := w.nhc(w.template("s3gw", w.delegateSpec(true), false))
-		s := &failedNodeScenario{w: w, g: g, e: e, key: w.remediate(e, "failed")}
+		s, _ := newDelegateScenario(true)
+		w := s.w
 		st := w.stepper(managerClient)
 		first := s.fenceByDelegate(st)
 		st.until(s.key, 20, succeeded)
@@ -340,13 +335,8 @@ var _ = Describe("The delegate, as NHC sees it", func() {
 	})
 
 	It("passes NHC's time-out on to its delegate", func() {
-		w := newWorld(suiteCtx)
-		w.addNode("healthy", true)
-		w.addNode("failed", true)
-		g := w.addGateway("s3gw", "failed", "healthy", noStorageIsolation)
-		w.setReady("failed", false)
-		e := w.nhc(w.template("s3gw", w.delegateSpec(true), false))
-		s := &failedNodeScenario{w: w, g: g, e: e, key: w.remediate(e, "failed")}
+		s, _ := newDelegateScenario(true)
+		w, e := s.w, s.e
 		st := w.stepper(managerClient)
 		st.until(s.key, 10, func(*s3gwv1alpha1.S3GWRemediation) bool { return w.delegateOf(s.key) != nil })
 
@@ -378,19 +368,33 @@ func fenced(far *unstructured.Unstructured) bool {
 	return ok
 }
 
-// delegateOf returns the FenceAgentsRemediation the remediation owns, or nil.
+// delegateOf returns the FenceAgentsRemediation that carries the
+// remediation's marker, in any namespace, or nil.
 func (w *world) delegateOf(key client.ObjectKey) *unstructured.Unstructured {
 	rem := w.remediation(key)
 	fars := &unstructured.UnstructuredList{}
 	fars.SetAPIVersion("fence-agents-remediation.medik8s.io/v1alpha1")
 	fars.SetKind("FenceAgentsRemediationList")
-	Expect(w.c.List(w.ctx, fars, client.InNamespace(w.ns))).To(Succeed())
-	for i := range fars.Items {
-		for _, ref := range fars.Items[i].GetOwnerReferences() {
-			if ref.UID == rem.UID {
-				return &fars.Items[i]
-			}
+	Expect(w.c.List(w.ctx, fars, client.MatchingLabels{fencing.RemediationUIDLabel: string(rem.UID)})).To(Succeed())
+	Expect(len(fars.Items)).To(BeNumerically("<=", 1), "one delegate per remediation")
+	if len(fars.Items) == 0 {
+		return nil
+	}
+	return &fars.Items[0]
+}
+
+// fencersFor returns the FenceAgentsRemediations for the node, in every
+// namespace, whoever created them.
+func (w *world) fencersFor(short string) []unstructured.Unstructured {
+	fars := &unstructured.UnstructuredList{}
+	fars.SetAPIVersion("fence-agents-remediation.medik8s.io/v1alpha1")
+	fars.SetKind("FenceAgentsRemediationList")
+	Expect(w.c.List(w.ctx, fars)).To(Succeed())
+	var out []unstructured.Unstructured
+	for _, far := range fars.Items {
+		if far.GetAnnotations()["remediation.medik8s.io/node-name"] == w.nodeName(short) {
+			out = append(out, far)
 		}
 	}
-	return nil
+	return out
 }

@@ -728,7 +728,7 @@ func (w *world) delegateSpec(multi bool) s3gwv1alpha1.S3GWRemediationSpec {
 		"spec": map[string]any{"agent": "fence_ipmilan", "remediationStrategy": "ResourceDeletion"}}}}}
 	far.SetAPIVersion("fence-agents-remediation.medik8s.io/v1alpha1")
 	far.SetKind("FenceAgentsRemediationTemplate")
-	far.SetNamespace(w.ns)
+	far.SetNamespace(w.fencerNamespace())
 	far.SetName("far")
 	if multi {
 		far.SetAnnotations(map[string]string{"remediation.medik8s.io/multiple-templates-support": "true"})
@@ -737,8 +737,19 @@ func (w *world) delegateSpec(multi bool) s3gwv1alpha1.S3GWRemediationSpec {
 	return s3gwv1alpha1.S3GWRemediationSpec{Fencing: s3gwv1alpha1.FencingSpec{
 		OutOfServiceTaint: ptr.To(false), StorageIsolation: ptr.To(false),
 		Delegate: &s3gwv1alpha1.DelegateFencing{APIVersion: "fence-agents-remediation.medik8s.io/v1alpha1",
-			Kind: "FenceAgentsRemediationTemplate", Name: "far", ConditionType: "FenceAgentActionSucceeded"},
+			Kind: "FenceAgentsRemediationTemplate", Name: "far", Namespace: w.fencerNamespace(),
+			ConditionType: "FenceAgentActionSucceeded"},
 	}}
+}
+
+// fencerNamespace is the scenario's fencer namespace, where FAR's templates
+// live as FAR's users keep them (next to FAR and its Secrets), apart from
+// the S3GWRemediationTemplate's.
+func (w *world) fencerNamespace() string {
+	ns := "fencer-" + w.id
+	err := w.c.Create(w.ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: ns}})
+	Expect(client.IgnoreAlreadyExists(err)).To(Succeed())
+	return ns
 }
 
 func farEvidence() []s3gwv1alpha1.RemediatorEvidence {

@@ -57,6 +57,7 @@ const (
 	ReasonFencingEvidence         = "FencingEvidenceFound"
 	ReasonFencingDisabled         = "FencingDisabled"
 	ReasonInvalidDelegate         = "InvalidDelegate"
+	ReasonDelegateFailed          = "DelegateFailed"
 	ReasonNoHealthyReplica        = "NoHealthyReplica"
 	ReasonReplicasUnreachable     = "ReplicasUnreachable"
 	// ReasonRevisionCounterDisabled: a volume to release has Longhorn's

@@ -326,8 +326,8 @@ var _ = DescribeTable("Admission: each rule accepts a valid spec and refuses a t
 		field:    "fencing.delegate.name",
 		message:  "must be an object name: at most 253 lowercase letters, digits, '-' and '.', beginning and ending with a letter or digit",
 	}),
-	// Issue #17 lets the delegate live in the fencer's namespace: another
-	// namespace is a valid name here.
+	// The delegate's template, and the CR made from it, may sit in any
+	// namespace (the fencer's): only the name's form is checked.
 	Entry("a delegate's namespace is a namespace name", rule{
 		accepted: fencing(map[string]any{"delegate": delegate(map[string]any{"namespace": "fencing-system"})}),
 		rejected: fencing(map[string]any{"delegate": delegate(map[string]any{"namespace": "fencing.system"})}),

@@ -205,8 +205,10 @@ type DelegateFencing struct {
 	// +kubebuilder:validation:MaxLength=253
 	// +kubebuilder:validation:XValidation:rule="self.matches('^[a-z0-9]([-a-z0-9]*[a-z0-9])?([.][a-z0-9]([-a-z0-9]*[a-z0-9])?)*$')",message="must be an object name: at most 253 lowercase letters, digits, '-' and '.', beginning and ending with a letter or digit"
 	Name string `json:"name"`
-	// Namespace of the template. It must be the S3GWRemediation's own
-	// namespace (the created CR is owned by it); empty means that namespace.
+	// Namespace of the template; the fencing CR is created there too, as
+	// NHC creates a remediation CR beside its template, so the fencer finds
+	// the Secrets the template names (FAR reads them from its CR's
+	// namespace). Empty means the S3GWRemediation's own namespace.
 	// +kubebuilder:validation:MaxLength=63
 	// +kubebuilder:validation:XValidation:rule="self == '' || self.matches('^[a-z0-9]([-a-z0-9]*[a-z0-9])?$')",message="must be a namespace name: at most 63 lowercase letters, digits and '-', beginning and ending with a letter or digit; or leave it out"
 	// +optional

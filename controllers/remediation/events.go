@@ -25,6 +25,7 @@ import "github.com/s3gw-tech/s3gw-remediation/internal/release"
 const (
 	EventFencingDisabled      = "FencingDisabled"
 	EventDelegateCreated      = "FencingDelegateCreated"
+	EventDelegateFailed       = "DelegateFailed"
 	EventPodEvicted           = "PodForceDeleted"
 	EventVolumeUnmarked       = release.EventVolumeInUseCleared
 	EventAttachmentDeleted    = release.EventVolumeAttachmentDeleted

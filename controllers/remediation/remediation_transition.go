@@ -73,6 +73,7 @@ func (r *Reconciler) recordTransition(ctx context.Context, s *scope, before, aft
 		r.skippedVolumeEvents(ctx, s)
 	}
 	r.refusedPodsEvent(s, before, after)
+	r.delegateFailedEvent(s, before, after)
 	r.Metrics.SetFencingBlocked(s.rem.UID, fencingBlocked(d))
 	r.Metrics.SetPhase(client.ObjectKeyFromObject(s.rem), s.nodeName, string(after.Phase))
 
@@ -116,6 +117,20 @@ func (r *Reconciler) refusedPodsEvent(s *scope, before, after *s3gwv1alpha1.S3GW
 		return
 	}
 	events.WarningEvent(r.Recorder, s.rem, EventProtectedPodsRefused, next.Message)
+}
+
+// delegateFailedEvent warns once when the Fenced condition starts saying
+// that the delegate failed while the remediation still waits for another
+// source; a remediation that fails on it is announced by phaseEvent.
+func (r *Reconciler) delegateFailedEvent(s *scope, before, after *s3gwv1alpha1.S3GWRemediationStatus) {
+	next := meta.FindStatusCondition(after.Conditions, s3gwv1alpha1.ConditionFenced)
+	if after.Phase == s3gwv1alpha1.PhaseFailed || next == nil || next.Reason != s3gwv1alpha1.ReasonDelegateFailed {
+		return
+	}
+	if prev := meta.FindStatusCondition(before.Conditions, s3gwv1alpha1.ConditionFenced); prev != nil && prev.Reason == next.Reason {
+		return
+	}
+	events.WarningEvent(r.Recorder, s.rem, EventDelegateFailed, next.Message)
 }
 
 // final is true for phases a remediation ends in (it may still move between
@@ -162,6 +177,7 @@ var failureEvents = map[string]string{
 	s3gwv1alpha1.ReasonInvalidWorkloadSelector: EventInvalidSelector,
 	s3gwv1alpha1.ReasonEvictionTimedOut:        EventEvictionTimedOut,
 	s3gwv1alpha1.ReasonReleaseTimedOut:         EventReleaseTimedOut,
+	s3gwv1alpha1.ReasonDelegateFailed:          EventDelegateFailed,
 }
 
 // skippedVolumeEvents warns once, when targets are recorded, about volumes

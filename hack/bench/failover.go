@@ -80,7 +80,8 @@ type mode struct {
 	// MatchTolerations sets the gateway's not-ready and unreachable
 	// tolerationSeconds to the NodeHealthCheck duration.
 	MatchTolerations bool
-	// FAR adds fence-agents-remediation evidence (required by OutOfServiceTaint).
+	// FAR fences the node through the template's FAR delegate (evidence
+	// OutOfServiceTaint requires): the FAR stand-in runs fence_dummy.
 	FAR bool
 	// OutOfServiceAtNotReady has a fencer taint the node out-of-service as
 	// soon as it is NotReady.
@@ -288,11 +289,6 @@ func setUp(ctx context.Context, env *harness.Env, cfg config) ([]*benchRun, erro
 		return nil, err
 	}
 	for _, m := range cfg.modes {
-		if m.FAR {
-			if err := env.EnableFAR(map[string]string{poolLabel: m.Name}, 0); err != nil {
-				return nil, err
-			}
-		}
 		if m.OutOfServiceAtNotReady {
 			if err := env.EnableOutOfServiceFencer(map[string]string{poolLabel: m.Name}); err != nil {
 				return nil, err
@@ -309,11 +305,14 @@ func setUp(ctx context.Context, env *harness.Env, cfg config) ([]*benchRun, erro
 		spec := s3gwv1alpha1.S3GWRemediationSpec{Release: s3gwv1alpha1.ReleaseSpec{Strategy: m.Strategy}}
 		if m.FAR {
 			// The out-of-service taint is for nodes proven shut down: a fence
-			// agent's word, not storage isolation.
-			spec.Fencing = s3gwv1alpha1.FencingSpec{
-				StorageIsolation: ptr.To(false),
-				Remediators:      []s3gwv1alpha1.RemediatorEvidence{harness.FARRemediator()},
+			// agent's word, not storage isolation. The delegate's template
+			// and its Secret sit in FAR's namespace, where the delegate is
+			// created and FAR reads the Secret.
+			fence, err := env.CreateFARTemplate(ctx, harness.FARTemplate{Name: "far-" + m.Name})
+			if err != nil {
+				return nil, err
 			}
+			spec.Fencing = s3gwv1alpha1.FencingSpec{StorageIsolation: ptr.To(false), Delegate: harness.FARDelegate(fence)}
 		}
 		if _, err := env.EnableRemediation(ctx, harness.Remediation{
 			Name: m.Name, NodeSelector: map[string]string{poolLabel: m.Name}, Spec: spec, UnhealthyDuration: m.NHCDuration,

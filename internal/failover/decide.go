@@ -155,6 +155,12 @@ func waitForFencing(o Observation, gate Gate, msg string) Decision {
 	if o.Evidence.DelegateError != "" && !reused {
 		reason = s3gwv1alpha1.ReasonInvalidDelegate
 	}
+	if failure := delegateFailure(o); failure != "" {
+		if !othersMayStillHold(o) {
+			return delegateFailed(o, gate, failure)
+		}
+		reason = s3gwv1alpha1.ReasonDelegateFailed
+	}
 	return Decision{
 		Phase: s3gwv1alpha1.PhaseWaitingForFencing, Step: StepFencing,
 		Reason: s3gwv1alpha1.ReasonWaitingForFencing, Message: msg,
@@ -163,5 +169,21 @@ func waitForFencing(o Observation, gate Gate, msg string) Decision {
 		CreateDelegate: o.Spec.Fencing.Delegate != nil && o.Evidence.Delegate == nil && o.Evidence.DelegateError == "" && !reused,
 		DeleteDelegate: delegateStale(o),
 		Wait:           WaitForFencing,
+	}
+}
+
+// delegateFailed ends the remediation with Succeeded=False: the fencer gave
+// up, and no other source can prove the node fenced without an admin's
+// hand, so an escalating NHC moves on at once rather than after the step's
+// timeout. A later pass still acts if evidence turns up after all (an
+// admin's taint) while NHC keeps the CR.
+func delegateFailed(o Observation, gate Gate, failure string) Decision {
+	msg := fmt.Sprintf("%s; no other evidence source can still prove node %s fenced", failure, o.Node.Name)
+	return Decision{
+		Phase: s3gwv1alpha1.PhaseFailed, Step: StepFencing,
+		Reason: s3gwv1alpha1.ReasonDelegateFailed, Message: msg,
+		Holds: []Hold{{s3gwv1alpha1.ConditionFenced, s3gwv1alpha1.ReasonDelegateFailed, msg}},
+		Gate:  gate,
+		Wait:  WaitAfterFailure,
 	}
 }

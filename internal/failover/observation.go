@@ -97,6 +97,13 @@ type RemediatorCR struct {
 	FencedAt *time.Time
 	// CreatedAt is the CR's creationTimestamp.
 	CreatedAt time.Time
+	// Failure is, once the CR reports Succeeded=False, its reason and
+	// message: the remediator gave up for good (FAR and SNR never act on a
+	// CR again once they set it). Empty while it has not.
+	Failure string
+	// FailedAt is that condition's lastTransitionTime; nil when it has
+	// none.
+	FailedAt *time.Time
 }
 
 // Target is one s3gw pod on the failed node.

@@ -17,7 +17,9 @@ limitations under the License.
 package failover
 
 import (
+	"fmt"
 	"strings"
+	"time"
 
 	s3gwv1alpha1 "github.com/s3gw-tech/s3gw-remediation/api/v1alpha1"
 )
@@ -44,6 +46,11 @@ var delegate = EvidenceSource{
 		}
 	},
 	ProvesShutdown: true,
+	// The fencer, once created, until it gives up.
+	MayStillHold: func(o Observation) bool {
+		d := currentDelegate(o)
+		return (d == nil && o.Evidence.DelegateError == "") || (d != nil && d.Failure == "")
+	},
 	Needs: []Need{
 		{Group: groupFAR, Resource: "fenceagentsremediations", Verbs: write},
 		{Group: groupFAR, Resource: "fenceagentsremediationtemplates", Verbs: read},
@@ -53,15 +60,10 @@ var delegate = EvidenceSource{
 }
 
 func judgeDelegate(o Observation, v *Verdict) {
-	e := o.Evidence
-	d, label := e.Delegate, "delegate "
-	reused := reusableFencer(o)
-	if d == nil && reused != nil {
-		d, label = reused, "reused "
-	}
+	d, label := currentDelegate(o), delegateLabel(o)
 	switch {
-	case e.DelegateError != "" && reused == nil:
-		v.lacks("delegate: " + e.DelegateError)
+	case o.Evidence.DelegateError != "" && reusableFencer(o) == nil:
+		v.lacks("delegate: " + o.Evidence.DelegateError)
 	case d == nil:
 		v.lacks("delegate fencing CR not created yet")
 	default:
@@ -70,9 +72,60 @@ func judgeDelegate(o Observation, v *Verdict) {
 			v.holds(label + d.Kind + "/" + d.Name)
 			return
 		}
+		if d.Failure != "" {
+			why = "failed (" + d.Failure + ")"
+		}
 		v.lacks(label + d.Kind + "/" + d.Name + " " + why)
 	}
 	v.blocks(SourceDelegate)
+}
+
+// currentDelegate is the fencing CR the delegate stands for: the one this
+// remediation created or, before it exists, the one it reuses; nil if none.
+func currentDelegate(o Observation) *RemediatorCR {
+	if o.Evidence.Delegate != nil {
+		return o.Evidence.Delegate
+	}
+	return reusableFencer(o)
+}
+
+// delegateLabel says, in messages, whether currentDelegate is our own.
+func delegateLabel(o Observation) string {
+	if o.Evidence.Delegate == nil {
+		return "reused "
+	}
+	return "delegate "
+}
+
+// delegateFailure says how the fencer the delegate stands for gave up during
+// the node's current failure, "" if it has not: its Succeeded=False, after
+// which FAR and SNR never act on that CR again. A failure from an earlier
+// failure of the node is the stale delegate's, replaced instead.
+func delegateFailure(o Observation) string {
+	d := currentDelegate(o)
+	if o.Spec.Fencing.Delegate == nil || d == nil || d.Failure == "" || delegateStale(o) {
+		return ""
+	}
+	return fmt.Sprintf("%s%s/%s failed (%s)", delegateLabel(o), d.Kind, d.Name, d.Failure)
+}
+
+// othersMayStillHold reports whether an enabled evidence source other than
+// the delegate may still hold for the node's current failure
+// (EvidenceSource.MayStillHold); when the release strategy needs proof of
+// shutdown, only the sources that give it count.
+func othersMayStillHold(o Observation) bool {
+	needsShutdown := StrategyOf(o.Spec.Release.Strategy).NeedsProofOfShutdown
+	for _, source := range Sources {
+		switch {
+		case source.Name == SourceDelegate, !source.Enabled(o.Spec.Fencing), source.MayStillHold == nil,
+			needsShutdown && !source.ProvesShutdown:
+			continue
+		}
+		if source.MayStillHold(o) {
+			return true
+		}
+	}
+	return false
 }
 
 // reusableFencer returns a CR of the delegate's kind for the node that this
@@ -91,11 +144,15 @@ func reusableFencer(o Observation) *RemediatorCR {
 	return nil
 }
 
-// delegateStale is true when the delegate reports success from before the
-// node's last sign of life: it fenced an earlier failure and will not fence
-// this one.
+// delegateStale is true when the delegate reports success, or failure,
+// from before the node's last sign of life: it acted on an earlier failure
+// and will not fence this one.
 func delegateStale(o Observation) bool {
 	d := o.Evidence.Delegate
-	return o.Spec.Fencing.Delegate != nil && d != nil && d.Fenced && d.FencedAt != nil &&
-		!d.FencedAt.After(o.Node.Heartbeat.LastSignOfLife())
+	if o.Spec.Fencing.Delegate == nil || d == nil {
+		return false
+	}
+	last := o.Node.Heartbeat.LastSignOfLife()
+	before := func(t *time.Time) bool { return t != nil && !t.After(last) }
+	return (d.Fenced && before(d.FencedAt)) || (d.Failure != "" && before(d.FailedAt))
 }

@@ -21,6 +21,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/medik8s/common/pkg/conditions"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -69,6 +70,7 @@ func Remediators(ctx context.Context, reader client.Reader, listed []s3gwv1alpha
 			}
 			cr := failover.RemediatorCR{Kind: l.Kind, Name: item.GetNamespace() + "/" + item.GetName()}
 			cr.Fenced, cr.FencedAt = ConditionTrue(item, l.ConditionTypeOrDefault())
+			cr.Failure, cr.FailedAt = Failure(item)
 			out = append(out, cr)
 		}
 	}
@@ -91,21 +93,53 @@ func RemediatorKinds(listed []s3gwv1alpha1.RemediatorEvidence) []schema.GroupVer
 // since when (its lastTransitionTime; nil when it has none or it does not
 // parse).
 func ConditionTrue(obj *unstructured.Unstructured, condType string) (bool, *time.Time) {
+	c, found := findCondition(obj, condType)
+	if !found || c.status != metav1.ConditionTrue {
+		return false, nil
+	}
+	return true, c.at
+}
+
+// Failure reads the CR's Succeeded=False, the medik8s contract's word for
+// a remediator that gave up (FAR's UpdateConditions in
+// pkg/utils/conditions.go sets it once its agent failed every attempt, and
+// never acts on the CR again): its reason and message, and since when; ""
+// while it has not.
+func Failure(obj *unstructured.Unstructured) (string, *time.Time) {
+	c, found := findCondition(obj, conditions.SucceededType)
+	if !found || c.status != metav1.ConditionFalse {
+		return "", nil
+	}
+	why := c.reason
+	if c.message != "" {
+		why += ": " + c.message
+	}
+	return why, c.at
+}
+
+// condition is what the fencing adapters read of a CR's status condition.
+type condition struct {
+	status          metav1.ConditionStatus
+	reason, message string
+	at              *time.Time
+}
+
+func findCondition(obj *unstructured.Unstructured, condType string) (condition, bool) {
 	conds, _, _ := unstructured.NestedSlice(obj.Object, "status", "conditions")
 	for _, c := range conds {
 		m, ok := c.(map[string]any)
 		if !ok || m["type"] != condType {
 			continue
 		}
-		if m["status"] != string(metav1.ConditionTrue) {
-			return false, nil
-		}
+		status, _ := m["status"].(string)
+		reason, _ := m["reason"].(string)
+		message, _ := m["message"].(string)
+		out := condition{status: metav1.ConditionStatus(status), reason: reason, message: message}
 		raw, _ := m["lastTransitionTime"].(string)
-		at, err := time.Parse(time.RFC3339, raw)
-		if err != nil {
-			return true, nil
+		if at, err := time.Parse(time.RFC3339, raw); err == nil {
+			out.at = &at
 		}
-		return true, &at
+		return out, true
 	}
-	return false, nil
+	return condition{}, false
 }

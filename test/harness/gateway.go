@@ -53,6 +53,9 @@ func (e *Env) AddNodes(ctx context.Context, nodeLabels map[string]string, names 
 		if err := e.Cluster.AddNodeWithLabels(ctx, name, nodeLabels); err != nil {
 			return err
 		}
+		if err := e.powerOn(name); err != nil {
+			return err
+		}
 	}
 	return nil
 }

@@ -100,3 +100,12 @@ func (f *oosFencer) Reconcile(ctx context.Context, req reconcile.Request) (recon
 	}
 	return reconcile.Result{}, nil
 }
+
+func readyCondition(node *corev1.Node) *corev1.NodeCondition {
+	for i := range node.Status.Conditions {
+		if node.Status.Conditions[i].Type == corev1.NodeReady {
+			return &node.Status.Conditions[i]
+		}
+	}
+	return nil
+}

@@ -67,10 +67,11 @@ const (
 	aggregationLabel = "rbac.ext-remediation/aggregate-to-ext-remediation"
 	// nhcRoleName and nhcServiceAccount are what the NodeHealthCheck
 	// operator creates and runs as (node-healthcheck-operator
-	// controllers/rbac): a ClusterRole aggregating every ClusterRole with
-	// aggregationLabel, bound to its ServiceAccount.
+	// internal/controller/rbac/aggregation.go: roleName, saName): a
+	// ClusterRole aggregating every ClusterRole with aggregationLabel,
+	// bound to its ServiceAccount.
 	nhcRoleName       = "node-healthcheck-operator-aggregation"
-	nhcServiceAccount = "node-healthcheck-operator-controller-manager"
+	nhcServiceAccount = "node-healthcheck-controller-manager"
 	nhcNamespace      = "node-healthcheck"
 
 	multipleTemplatesAnnotation = "remediation.medik8s.io/multiple-templates-support"
@@ -618,12 +619,19 @@ func checkAggregation(ctx context.Context, t *testing.T, w waiter, cl client.Cli
 		Subjects:   []rbacv1.Subject{{Kind: rbacv1.ServiceAccountKind, Name: nhcServiceAccount, Namespace: nhcNamespace}},
 	})
 	group := strings.SplitN(b.CSV.Spec.CustomResourceDefinitions.Owned[0].Name, ".", 2)[1]
-	checks := []authorizationv1.ResourceAttributes{
-		{Group: group, Resource: "s3gwremediationtemplates", Verb: "get", Namespace: namespace},
-		{Group: group, Resource: "s3gwremediationtemplates", Verb: "watch"},
-		{Group: group, Resource: "s3gwremediations", Verb: "create", Namespace: namespace},
-		{Group: group, Resource: "s3gwremediations", Verb: "delete", Namespace: "any-namespace"},
+	// What NHC does with them (internal/controller/resources): gets
+	// templates and watches them cluster-wide (watch.go), its webhook lists
+	// them; lists CRs cluster-wide to find a node's (ListRemediationCRs),
+	// creates them, updates them (nhc-timed-out, healthy-delay), deletes
+	// them, and watches them.
+	checks := make([]authorizationv1.ResourceAttributes, 0, 10)
+	for _, verb := range []string{"get", "list", "watch"} {
+		checks = append(checks, authorizationv1.ResourceAttributes{Group: group, Resource: "s3gwremediationtemplates", Verb: verb})
 	}
+	for _, verb := range []string{"get", "list", "watch", "create", "update", "delete"} {
+		checks = append(checks, authorizationv1.ResourceAttributes{Group: group, Resource: "s3gwremediations", Verb: verb})
+	}
+	checks = append(checks, authorizationv1.ResourceAttributes{Group: group, Resource: "s3gwremediations", Verb: "create", Namespace: namespace})
 	user := fmt.Sprintf("system:serviceaccount:%s:%s", nhcNamespace, nhcServiceAccount)
 	w.until(ctx, t, 30*time.Second, "kube-controller-manager to aggregate the remediator ClusterRole into NHC's", func(ctx context.Context) (bool, error) {
 		for _, attrs := range checks {
@@ -637,7 +645,8 @@ func checkAggregation(ctx context.Context, t *testing.T, w waiter, cl client.Cli
 		}
 		return true, nil
 	})
-	t.Logf("%s may get/watch S3GWRemediationTemplates and create/delete S3GWRemediations through ClusterRole %s aggregated into %s", user, aggregated[0], nhcRoleName)
+	t.Logf("%s may get/list/watch S3GWRemediationTemplates and get/list/watch/create/update/delete S3GWRemediations cluster-wide through ClusterRole %s aggregated into %s",
+		user, aggregated[0], nhcRoleName)
 }
 
 // checkSamples creates the sample S3GWRemediationTemplate and a
