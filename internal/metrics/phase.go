@@ -34,11 +34,12 @@ type phaseMetrics struct {
 }
 
 // phaseLabels name the remediation, its node and its phase.
-var phaseLabels = []string{labelNamespace, "remediation", "node", labelPhase}
+var phaseLabels = []string{labelNamespace, "remediation", labelNode, labelPhase}
 
 const (
 	labelNamespace = "namespace"
 	labelPhase     = "phase"
+	labelNode      = "node"
 )
 
 func newPhaseMetrics() *phaseMetrics {
@@ -55,7 +56,7 @@ func newPhaseMetrics() *phaseMetrics {
 // series.
 func (r *Recorder) SetPhase(remediation types.NamespacedName, node, phase string) {
 	m := r.phases
-	l := prometheus.Labels{labelNamespace: remediation.Namespace, "remediation": remediation.Name, "node": node, labelPhase: phase}
+	l := prometheus.Labels{labelNamespace: remediation.Namespace, "remediation": remediation.Name, labelNode: node, labelPhase: phase}
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	if old, ok := m.exported[remediation]; ok {
