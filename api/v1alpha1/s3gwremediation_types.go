@@ -261,7 +261,7 @@ type ReleaseSpec struct {
 }
 
 // Phase is a summary of where a remediation is; decisions never read it.
-// +kubebuilder:validation:Enum=Pending;WaitingForNodeFailure;WaitingForFencing;WaitingForStorage;Evicting;Releasing;WaitingForReplacement;Succeeded;Failed;Stopped
+// +kubebuilder:validation:Enum=Pending;WaitingForNodeFailure;WaitingForFencing;WaitingForStorage;Evicting;Releasing;WaitingForReplacement;Succeeded;Failed;Stopped;Excluded
 type Phase string
 
 // Phases, in the order a remediation usually goes through them.
@@ -276,6 +276,9 @@ const (
 	PhaseSucceeded             Phase = "Succeeded"
 	PhaseFailed                Phase = "Failed"
 	PhaseStopped               Phase = "Stopped"
+	// PhaseExcluded: the node carries remediation.medik8s.io/exclude-from-remediation=true;
+	// no step is taken until the label goes.
+	PhaseExcluded Phase = "Excluded"
 )
 
 // TargetState is where one s3gw pod is in its move.

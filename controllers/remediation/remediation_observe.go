@@ -59,7 +59,7 @@ func timedOut(rem *s3gwv1alpha1.S3GWRemediation) bool {
 // observe reads the world into an Observation, and writes nothing, not
 // even into the CR: status is derived from what it returns (nextStatus).
 // Reads stop early where the decision cannot use them (missing node, timed
-// out).
+// out, excluded node).
 func (r *Reconciler) observe(ctx context.Context, rem *s3gwv1alpha1.S3GWRemediation, nodeName string, node *corev1.Node) (*scope, error) {
 	s := &scope{rem: rem, nodeName: nodeName, node: node, now: metav1.NewTime(r.Clock.Now()), targets: rem.Status.Targets}
 	s.obs = failover.Observation{Now: s.now.Time, Spec: rem.Spec, TimedOut: timedOut(rem),
@@ -71,10 +71,11 @@ func (r *Reconciler) observe(ctx context.Context, rem *s3gwv1alpha1.S3GWRemediat
 	if err != nil {
 		return nil, err
 	}
-	s.obs.Node = &failover.Node{Name: node.Name, Ready: nodeReady(node), Heartbeat: storage.Heartbeat(node, lease)}
+	s.obs.Node = &failover.Node{Name: node.Name, Ready: nodeReady(node), Heartbeat: storage.Heartbeat(node, lease),
+		Excluded: failover.ExcludedFromRemediation(node.Labels)}
 	observeOutOfServiceTaint(s)
 	s.obs.Episode = recordedEpisode(rem.Status.FailureEpisode)
-	if s.obs.TimedOut {
+	if s.obs.TimedOut || s.obs.Node.Excluded {
 		return s, nil // no new step starts; nothing else to read
 	}
 	s.obs.ReleasedSince = releasedSince(rem.Status.Conditions)

@@ -53,6 +53,8 @@ func outcomeConditions(d Decision) []metav1.Condition {
 		processing, succeeded = metav1.ConditionFalse, metav1.ConditionTrue
 	case s3gwv1alpha1.PhaseFailed, s3gwv1alpha1.PhaseStopped:
 		processing, succeeded = metav1.ConditionFalse, metav1.ConditionFalse
+	case s3gwv1alpha1.PhaseExcluded:
+		processing = metav1.ConditionFalse
 	}
 	return []metav1.Condition{
 		condition(s3gwv1alpha1.ConditionProcessing, processing, d.Reason, d.Message),
@@ -126,7 +128,7 @@ func factCondition(condType string, pending []string, doneReason, doneMsg, pendi
 // selector on a node not Ready, whether the selector parses, and the pods
 // on the node it matches that the controller refuses to touch.
 func selectorCondition(o Observation, d Decision) *metav1.Condition {
-	if o.Node == nil || o.Node.Ready || o.TimedOut || d.RestartEpisode != nil {
+	if o.Node == nil || o.Node.Ready || o.TimedOut || o.Node.Excluded || d.RestartEpisode != nil {
 		return nil
 	}
 	var c metav1.Condition

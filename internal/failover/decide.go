@@ -100,12 +100,15 @@ func decide(o Observation) Decision {
 	return d
 }
 
-// settled decides the passes that do no work on the node: a new failure
-// starts over, a reported success is kept, a missing node or NHC's timeout
-// end the remediation.
+// settled decides the passes that do no work on the node: an excluded node
+// is left alone, a new failure starts over, a reported success is kept, a
+// missing node or NHC's timeout end the remediation.
 func settled(o Observation) (Decision, bool) {
+	excluded := o.Node != nil && o.Node.Excluded && !o.TimedOut
 	switch {
-	case o.Node != nil && !o.Node.Ready && !o.TimedOut && o.Episode != nil && !o.Episode.Continues(o.Node.Heartbeat):
+	case excluded && !o.Succeeded:
+		return excludedNode(o), true
+	case !excluded && o.Node != nil && !o.Node.Ready && !o.TimedOut && o.Episode != nil && !o.Episode.Continues(o.Node.Heartbeat):
 		return newEpisode(o), true
 	case o.Succeeded:
 		// Reported once, kept for the episode: NHC may have acted on it.
@@ -125,6 +128,22 @@ func settled(o Observation) (Decision, bool) {
 		}, true
 	}
 	return Decision{}, false
+}
+
+// excludedNode holds every step while the node carries the exclude label,
+// which may be added after NHC created the CR: SNR re-reads it on every
+// reconcile (selfnoderemediation_controller.go, ReconcileManager) and so do
+// we. Nothing is created, deleted or released, and nothing is undone: the
+// remediation resumes where it stood once the label goes. Succeeded stays
+// Unknown: NHC never remediates an excluded node, so it times nothing out
+// meanwhile (nodehealthcheck_controller.go, Reconcile skips remediate).
+func excludedNode(o Observation) Decision {
+	return Decision{
+		Phase:  s3gwv1alpha1.PhaseExcluded,
+		Reason: s3gwv1alpha1.ReasonExcludedFromRemediation,
+		Message: fmt.Sprintf("Node %s is labelled %s=true: no further step is taken until the label is removed",
+			o.Node.Name, ExcludeFromRemediationLabel),
+	}
 }
 
 // newEpisode starts the remediation over: the node was Ready again since

@@ -71,7 +71,23 @@ type Node struct {
 	// OutOfServiceTaint is node.kubernetes.io/out-of-service:NoExecute when
 	// the node carries it, whoever added it; nil otherwise.
 	OutOfServiceTaint *Taint
+	// Excluded is true while the node is labelled
+	// remediation.medik8s.io/exclude-from-remediation=true, read on every
+	// pass (ExcludedFromRemediation).
+	Excluded bool
 }
+
+// ExcludedFromRemediation reports whether the node's labels exclude it from
+// remediation. Only the value "true" does, as NHC
+// (nodehealthcheck_controller.go, isNodeRemediationExcluded) and SNR
+// (selfnoderemediation_controller.go, ReconcileManager) read it; NHC only
+// warns about an empty value.
+func ExcludedFromRemediation(labels map[string]string) bool {
+	return labels[ExcludeFromRemediationLabel] == "true"
+}
+
+// ExcludeFromRemediationLabel is medik8s/common's labels.ExcludeFromRemediation.
+const ExcludeFromRemediationLabel = "remediation.medik8s.io/exclude-from-remediation"
 
 // Taint is the out-of-service taint seen on the node.
 type Taint struct {

@@ -1,0 +1,74 @@
+/*
+Copyright 2026 The s3gw-remediation Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package controllers
+
+import (
+	. "github.com/onsi/ginkgo/v2"
+	. "github.com/onsi/gomega"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	s3gwv1alpha1 "github.com/s3gw-tech/s3gw-remediation/api/v1alpha1"
+	"github.com/s3gw-tech/s3gw-remediation/controllers/remediation"
+	"github.com/s3gw-tech/s3gw-remediation/internal/failover"
+	"github.com/s3gw-tech/s3gw-remediation/internal/release"
+)
+
+// These stories follow what the medik8s neighbours really do in the cases
+// their code takes (docs/architecture.md, "The neighbours' rules").
+
+// label sets or removes (value "") one label of the node.
+func (w *world) label(short, key, value string) {
+	node := w.node(short)
+	if value == "" {
+		delete(node.Labels, key)
+	} else {
+		node.Labels[key] = value
+	}
+	Expect(w.c.Update(w.ctx, node)).To(Succeed())
+}
+
+var _ = Describe("The neighbours' rules", func() {
+	It("leaves a node labelled exclude-from-remediation after the CR exists alone, and resumes once the label goes", func() {
+		s := newFailedNodeScenario(s3gwv1alpha1.S3GWRemediationSpec{}, noStorageIsolation)
+		st := s.w.stepper(managerClient)
+		st.until(s.key, 5, isPhase(s3gwv1alpha1.PhaseWaitingForFencing))
+
+		// An admin excludes the node; then evidence arrives that would open
+		// the gate.
+		s.w.label("failed", failover.ExcludeFromRemediationLabel, "true")
+		s.w.taint("failed", release.OutOfServiceTaint())
+		recorder := newWriteRecorder()
+		excluded := s.w.stepper(recorder)
+		for range 3 {
+			Expect(excluded.pass(s.key)).To(Succeed())
+		}
+		rem := s.w.remediation(s.key)
+		Expect(rem.Status.Phase).To(Equal(s3gwv1alpha1.PhaseExcluded))
+		Expect(rem.Status.Conditions).To(haveCondition(s3gwv1alpha1.ConditionProcessing, metav1.ConditionFalse, s3gwv1alpha1.ReasonExcludedFromRemediation))
+		Expect(rem.Status.Conditions).To(haveCondition(s3gwv1alpha1.ConditionSucceeded, metav1.ConditionUnknown, s3gwv1alpha1.ReasonExcludedFromRemediation))
+		Expect(conditionOf(rem, s3gwv1alpha1.ConditionSucceeded).Message).To(ContainSubstring(failover.ExcludeFromRemediationLabel + "=true"))
+		Expect(excluded.eventsWithReason(remediation.EventRemediationSkipped)).To(HaveLen(1), "told once, on entering the phase")
+		Expect(s.w.podExists(s.g.pod)).To(BeTrue())
+		Expect(s.w.attachments(s.g, s.w.nodeName("failed"))).To(HaveLen(1))
+		Expect(rem.Status.Targets).To(HaveLen(1), "what was recorded stays recorded")
+		Expect(recorder.Writes()).To(HaveEach(HaveField("Kind", "S3GWRemediation")), "only the CR's status is written")
+
+		s.w.label("failed", failover.ExcludeFromRemediationLabel, "")
+		st.until(s.key, 20, succeeded)
+		s.expectMoved()
+	})
+})
