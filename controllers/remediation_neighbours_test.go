@@ -17,9 +17,14 @@ limitations under the License.
 package controllers
 
 import (
+	"time"
+
+	"github.com/medik8s/common/pkg/annotations"
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	s3gwv1alpha1 "github.com/s3gw-tech/s3gw-remediation/api/v1alpha1"
 	"github.com/s3gw-tech/s3gw-remediation/controllers/remediation"
@@ -71,4 +76,39 @@ var _ = Describe("The neighbours' rules", func() {
 		st.until(s.key, 20, succeeded)
 		s.expectMoved()
 	})
+
+	It("never passes NHC's time-out on to a delegate that already succeeded", func() {
+		w := newWorld(suiteCtx)
+		w.addNode("healthy", true)
+		w.addNode("failed", true)
+		// A replica on the failed node holds the move after the fence.
+		g := w.addGateway("s3gw", "failed", "healthy", noStorageIsolation, withReplicasOn("failed", "healthy"))
+		w.setReady("failed", false)
+		e := w.nhc(w.template("s3gw", w.delegateSpec(true), false))
+		s := &failedNodeScenario{w: w, g: g, e: e, key: w.remediate(e, "failed")}
+		st := w.stepper(managerClient)
+		far := s.fenceByDelegate(st)
+		w.farSucceeded(far)
+		st.until(s.key, 10, isPhase(s3gwv1alpha1.PhaseWaitingForStorage))
+
+		Expect(e.TimeOut(w.ctx, w.asUnstructured(s.key))).To(Succeed())
+		Expect(st.pass(s.key)).To(Succeed())
+		Expect(w.remediation(s.key).Status.Phase).To(Equal(s3gwv1alpha1.PhaseStopped))
+		Expect(w.delegateOf(s.key).GetAnnotations()).NotTo(HaveKey(annotations.NhcTimedOut),
+			"NHC never times out a Succeeded CR; FAR would turn its conditions False")
+		Expect(fenced(w.delegateOf(s.key))).To(BeTrue())
+		s.recover(st)
+	})
 })
+
+// farSucceeded has FAR finish its remediation after the fence, as FAR
+// reports it: FenceAgentActionSucceeded and Succeeded True.
+func (w *world) farSucceeded(far *unstructured.Unstructured) {
+	Expect(w.c.Get(w.ctx, client.ObjectKeyFromObject(far), far)).To(Succeed())
+	now := w.clock.Now().UTC().Format(time.RFC3339)
+	conds, _, _ := unstructured.NestedSlice(far.Object, "status", "conditions")
+	conds = append(conds, map[string]any{"type": "Succeeded", "status": "True",
+		"reason": "RemediationFinishedSuccessfully", "message": "set by the test", "lastTransitionTime": now})
+	Expect(unstructured.SetNestedSlice(far.Object, conds, "status", "conditions")).To(Succeed())
+	Expect(w.c.Status().Update(w.ctx, far)).To(Succeed())
+}

@@ -18,6 +18,7 @@ package remediation
 
 import (
 	"context"
+	"errors"
 	"time"
 
 	"github.com/medik8s/common/pkg/annotations"
@@ -76,7 +77,9 @@ func (r *Reconciler) observe(ctx context.Context, rem *s3gwv1alpha1.S3GWRemediat
 	observeOutOfServiceTaint(s)
 	s.obs.Episode = recordedEpisode(rem.Status.FailureEpisode)
 	if s.obs.TimedOut || s.obs.Node.Excluded {
-		return s, nil // no new step starts; nothing else to read
+		// No new step starts; only whether NHC's time-out may reach the
+		// delegate is still to read.
+		return s, r.observeTimedOutDelegate(ctx, s)
 	}
 	s.obs.ReleasedSince = releasedSince(rem.Status.Conditions)
 	if fenced := meta.FindStatusCondition(rem.Status.Conditions, s3gwv1alpha1.ConditionFenced); fenced != nil &&
@@ -113,6 +116,21 @@ func (r *Reconciler) observeEvidence(ctx context.Context, s *scope) error {
 	}
 	in := fencing.Input{Client: r.Client, Delegate: r.delegate(), Storage: s.storage, Remediation: s.rem, Node: s.nodeName}
 	return fencing.Observe(ctx, in, &s.obs.Evidence)
+}
+
+// observeTimedOutDelegate reads, for a timed-out remediation, its delegate:
+// a delegate that succeeded is not timed out (failover.RemediatorCR.MayTimeOut).
+func (r *Reconciler) observeTimedOutDelegate(ctx context.Context, s *scope) error {
+	if !s.obs.TimedOut || s.rem.Spec.Fencing.Delegate == nil {
+		return nil
+	}
+	state, err := r.delegate().Observe(ctx, s.rem, s.nodeName)
+	var invalid *fencing.DelegateError
+	if err != nil && !errors.As(err, &invalid) {
+		return err
+	}
+	s.obs.Evidence.Delegate, s.obs.Evidence.DelegateRef = state.Own, state.Ref
+	return nil
 }
 
 // delegate reads and writes the delegate fencing CR: observed through the

@@ -123,8 +123,8 @@ func settled(o Observation) (Decision, bool) {
 			Phase:   s3gwv1alpha1.PhaseStopped,
 			Reason:  s3gwv1alpha1.ReasonRemediationStoppedByNHC,
 			Message: "NodeHealthCheck timed the remediation out; no further step is taken",
-			// The fencer we started stops too.
-			TimeOutDelegate: o.Spec.Fencing.Delegate != nil,
+			// The fencer we started stops too, unless it is done.
+			TimeOutDelegate: o.Spec.Fencing.Delegate != nil && (o.Evidence.Delegate == nil || o.Evidence.Delegate.MayTimeOut()),
 		}, true
 	}
 	return Decision{}, false

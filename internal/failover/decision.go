@@ -104,7 +104,9 @@ type Decision struct {
 	// DeleteDelegate deletes the delegate CR whose success belongs to an
 	// earlier failure, so that a new one is created for this failure.
 	DeleteDelegate bool
-	// TimeOutDelegate copies NHC's timed-out annotation onto the delegate CR.
+	// TimeOutDelegate copies NHC's timed-out annotation onto the delegate
+	// CR, unless it succeeded (RemediatorCR.MayTimeOut); the adapter checks
+	// that again on the CR it patches.
 	TimeOutDelegate bool
 	// Evict lists the pods to force-delete.
 	Evict []Target

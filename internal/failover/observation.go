@@ -113,7 +113,19 @@ type RemediatorCR struct {
 	FencedAt *time.Time
 	// CreatedAt is the CR's creationTimestamp.
 	CreatedAt time.Time
+	// Succeeded is true when its Succeeded condition is True: the fencer
+	// finished its whole remediation, as NHC reads it.
+	Succeeded bool
 }
+
+// MayTimeOut reports whether NHC's timed-out annotation may be copied onto
+// the fencing CR: never once it reports Succeeded=True, as NHC itself never
+// times out a succeeded CR (node-healthcheck-operator,
+// internal/controller/nodehealthcheck_controller.go, remediate: both the
+// escalation timeout and the overdue lease skip addTimeOutAnnotation when
+// remediationSucceeded). FAR would turn its conditions False for a fence
+// that is done.
+func (cr RemediatorCR) MayTimeOut() bool { return !cr.Succeeded }
 
 // Target is one s3gw pod on the failed node.
 type Target struct {

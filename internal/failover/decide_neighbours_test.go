@@ -1,0 +1,70 @@
+/*
+Copyright 2026 The s3gw-remediation Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package failover
+
+import (
+	"testing"
+
+	. "github.com/onsi/gomega"
+	"k8s.io/utils/ptr"
+
+	s3gwv1alpha1 "github.com/s3gw-tech/s3gw-remediation/api/v1alpha1"
+)
+
+// TestDecideTimedOutDelegate pins NHC's rule for its time-out: never on a
+// CR that reports Succeeded=True.
+func TestDecideTimedOutDelegate(t *testing.T) {
+	tests := []struct {
+		name     string
+		spec     bool // spec.fencing.delegate set
+		delegate *RemediatorCR
+		want     bool
+	}{
+		{name: "no delegate in the spec: nothing to pass on"},
+		{name: "not observed (not created, or its kind gone): passed on, the adapter finds nothing", spec: true, want: true},
+		{name: "still fencing: passed on, so the fencer stops", spec: true, want: true,
+			delegate: &RemediatorCR{Kind: delegated, Name: testNode}},
+		{name: "fenced, its own remediation not finished: passed on, as NHC would", spec: true, want: true,
+			delegate: &RemediatorCR{Kind: delegated, Name: testNode, Fenced: true, FencedAt: fencedAt()}},
+		{name: "succeeded: never timed out", spec: true,
+			delegate: &RemediatorCR{Kind: delegated, Name: testNode, Fenced: true, FencedAt: fencedAt(), Succeeded: true}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			g := NewWithT(t)
+			o := notFenced()
+			if tt.spec {
+				withDelegate(&o)
+			}
+			o.TimedOut = true
+			o.Evidence.Delegate = tt.delegate
+
+			d := Decide(o)
+
+			g.Expect(d.Phase).To(Equal(s3gwv1alpha1.PhaseStopped))
+			g.Expect(d.TimeOutDelegate).To(Equal(tt.want))
+			if tt.delegate != nil {
+				g.Expect(tt.delegate.MayTimeOut()).To(Equal(tt.want), "the adapter applies the same rule")
+			}
+		})
+	}
+	t.Run("a CR that reports Succeeded=True is judged the same whether fenced is known", func(t *testing.T) {
+		g := NewWithT(t)
+		g.Expect(RemediatorCR{Succeeded: true}.MayTimeOut()).To(BeFalse())
+		g.Expect(RemediatorCR{Fenced: true, FencedAt: ptr.To(testFencedAt)}.MayTimeOut()).To(BeTrue())
+	})
+}
