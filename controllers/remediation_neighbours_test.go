@@ -99,6 +99,35 @@ var _ = Describe("The neighbours' rules", func() {
 		Expect(fenced(w.delegateOf(s.key))).To(BeTrue())
 		s.recover(st)
 	})
+
+	It("takes its out-of-service taint off a node Ready again while NHC keeps the CR, once s3gw runs elsewhere", func() {
+		s := newFailedNodeScenario(s3gwv1alpha1.S3GWRemediationSpec{Release: s3gwv1alpha1.ReleaseSpec{
+			Strategy: s3gwv1alpha1.ReleaseOutOfServiceTaint}})
+		st := s.w.stepper(managerClient)
+		st.until(s.key, 20, succeeded)
+		s.expectMoved()
+		Expect(release.TaintOwner(s.w.node("failed"), release.OutOfServiceTaint())).To(Equal(s.w.remediation(s.key).UID))
+
+		// Back, and NHC keeps the CR (healthyDelay, a paused NHC): the taint
+		// would evict every pod scheduled onto the healthy node.
+		s.w.setReady("failed", true)
+		Expect(st.pass(s.key)).To(Succeed())
+		node := s.w.node("failed")
+		Expect(release.HasTaint(node, release.OutOfServiceTaint())).To(BeFalse())
+		Expect(node.Annotations).NotTo(HaveKey(release.TaintOwnerAnnotation), "the owner annotation goes with the taint")
+		rem := s.w.remediation(s.key)
+		Expect(rem.Status.AddedTaints).To(BeEmpty())
+		Expect(rem.Status.Conditions).To(haveCondition(s3gwv1alpha1.ConditionSucceeded, metav1.ConditionTrue, s3gwv1alpha1.ReasonRemediationFinished))
+		Expect(st.eventsWithReason(remediation.EventTaintRemoved)).To(HaveLen(2), "on the CR and on the node")
+
+		// A taint added afterwards by someone else stays, and NHC's
+		// deletion still cleans up.
+		s.w.taint("failed", release.OutOfServiceTaint())
+		Expect(st.pass(s.key)).To(Succeed())
+		s.recover(st)
+		Expect(release.HasTaint(s.w.node("failed"), release.OutOfServiceTaint())).To(BeTrue())
+		Expect(st.eventsWithReason(remediation.EventTaintRemoved)).To(HaveLen(2))
+	})
 })
 
 // farSucceeded has FAR finish its remediation after the fence, as FAR

@@ -162,7 +162,8 @@ func observeOutOfServiceTaint(s *scope) {
 	if taint == nil {
 		return
 	}
-	s.obs.Node.OutOfServiceTaint = &failover.Taint{Owner: release.TaintOwner(s.node, *taint)}
+	owner := release.TaintOwner(s.node, *taint)
+	s.obs.Node.OutOfServiceTaint = &failover.Taint{Owner: owner, Ours: owner != "" && owner == s.rem.UID}
 	if taint.TimeAdded != nil {
 		s.obs.Node.OutOfServiceTaint.TimeAdded = &taint.TimeAdded.Time
 	}

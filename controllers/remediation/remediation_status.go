@@ -58,6 +58,8 @@ func nextStatus(s *scope) s3gwv1alpha1.S3GWRemediationStatus {
 	if taint := ownTaint(s.node, s.rem.UID); taint != nil {
 		// Recorded even if the pass that added it could not patch status.
 		st.AddedTaints = append(withoutTaint(st.AddedTaints, *taint), *taint)
+	} else if d.RemoveOwnTaint {
+		st.AddedTaints = withoutTaint(st.AddedTaints, release.OutOfServiceTaint())
 	}
 	if ref := s.obs.Evidence.DelegateRef; ref != nil {
 		st.Delegate = ref

@@ -33,10 +33,36 @@ func Decide(o Observation) Decision {
 		episode := o.Node.Heartbeat.Episode()
 		d.RecordEpisode = &episode
 	}
+	d.RemoveOwnTaint = OwnTaintDone(o)
 	if d.Wait != WaitNone {
 		d.WakeAt = nextChange(o)
 	}
 	return d
+}
+
+// OwnTaintDone reports whether the out-of-service taint this remediation
+// added has done its work while NHC still keeps the CR (healthyDelay, a
+// paused or Disabled NodeHealthCheck): the node is Ready again, and every
+// recorded target is replaced, its pod gone, its volumes released from the
+// node and a Ready replacement on another node, which has them attached
+// there. Left on, the NoExecute taint would evict every pod scheduled onto
+// the healthy node. SNR likewise removes its taint once the node's pods and
+// VolumeAttachments are gone (self-node-remediation,
+// internal/controller/selfnoderemediation_controller.go,
+// useOutOfServiceTaint and isResourceDeletionCompleted). A taint someone
+// else added is never ours to remove; a timed-out or excluded pass reads no
+// targets and removes nothing, leaving it to the cleanup on deletion.
+func OwnTaintDone(o Observation) bool {
+	if o.Node == nil || !o.Node.Ready || o.Node.OutOfServiceTaint == nil || !o.Node.OutOfServiceTaint.Ours ||
+		len(o.Targets) == 0 {
+		return false
+	}
+	for _, t := range o.Targets {
+		if !t.Recorded || t.State() != s3gwv1alpha1.TargetReplaced {
+			return false
+		}
+	}
+	return true
 }
 
 func decide(o Observation) Decision {

@@ -68,3 +68,48 @@ func TestDecideTimedOutDelegate(t *testing.T) {
 		g.Expect(RemediatorCR{Fenced: true, FencedAt: ptr.To(testFencedAt)}.MayTimeOut()).To(BeTrue())
 	})
 }
+
+// TestOwnTaintDone pins when the out-of-service taint this remediation
+// added comes off while NHC still keeps the CR.
+func TestOwnTaintDone(t *testing.T) {
+	ours := func() *Taint { t := ourTaint(); t.Ours = true; return t }
+	tests := []struct {
+		name   string
+		mutate func(o *Observation)
+		want   bool
+	}{
+		{name: "Ready again, released, replacement Ready elsewhere: removed", want: true},
+		{name: "kept while the node is not Ready", mutate: func(o *Observation) { o.Node.Ready = false }},
+		{name: "kept while a volume is still attached to the node", mutate: func(o *Observation) {
+			o.Targets[0].Volumes = []Volume{attachedVolume("a")}
+		}},
+		{name: "kept while the replacement is not Ready", mutate: func(o *Observation) { o.Targets[0].Replacement = nil }},
+		{name: "kept while the old pod is in the API", mutate: func(o *Observation) { o.Targets[0].PodPresent = true }},
+		{name: "kept while a target is not recorded", mutate: func(o *Observation) { o.Targets[0].Recorded = false }},
+		{name: "kept with no target read (timed out, excluded)", mutate: func(o *Observation) { o.Targets = nil }},
+		{name: "someone else's taint is never removed", mutate: func(o *Observation) { o.Node.OutOfServiceTaint = freshTaint() }},
+		{name: "another remediation's taint is not ours", mutate: func(o *Observation) {
+			o.Node.OutOfServiceTaint = ourTaint()
+		}},
+		{name: "no taint, nothing to remove", mutate: func(o *Observation) { o.Node.OutOfServiceTaint = nil }},
+		{name: "after Succeeded=True too", mutate: func(o *Observation) { o.Succeeded = true }, want: true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			g := NewWithT(t)
+			o := notFenced()
+			o.Spec.Release.Strategy = s3gwv1alpha1.ReleaseOutOfServiceTaint
+			moved(&o)
+			o.Node.Ready, o.Node.OutOfServiceTaint = true, ours()
+			if tt.mutate != nil {
+				tt.mutate(&o)
+			}
+
+			d := Decide(o)
+
+			g.Expect(OwnTaintDone(o)).To(Equal(tt.want))
+			g.Expect(d.RemoveOwnTaint).To(Equal(tt.want))
+			g.Expect(d.Destructive()).To(BeFalse())
+		})
+	}
+}

@@ -108,6 +108,9 @@ type Decision struct {
 	// CR, unless it succeeded (RemediatorCR.MayTimeOut); the adapter checks
 	// that again on the CR it patches.
 	TimeOutDelegate bool
+	// RemoveOwnTaint removes the out-of-service taint this remediation
+	// added, its work done (OwnTaintDone).
+	RemoveOwnTaint bool
 	// Evict lists the pods to force-delete.
 	Evict []Target
 	// Release is what the spec's release strategy writes this pass.

@@ -96,6 +96,8 @@ type Taint struct {
 	// Owner is the S3GWRemediation that added it, as the node's owner
 	// annotation names it; empty when none did (an admin, a fencer).
 	Owner types.UID
+	// Ours is true when Owner is this remediation.
+	Ours bool
 }
 
 // Foreign is true for a taint no S3GWRemediation added. Only a foreign
