@@ -22,6 +22,7 @@ import (
 	"github.com/medik8s/common/pkg/annotations"
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
+	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -128,7 +129,63 @@ var _ = Describe("The neighbours' rules", func() {
 		Expect(release.HasTaint(s.w.node("failed"), release.OutOfServiceTaint())).To(BeTrue())
 		Expect(st.eventsWithReason(remediation.EventTaintRemoved)).To(HaveLen(2))
 	})
+
+	It("never fences a node again while it comes back from the delegate's fence; a real new failure is fenced anew", func() {
+		w := newWorld(suiteCtx)
+		w.addNode("healthy", true)
+		w.addNode("failed", true)
+		g := w.addGateway("s3gw", "failed", "healthy", noStorageIsolation)
+		w.setReady("failed", false)
+		e := w.nhc(w.template("s3gw", w.delegateSpec(true), false))
+		s := &failedNodeScenario{w: w, g: g, e: e, key: w.remediate(e, "failed")}
+		st := w.stepper(managerClient)
+		first := s.fenceByDelegate(st)
+
+		// The fence rebooted the node: before the next pass its kubelet
+		// starts and posts Ready=False, renewing its Lease.
+		w.clock.Step(30 * time.Second)
+		w.booting("failed")
+		for range 5 {
+			Expect(st.pass(s.key)).To(Succeed())
+		}
+		rem := w.remediation(s.key)
+		Expect(rem.Status.Phase).To(Equal(s3gwv1alpha1.PhaseWaitingForFencing))
+		Expect(conditionOf(rem, s3gwv1alpha1.ConditionFenced).Message).To(ContainSubstring("is stale"),
+			"a node showing life after the fence is not trusted on that fence")
+		delegate := w.delegateOf(s.key)
+		Expect(delegate).NotTo(BeNil())
+		Expect(delegate.GetUID()).To(Equal(first.GetUID()), "the same fence: no second reboot")
+		Expect(delegate.GetDeletionTimestamp()).To(BeNil())
+		Expect(st.eventsWithReason(remediation.EventDelegateCreated)).To(HaveLen(1))
+		Expect(w.podExists(g.pod)).To(BeTrue())
+
+		// Back: the incident is over.
+		w.setReady("failed", true)
+		Expect(st.pass(s.key)).To(Succeed())
+		Expect(w.remediation(s.key).Status.FailureEpisode.RecoveredAt).NotTo(BeNil())
+
+		// A real new failure: fenced anew, never on the old success.
+		w.clock.Step(5 * time.Minute)
+		w.setReady("failed", false)
+		second := s.fenceByDelegate(st)
+		Expect(second.GetUID()).NotTo(Equal(first.GetUID()))
+		Expect(st.eventsWithReason(remediation.EventDelegateCreated)).To(HaveLen(2))
+		st.until(s.key, 20, succeeded)
+		Expect(w.remediation(s.key).Status.FencingEvidence).To(ConsistOf(
+			"delegate FenceAgentsRemediation/" + second.GetName()))
+	})
 })
+
+// booting has the node's kubelet start again, as after a reboot: it posts
+// Ready=False now (Unknown → False, no recovery) and renews its Lease.
+func (w *world) booting(short string) {
+	node := w.node(short)
+	now := metav1.NewTime(w.clock.Now())
+	node.Status.Conditions = []corev1.NodeCondition{{Type: corev1.NodeReady, Status: corev1.ConditionFalse,
+		Reason: "KubeletNotReady", LastHeartbeatTime: now, LastTransitionTime: now}}
+	Expect(w.c.Status().Update(w.ctx, node)).To(Succeed())
+	w.renewLease(short, now.Time)
+}
 
 // farSucceeded has FAR finish its remediation after the fence, as FAR
 // reports it: FenceAgentActionSucceeded and Succeeded True.

@@ -388,6 +388,13 @@ type FailureEpisode struct {
 	// kubelet's last status post.
 	// +optional
 	KubeletPostedAt *metav1.Time `json:"kubeletPostedAt,omitempty"`
+	// RecoveredAt is when the node last became Ready again (its Ready
+	// condition's lastTransitionTime to True), as a pass of this
+	// remediation saw it, during or before this failure. A delegate fence
+	// older than it fenced an earlier incident; until then the node may
+	// still be coming back from it, and it is not fenced again.
+	// +optional
+	RecoveredAt *metav1.Time `json:"recoveredAt,omitempty"`
 }
 
 // S3GWRemediationStatus reports progress to NodeHealthCheck (which reads only

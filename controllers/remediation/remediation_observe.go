@@ -181,6 +181,9 @@ func recordedEpisode(e *s3gwv1alpha1.FailureEpisode) *failover.Episode {
 	if e.KubeletPostedAt != nil {
 		out.KubeletPosted = e.KubeletPostedAt.Time
 	}
+	if e.RecoveredAt != nil {
+		out.RecoveredAt = e.RecoveredAt.Time
+	}
 	return out
 }
 

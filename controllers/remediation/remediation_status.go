@@ -141,6 +141,9 @@ func failureEpisode(e failover.Episode) *s3gwv1alpha1.FailureEpisode {
 	if !e.KubeletPosted.IsZero() {
 		out.KubeletPostedAt = ptr.To(metav1.NewTime(e.KubeletPosted))
 	}
+	if !e.RecoveredAt.IsZero() {
+		out.RecoveredAt = ptr.To(metav1.NewTime(e.RecoveredAt))
+	}
 	return out
 }
 

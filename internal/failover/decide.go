@@ -28,10 +28,14 @@ import (
 // are recorded and the fencing gate is open.
 func Decide(o Observation) Decision {
 	d := decide(o)
-	if o.Episode == nil && d.RestartEpisode == nil && o.Node != nil && !o.Node.Ready {
+	switch {
+	case o.Episode == nil && d.RestartEpisode == nil && o.Node != nil && !o.Node.Ready:
 		// The first pass of a failure records it, with whatever it decides.
 		episode := o.Node.Heartbeat.Episode()
 		d.RecordEpisode = &episode
+	case o.Episode != nil && o.Node != nil && o.Node.Ready:
+		// The node is back: what fenced the recorded failure is done.
+		d.RecordEpisode = o.Episode.recovery(o.Node.Heartbeat, o.Now)
 	}
 	d.RemoveOwnTaint = OwnTaintDone(o)
 	if d.Wait != WaitNone {
@@ -178,6 +182,7 @@ func excludedNode(o Observation) Decision {
 // the delegate) is kept.
 func newEpisode(o Observation) Decision {
 	episode := o.Node.Heartbeat.Episode()
+	episode.RecoveredAt = o.Episode.RecoveredAt
 	return Decision{
 		Phase:          s3gwv1alpha1.PhasePending,
 		RestartEpisode: &episode,

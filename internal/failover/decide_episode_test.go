@@ -43,7 +43,10 @@ func TestDecideFailureEpisodes(t *testing.T) {
 		phase   s3gwv1alpha1.Phase
 		record  bool // RecordEpisode with the current heartbeat
 		restart bool // RestartEpisode with the current heartbeat
-		reason  string
+		// recovered: RecordEpisode is the recorded episode with the node's
+		// Ready transition as its recovery
+		recovered bool
+		reason    string
 	}{
 		{
 			name:   "the first pass of a failure records it together with the targets",
@@ -83,10 +86,20 @@ func TestDecideFailureEpisodes(t *testing.T) {
 			reason:  s3gwv1alpha1.ReasonNodeFailedAgain,
 		},
 		{
-			name:   "Succeeded is kept while the node is Ready between failures",
+			name:   "Succeeded is kept while the node is Ready between failures, and the recovery is recorded",
 			obs:    fenced,
 			mutate: func(o *Observation) { o.Succeeded = true; failedAgain(o); o.Node.Ready = true },
-			phase:  s3gwv1alpha1.PhaseSucceeded,
+			phase:  s3gwv1alpha1.PhaseSucceeded, recovered: true,
+		},
+		{
+			name: "a recovery already recorded is not recorded again",
+			obs:  fenced,
+			mutate: func(o *Observation) {
+				failedAgain(o)
+				o.Node.Ready, o.Episode.RecoveredAt = true, o.Node.Heartbeat.ReadySince
+			},
+			phase:  s3gwv1alpha1.PhaseWaitingForNodeFailure,
+			reason: s3gwv1alpha1.ReasonNodeReady,
 		},
 		{
 			name:   "Succeeded is kept within the same failure",
@@ -112,9 +125,14 @@ func TestDecideFailureEpisodes(t *testing.T) {
 
 			g.Expect(d.Phase).To(Equal(tt.phase))
 			current := o.Node.Heartbeat.Episode()
-			if tt.record {
+			switch {
+			case tt.record:
 				g.Expect(d.RecordEpisode).To(Equal(&current))
-			} else {
+			case tt.recovered:
+				recovered := *o.Episode
+				recovered.RecoveredAt = o.Node.Heartbeat.ReadySince
+				g.Expect(d.RecordEpisode).To(Equal(&recovered))
+			default:
 				g.Expect(d.RecordEpisode).To(BeNil())
 			}
 			if tt.restart {
@@ -144,15 +162,24 @@ func succeededStatus(p s3gwv1alpha1.Phase) metav1.ConditionStatus {
 
 func TestDecideStaleDelegate(t *testing.T) {
 	before := testFailedAt.Add(-time.Hour)
+	afterFence, beforeFence := before.Add(time.Minute), before.Add(-time.Minute)
 	tests := []struct {
-		name           string
-		delegate       *RemediatorCR
+		name     string
+		delegate *RemediatorCR
+		// recovered is when a pass last saw the node Ready again; nil if never
+		recovered      *time.Time
 		create, delete bool
 	}{
 		{name: "not created yet: create it", create: true},
 		{name: "still fencing: wait", delegate: &RemediatorCR{Kind: delegated, Name: testNode}},
-		{name: "succeeded before the failure: delete it so a new one fences this failure",
-			delegate: &RemediatorCR{Kind: delegated, Name: testNode, Fenced: true, FencedAt: &before}, delete: true},
+		{name: "fenced an earlier incident, the node Ready again since: delete it so a new one fences this failure",
+			recovered: &afterFence, delete: true,
+			delegate: &RemediatorCR{Kind: delegated, Name: testNode, Fenced: true, FencedAt: &before}},
+		{name: "fenced, the node not seen Ready since (still coming back from that fence): kept, no second fence",
+			delegate: &RemediatorCR{Kind: delegated, Name: testNode, Fenced: true, FencedAt: &before}},
+		{name: "fenced, the node seen Ready only before that fence: kept, no second fence",
+			recovered: &beforeFence,
+			delegate:  &RemediatorCR{Kind: delegated, Name: testNode, Fenced: true, FencedAt: &before}},
 		{name: "succeeded without a timestamp: kept (it cannot be proven stale) and not counted",
 			delegate: &RemediatorCR{Kind: delegated, Name: testNode, Fenced: true}},
 	}
@@ -163,6 +190,9 @@ func TestDecideStaleDelegate(t *testing.T) {
 			withoutDefaultSources(&o)
 			withDelegate(&o)
 			o.Evidence.Delegate = tt.delegate
+			if tt.recovered != nil {
+				o.Episode.RecoveredAt = *tt.recovered
+			}
 
 			d := Decide(o)
 

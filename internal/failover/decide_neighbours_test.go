@@ -18,6 +18,7 @@ package failover
 
 import (
 	"testing"
+	"time"
 
 	. "github.com/onsi/gomega"
 	"k8s.io/utils/ptr"
@@ -112,4 +113,83 @@ func TestOwnTaintDone(t *testing.T) {
 			g.Expect(d.Destructive()).To(BeFalse())
 		})
 	}
+}
+
+// TestDecideOneIncidentPerFence pins what one incident is for a delegate:
+// from its fence until the node is seen Ready again.
+func TestDecideOneIncidentPerFence(t *testing.T) {
+	fencedDelegate := func() Observation {
+		o := notFenced()
+		withoutDefaultSources(&o)
+		withDelegate(&o)
+		o.Evidence.Delegate = &RemediatorCR{Kind: delegated, Name: testNode, Fenced: true, FencedAt: fencedAt()}
+		return o
+	}
+	// booting: the fenced node's kubelet starts again and posts Ready=False
+	// (Unknown → False, not a recovery), renewing its Lease.
+	booting := func(o *Observation) {
+		at := testFencedAt.Add(30 * time.Second)
+		o.Node.Heartbeat = Heartbeat{Ready: ReadyFalse, ReadySince: at, KubeletPosted: at, LeaseRenewed: testNow,
+			LeaseDuration: 40 * time.Second}
+	}
+
+	t.Run("the node rebooting from the fence: the success is not trusted, and nothing fences again", func(t *testing.T) {
+		g := NewWithT(t)
+		o := fencedDelegate()
+		booting(&o)
+		o.Episode = ptr.To(o.Node.Heartbeat.Episode()) // after the restart the boot caused
+
+		d := Decide(o)
+
+		g.Expect(d.Phase).To(Equal(s3gwv1alpha1.PhaseWaitingForFencing))
+		g.Expect(d.Gate.Missing).To(ContainSubstring("is stale"))
+		g.Expect(d.DeleteDelegate).To(BeFalse())
+		g.Expect(d.CreateDelegate).To(BeFalse())
+		g.Expect(d.Destructive()).To(BeFalse())
+	})
+	t.Run("the boot restarts the episode, keeping the recovery it followed", func(t *testing.T) {
+		g := NewWithT(t)
+		o := fencedDelegate()
+		recovered := testFailedAt.Add(-time.Hour)
+		o.Episode.RecoveredAt = recovered
+		booting(&o)
+
+		d := Decide(o)
+
+		g.Expect(d.RestartEpisode).NotTo(BeNil())
+		g.Expect(d.RestartEpisode.RecoveredAt).To(Equal(recovered))
+		g.Expect(d.DeleteDelegate).To(BeFalse())
+	})
+	t.Run("Ready again after the fence, then a new failure: the old fence is replaced", func(t *testing.T) {
+		g := NewWithT(t)
+		o := fencedDelegate()
+		// Fenced 30 minutes ago, seen Ready 20 minutes ago, failed again
+		// since (the restart already recorded).
+		fence, recovered := testNow.Add(-30*time.Minute), testNow.Add(-20*time.Minute)
+		o.Evidence.Delegate.FencedAt = &fence
+		failedAgain(&o)
+		o.Episode = &Episode{Ready: o.Node.Heartbeat.Ready, ReadySince: o.Node.Heartbeat.ReadySince,
+			KubeletPosted: o.Node.Heartbeat.KubeletPosted, RecoveredAt: recovered}
+
+		d := Decide(o)
+
+		g.Expect(d.DeleteDelegate).To(BeTrue(), "a real new failure is fenced anew")
+		g.Expect(d.Gate.Open).To(BeFalse(), "and the old success is never trusted for it")
+	})
+	t.Run("a Ready pass records the recovery once, at the node's Ready transition", func(t *testing.T) {
+		g := NewWithT(t)
+		o := fencedDelegate()
+		readyAt := testNow.Add(-5 * time.Second)
+		o.Node.Ready = true
+		o.Node.Heartbeat = Heartbeat{Ready: ReadyTrue, ReadySince: readyAt, KubeletPosted: testNow, LeaseRenewed: testNow,
+			LeaseDuration: 40 * time.Second}
+
+		d := Decide(o)
+		g.Expect(d.RecordEpisode).NotTo(BeNil())
+		g.Expect(d.RecordEpisode.RecoveredAt).To(Equal(readyAt))
+		g.Expect(d.RecordEpisode.ReadySince).To(Equal(o.Episode.ReadySince), "the failure's identity is kept")
+
+		o.Episode = d.RecordEpisode
+		g.Expect(Decide(o).RecordEpisode).To(BeNil())
+	})
 }

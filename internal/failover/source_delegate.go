@@ -91,11 +91,23 @@ func reusableFencer(o Observation) *RemediatorCR {
 	return nil
 }
 
-// delegateStale is true when the delegate reports success from before the
-// node's last sign of life: it fenced an earlier failure and will not fence
-// this one.
+// delegateStale is true when the delegate fenced an earlier incident: its
+// success is older than the node's last sign of life, so it proves nothing
+// now, and the node was seen Ready again since that fence (both times are
+// the API's, to the second: a tie counts as since), so the node fails anew
+// and the delegate will not fence this failure.
+//
+// One incident, for a delegate, runs from its fence until a pass sees the
+// node Ready again (Episode.RecoveredAt). Within it, signs of life after the
+// fence (a rebooting kubelet posting Ready=False, renewing its Lease) are
+// the node coming back from that fence: the gate does not trust the old
+// success (notCurrent), but no second fence is started either, so a node
+// is never power-cycled again in the middle of its reboot. A node that
+// never comes back stays with the one fence; NHC's time-out and escalation
+// take over from there.
 func delegateStale(o Observation) bool {
 	d := o.Evidence.Delegate
 	return o.Spec.Fencing.Delegate != nil && d != nil && d.Fenced && d.FencedAt != nil &&
-		!d.FencedAt.After(o.Node.Heartbeat.LastSignOfLife())
+		!d.FencedAt.After(o.Node.Heartbeat.LastSignOfLife()) &&
+		o.Episode != nil && !o.Episode.RecoveredAt.IsZero() && !o.Episode.RecoveredAt.Before(*d.FencedAt)
 }
