@@ -63,8 +63,11 @@ func timedOut(rem *s3gwv1alpha1.S3GWRemediation) bool {
 // out, excluded node).
 func (r *Reconciler) observe(ctx context.Context, rem *s3gwv1alpha1.S3GWRemediation, nodeName string, node *corev1.Node) (*scope, error) {
 	s := &scope{rem: rem, nodeName: nodeName, node: node, now: metav1.NewTime(r.Clock.Now()), targets: rem.Status.Targets}
+	reported := meta.IsStatusConditionTrue(rem.Status.Conditions, s3gwv1alpha1.ConditionSucceeded)
+	// A success of this episode has its completion time; one kept from an
+	// earlier episode (restartEpisode) has none.
 	s.obs = failover.Observation{Now: s.now.Time, Spec: rem.Spec, TimedOut: timedOut(rem),
-		Succeeded: meta.IsStatusConditionTrue(rem.Status.Conditions, s3gwv1alpha1.ConditionSucceeded)}
+		Succeeded: reported && rem.Status.CompletionTime != nil, SuccessReported: reported}
 	if node == nil {
 		return s, nil
 	}

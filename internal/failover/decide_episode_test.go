@@ -47,6 +47,8 @@ func TestDecideFailureEpisodes(t *testing.T) {
 		// Ready transition as its recovery
 		recovered bool
 		reason    string
+		// kept: Succeeded=True is reported though the phase is not final
+		kept bool
 	}{
 		{
 			name:   "the first pass of a failure records it together with the targets",
@@ -70,12 +72,13 @@ func TestDecideFailureEpisodes(t *testing.T) {
 			reason: s3gwv1alpha1.ReasonNodeReady,
 		},
 		{
-			name:    "a Succeeded remediation starts over when the node fails again",
+			name:    "a Succeeded remediation starts over when the node fails again, keeping Succeeded=True for NHC",
 			obs:     fenced,
-			mutate:  func(o *Observation) { o.Succeeded = true; failedAgain(o) },
+			mutate:  func(o *Observation) { o.Succeeded, o.SuccessReported = true, true; failedAgain(o) },
 			phase:   s3gwv1alpha1.PhasePending,
 			restart: true,
 			reason:  s3gwv1alpha1.ReasonNodeFailedAgain,
+			kept:    true,
 		},
 		{
 			name:    "a remediation in any phase starts over when the node fails again",
@@ -142,7 +145,11 @@ func TestDecideFailureEpisodes(t *testing.T) {
 			} else {
 				g.Expect(d.RestartEpisode).To(BeNil())
 			}
-			if tt.reason != "" {
+			switch {
+			case tt.kept:
+				expectConditions(g, Conditions(o, d), cond{s3gwv1alpha1.ConditionSucceeded, metav1.ConditionTrue, s3gwv1alpha1.ReasonNodeFailedAgain},
+					cond{s3gwv1alpha1.ConditionProcessing, metav1.ConditionTrue, tt.reason})
+			case tt.reason != "":
 				expectConditions(g, Conditions(o, d), cond{s3gwv1alpha1.ConditionSucceeded, succeededStatus(tt.phase), tt.reason})
 			}
 		})

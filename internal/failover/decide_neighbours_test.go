@@ -21,6 +21,7 @@ import (
 	"time"
 
 	. "github.com/onsi/gomega"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/utils/ptr"
 
 	s3gwv1alpha1 "github.com/s3gw-tech/s3gw-remediation/api/v1alpha1"
@@ -192,4 +193,72 @@ func TestDecideOneIncidentPerFence(t *testing.T) {
 		o.Episode = d.RecordEpisode
 		g.Expect(Decide(o).RecordEpisode).To(BeNil())
 	})
+}
+
+// TestKeepSucceeded pins the medik8s pair of a CR NHC keeps across a second
+// failure of its node: Succeeded, once True, is never Unknown again.
+func TestKeepSucceeded(t *testing.T) {
+	secondFailure := func(o *Observation) { o.SuccessReported = true }
+	tests := []struct {
+		name                  string
+		obs                   func() Observation
+		mutate                func(o *Observation)
+		phase                 s3gwv1alpha1.Phase
+		processing, succeeded cond
+	}{
+		{
+			name: "the new failure waits for fencing: Succeeded stays True, Processing says why", obs: notFenced,
+			mutate: secondFailure, phase: s3gwv1alpha1.PhaseWaitingForFencing,
+			processing: cond{s3gwv1alpha1.ConditionProcessing, metav1.ConditionTrue, s3gwv1alpha1.ReasonWaitingForFencing},
+			succeeded:  cond{s3gwv1alpha1.ConditionSucceeded, metav1.ConditionTrue, s3gwv1alpha1.ReasonNodeFailedAgain},
+		},
+		{
+			name: "the new failure is being moved", obs: fenced,
+			mutate: secondFailure, phase: s3gwv1alpha1.PhaseEvicting,
+			processing: cond{s3gwv1alpha1.ConditionProcessing, metav1.ConditionTrue, s3gwv1alpha1.ReasonRemediationStarted},
+			succeeded:  cond{s3gwv1alpha1.ConditionSucceeded, metav1.ConditionTrue, s3gwv1alpha1.ReasonNodeFailedAgain},
+		},
+		{
+			name: "the new failure is moved: True again, for it", obs: fenced,
+			mutate: func(o *Observation) { secondFailure(o); moved(o) }, phase: s3gwv1alpha1.PhaseSucceeded,
+			processing: cond{s3gwv1alpha1.ConditionProcessing, metav1.ConditionFalse, s3gwv1alpha1.ReasonRemediationFinished},
+			succeeded:  cond{s3gwv1alpha1.ConditionSucceeded, metav1.ConditionTrue, s3gwv1alpha1.ReasonRemediationFinished},
+		},
+		{
+			name: "the new failure cannot be moved: False, so escalation may go on", obs: fenced,
+			mutate: func(o *Observation) {
+				secondFailure(o)
+				o.Targets[0].Volumes[0].Replicas = nil
+				pastReleaseDeadline(o)
+			},
+			phase:      s3gwv1alpha1.PhaseFailed,
+			processing: cond{s3gwv1alpha1.ConditionProcessing, metav1.ConditionFalse, s3gwv1alpha1.ReasonNoHealthyReplica},
+			succeeded:  cond{s3gwv1alpha1.ConditionSucceeded, metav1.ConditionFalse, s3gwv1alpha1.ReasonNoHealthyReplica},
+		},
+		{
+			name: "a first failure is Unknown while at work", obs: notFenced, phase: s3gwv1alpha1.PhaseWaitingForFencing,
+			processing: cond{s3gwv1alpha1.ConditionProcessing, metav1.ConditionTrue, s3gwv1alpha1.ReasonWaitingForFencing},
+			succeeded:  cond{s3gwv1alpha1.ConditionSucceeded, metav1.ConditionUnknown, s3gwv1alpha1.ReasonWaitingForFencing},
+		},
+		{
+			name: "an excluded node keeps it too", obs: fenced,
+			mutate: func(o *Observation) { secondFailure(o); o.Node.Excluded = true }, phase: s3gwv1alpha1.PhaseExcluded,
+			processing: cond{s3gwv1alpha1.ConditionProcessing, metav1.ConditionFalse, s3gwv1alpha1.ReasonExcludedFromRemediation},
+			succeeded:  cond{s3gwv1alpha1.ConditionSucceeded, metav1.ConditionTrue, s3gwv1alpha1.ReasonNodeFailedAgain},
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			g := NewWithT(t)
+			o := tt.obs()
+			if tt.mutate != nil {
+				tt.mutate(&o)
+			}
+
+			d := Decide(o)
+
+			g.Expect(d.Phase).To(Equal(tt.phase))
+			expectConditions(g, Conditions(o, d), tt.processing, tt.succeeded)
+		})
+	}
 }

@@ -53,9 +53,13 @@ type Observation struct {
 	// ReleasedSince is when the targets were last seen both evicted and
 	// released, which starts the replacement timeout; nil before.
 	ReleasedSince *time.Time
-	// Succeeded is true once status reported Succeeded=True: a finished
-	// move stays finished within its episode.
+	// Succeeded is true once status reported Succeeded=True for this
+	// failure episode: a finished move stays finished within its episode.
 	Succeeded bool
+	// SuccessReported is true while status reports Succeeded=True, for this
+	// episode or an earlier one under the same CR (healthyDelay): NHC reads
+	// only that, and it is never taken back to Unknown (KeepSucceeded).
+	SuccessReported bool
 	// Episode is the not-Ready period status recorded this remediation
 	// working on; nil before the first one.
 	Episode *Episode
