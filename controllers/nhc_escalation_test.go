@@ -159,6 +159,34 @@ func (w *world) farTemplate(name string) nhc.TemplateRef {
 	return nhc.TemplateRef{APIVersion: farAPIVersion, Kind: farKind + "Template", Namespace: w.ns, Name: name}
 }
 
+// failTwiceUnderKeptCR has node "failed" fail and our step move s3gw off
+// it; the node comes back and NHC keeps the CR (healthyDelay), while kept
+// runs; a second gateway lands on the node, where Longhorn cannot tell the
+// node down, so its move needs other evidence; and the node fails again 40
+// minutes after NHC took its lease, which is then overdue (acquireTime + 3
+// × the timeout). It returns once the remediation waits for fencing.
+func (s *escalation) failTwiceUnderKeptCR(kept func()) (types.NamespacedName, *gateway) {
+	s.fail()
+	s.pass()
+	key := client.ObjectKeyFromObject(s.onlyCR("S3GWRemediation"))
+	s.st.until(key, 20, succeeded)
+	s.expectReleasedOnto(key, "StorageIsolation")
+
+	s.w.setReady("failed", true)
+	s.w.clock.Step(time.Minute)
+	s.pass()
+	Expect(s.st.pass(key)).To(Succeed())
+	if kept != nil {
+		kept()
+	}
+	second := s.w.addGateway("second", "failed", "healthy", noStorageIsolation)
+
+	s.w.clock.Step(40 * time.Minute)
+	s.w.setReady("failed", false)
+	s.st.until(key, 10, isPhase(s3gwv1alpha1.PhaseWaitingForFencing))
+	return key, second
+}
+
 func (s *escalation) expectReleasedOnto(key types.NamespacedName, evidence string) {
 	w, g := s.w, s.g
 	rem := w.remediation(key)
@@ -291,28 +319,10 @@ var _ = Describe("Escalation with NodeHealthCheck", func() {
 			e.Template = templateRef(s.w.template("s3gw", s3gwv1alpha1.S3GWRemediationSpec{}, false))
 			e.HealthyDelay = ptr.To(2 * time.Hour)
 		})
-		s.fail()
-		s.pass()
-		key := client.ObjectKeyFromObject(s.onlyCR("S3GWRemediation"))
+		key, second := s.failTwiceUnderKeptCR(nil)
 		lease, err := s.e.Lease(s.w.ctx, s.w.nodeName("failed"))
 		Expect(err).NotTo(HaveOccurred())
 		acquired := lease.Spec.AcquireTime.Time
-		s.st.until(key, 20, succeeded)
-		s.expectReleasedOnto(key, "StorageIsolation")
-
-		// Back; NHC keeps the CR. A second gateway lands on the node, where
-		// Longhorn cannot tell the node down: its move needs other evidence.
-		s.w.setReady("failed", true)
-		s.w.clock.Step(time.Minute)
-		s.pass()
-		Expect(s.st.pass(key)).To(Succeed())
-		second := s.w.addGateway("second", "failed", "healthy", noStorageIsolation)
-
-		// It fails again 40 minutes after NHC took the node lease: the lease
-		// is overdue (acquireTime + 3 × 10 min).
-		s.w.clock.Step(40 * time.Minute)
-		s.w.setReady("failed", false)
-		s.st.until(key, 10, isPhase(s3gwv1alpha1.PhaseWaitingForFencing))
 		rem := s.w.remediation(key)
 		Expect(rem.Status.Conditions).To(haveCondition(s3gwv1alpha1.ConditionSucceeded, metav1.ConditionTrue, s3gwv1alpha1.ReasonNodeFailedAgain))
 		Expect(rem.Status.Conditions).To(haveCondition(s3gwv1alpha1.ConditionProcessing, metav1.ConditionTrue, s3gwv1alpha1.ReasonWaitingForFencing))
@@ -351,21 +361,9 @@ var _ = Describe("Escalation with NodeHealthCheck", func() {
 			}
 			e.HealthyDelay = ptr.To(2 * time.Hour)
 		})
-		s.fail()
-		s.pass()
-		key := client.ObjectKeyFromObject(s.onlyCR("S3GWRemediation"))
-		s.st.until(key, 20, succeeded)
-		s.expectReleasedOnto(key, "StorageIsolation")
-		s.w.setReady("failed", true)
-		s.w.clock.Step(time.Minute)
-		s.pass()
-		Expect(s.st.pass(key)).To(Succeed())
-		Expect(s.crs(farKind)).To(BeEmpty(), "back before the step's timeout: no FAR")
-		second := s.w.addGateway("second", "failed", "healthy", noStorageIsolation)
-
-		s.w.clock.Step(40 * time.Minute)
-		s.w.setReady("failed", false)
-		s.st.until(key, 10, isPhase(s3gwv1alpha1.PhaseWaitingForFencing))
+		key, second := s.failTwiceUnderKeptCR(func() {
+			Expect(s.crs(farKind)).To(BeEmpty(), "back before the step's timeout: no FAR")
+		})
 		s.w.clock.Step(nhc.DefaultUnhealthyDuration + time.Second)
 		s.pass() // our step is long past its timeout and its lease overdue
 		Expect(s.w.asUnstructured(key).GetAnnotations()).NotTo(HaveKey(annotations.NhcTimedOut))

@@ -241,13 +241,8 @@ var _ = Describe("Evidence of the current failure", func() {
 	})
 
 	It("starts over when the node fails again while NHC keeps the CR, with a new delegate", func() {
-		w := newWorld(suiteCtx)
-		w.addNode("healthy", true)
-		w.addNode("failed", true)
-		g := w.addGateway("s3gw", "failed", "healthy", noStorageIsolation)
-		w.setReady("failed", false)
-		e := w.nhc(w.template("s3gw", w.delegateSpec(true), false))
-		s := &failedNodeScenario{w: w, g: g, e: e, key: w.remediate(e, "failed")}
+		s := newDelegateScenario(noStorageIsolation)
+		w := s.w
 		st := w.stepper(managerClient)
 		first := s.fenceByDelegate(st)
 		st.until(s.key, 20, succeeded)
@@ -314,13 +309,8 @@ var _ = Describe("The delegate, as NHC sees it", func() {
 	})
 
 	It("passes NHC's time-out on to its delegate", func() {
-		w := newWorld(suiteCtx)
-		w.addNode("healthy", true)
-		w.addNode("failed", true)
-		g := w.addGateway("s3gw", "failed", "healthy", noStorageIsolation)
-		w.setReady("failed", false)
-		e := w.nhc(w.template("s3gw", w.delegateSpec(true), false))
-		s := &failedNodeScenario{w: w, g: g, e: e, key: w.remediate(e, "failed")}
+		s := newDelegateScenario(noStorageIsolation)
+		w, e := s.w, s.e
 		st := w.stepper(managerClient)
 		st.until(s.key, 10, func(*s3gwv1alpha1.S3GWRemediation) bool { return w.delegateOf(s.key) != nil })
 
@@ -333,6 +323,19 @@ var _ = Describe("The delegate, as NHC sees it", func() {
 		s.recover(st)
 	})
 })
+
+// newDelegateScenario is a failed node running one s3gw gateway, fenced
+// only by the delegate FenceAgentsRemediationTemplate "far" (with the
+// multiple-templates annotation), and NHC's CR for it.
+func newDelegateScenario(opts ...gatewayOption) *failedNodeScenario {
+	w := newWorld(suiteCtx)
+	w.addNode("healthy", true)
+	w.addNode("failed", true)
+	g := w.addGateway("s3gw", "failed", "healthy", opts...)
+	w.setReady("failed", false)
+	e := w.nhc(w.template("s3gw", w.delegateSpec(true), false))
+	return &failedNodeScenario{w: w, g: g, e: e, key: w.remediate(e, "failed")}
+}
 
 // fenceByDelegate waits for the delegate CR of the current failure to be
 // created, then reports it fenced now.

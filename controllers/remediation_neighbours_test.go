@@ -79,14 +79,9 @@ var _ = Describe("The neighbours' rules", func() {
 	})
 
 	It("never passes NHC's time-out on to a delegate that already succeeded", func() {
-		w := newWorld(suiteCtx)
-		w.addNode("healthy", true)
-		w.addNode("failed", true)
 		// A replica on the failed node holds the move after the fence.
-		g := w.addGateway("s3gw", "failed", "healthy", noStorageIsolation, withReplicasOn("failed", "healthy"))
-		w.setReady("failed", false)
-		e := w.nhc(w.template("s3gw", w.delegateSpec(true), false))
-		s := &failedNodeScenario{w: w, g: g, e: e, key: w.remediate(e, "failed")}
+		s := newDelegateScenario(noStorageIsolation, withReplicasOn("failed", "healthy"))
+		w, e := s.w, s.e
 		st := w.stepper(managerClient)
 		far := s.fenceByDelegate(st)
 		w.farSucceeded(far)
@@ -131,13 +126,8 @@ var _ = Describe("The neighbours' rules", func() {
 	})
 
 	It("never fences a node again while it comes back from the delegate's fence; a real new failure is fenced anew", func() {
-		w := newWorld(suiteCtx)
-		w.addNode("healthy", true)
-		w.addNode("failed", true)
-		g := w.addGateway("s3gw", "failed", "healthy", noStorageIsolation)
-		w.setReady("failed", false)
-		e := w.nhc(w.template("s3gw", w.delegateSpec(true), false))
-		s := &failedNodeScenario{w: w, g: g, e: e, key: w.remediate(e, "failed")}
+		s := newDelegateScenario(noStorageIsolation)
+		w, g := s.w, s.g
 		st := w.stepper(managerClient)
 		first := s.fenceByDelegate(st)
 
