@@ -241,7 +241,7 @@ func newDelegateScenario(multi bool, opts ...gatewayOption) (*failedNodeScenario
 	w := newWorld(suiteCtx)
 	w.addNode("healthy", true)
 	w.addNode("failed", true)
-	g := w.addGateway("s3gw", "failed", "healthy", noStorageIsolation)
+	g := w.addGateway("s3gw", "failed", "healthy", append([]gatewayOption{noStorageIsolation}, opts...)...)
 	w.setReady("failed", false)
 	spec := w.delegateSpec(multi)
 	e := w.nhc(w.template("s3gw", spec, false))

@@ -79,8 +79,8 @@ var _ = Describe("The neighbours' rules", func() {
 	})
 
 	It("never passes NHC's time-out on to a delegate that already succeeded", func() {
-		// No healthy replica on another node holds the move after the fence.
-		s, _ := newDelegateScenario(true, withReplicasOn("failed"))
+		// A replica on the failed node holds the move after the fence.
+		s, _ := newDelegateScenario(true, withReplicasOn("failed", "healthy"))
 		w, e := s.w, s.e
 		st := w.stepper(managerClient)
 		far := s.fenceByDelegate(st)
