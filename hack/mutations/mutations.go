@@ -160,8 +160,8 @@ var mutations = []Mutation{
 		Name: "a remediator condition counts whatever its status",
 		Edits: []Edit{{
 			File: "internal/fencing/remediators.go",
-			Old:  "\t\tif m[\"status\"] != string(metav1.ConditionTrue) {\n",
-			New:  "\t\tif false && m[\"status\"] != string(metav1.ConditionTrue) {\n",
+			Old:  "\tif !found || c.status != metav1.ConditionTrue {\n",
+			New:  "\tif !found {\n",
 		}},
 		BehindReachability: true,
 	},
