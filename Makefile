@@ -2,7 +2,9 @@
 # off a failed node once the node is proven fenced.
 
 VERSION ?= 0.1.0
-IMG ?= quay.io/s3gw-tech/s3gw-remediation:v$(VERSION)
+# The release the next CSV replaces (docs/releasing.md); empty for the first.
+PREVIOUS_VERSION ?=
+IMG ?= quay.io/s3gw/s3gw-remediation:v$(VERSION)
 IMG_NAME = $(shell echo '$(IMG)' | sed 's/:[^:/]*$$//')
 IMG_TAG = $(shell echo '$(IMG)' | sed -n 's/.*:\([^:/]*\)$$/\1/p')
 CONTAINER_TOOL ?= docker
@@ -29,8 +31,10 @@ KUBECTL := $(K8S_BIN)/kubectl
 ETCD := $(K8S_BIN)/etcd
 KWOK := $(LOCALBIN)/kwok
 OLM := $(LOCALBIN)/olm
+OLM_CATALOG := $(LOCALBIN)/olm-catalog
 CONTROLLER_GEN := $(LOCALBIN)/controller-gen
 GOLANGCI_LINT := $(LOCALBIN)/golangci-lint
+PROMTOOL := $(LOCALBIN)/promtool
 
 GO_BUILD_TOOL = cd hack/tools/$(1) && go build -trimpath -o $(2)
 
@@ -63,18 +67,20 @@ vet: ## Run go vet (also on the e2e-tagged code and the bundle module).
 	go vet ./...
 	go vet -tags e2e ./...
 	cd hack/bundle && go vet ./... && go vet -tags e2e ./...
+	cd hack/chart && go vet ./... && go vet -tags e2e ./...
 
 .PHONY: lint
 lint: $(GOLANGCI_LINT) ## Run golangci-lint.
 	$(GOLANGCI_LINT) run ./...
 	cd hack/bundle && $(GOLANGCI_LINT) run --config $(CURDIR)/.golangci.yml ./...
+	cd hack/chart && $(GOLANGCI_LINT) run --config $(CURDIR)/.golangci.yml ./...
 
 .PHONY: verify
 verify: ## Regenerate everything and fail if a generated file changed.
 	hack/verify-generated.sh
 
 .PHONY: test
-test: verify vet lint test-unit test-bundle ## Verify generated files, vet, lint, and run all unit, envtest and bundle suites.
+test: verify vet lint test-unit test-bundle test-chart ## Verify generated files, vet, lint, and run all unit, envtest, bundle, chart and alert-rule suites.
 
 # The world-model safety test (test/worldmodel) runs its fixed seed in
 # make test, so a red run is a change's doing; make test-worldmodel-explore
@@ -83,11 +89,11 @@ WORLDMODEL_SEED ?= 0x5eed2026
 WORLDMODEL_SUMMARY := $(CURDIR)/tmp/worldmodel-summary.txt
 
 .PHONY: test-unit
-test-unit: envtest-assets ## Run unit and envtest suites against a real kube-apiserver and etcd, and the world-model safety test.
+test-unit: envtest-assets $(PROMTOOL) fence-agents ## Run unit and envtest suites against a real kube-apiserver and etcd, and the world-model safety test.
 	@echo "worldmodel: seed $(WORLDMODEL_SEED) (replay: WORLDMODEL_SEED=$(WORLDMODEL_SEED) go test ./test/worldmodel/)"
 	@mkdir -p $(dir $(WORLDMODEL_SUMMARY)) && rm -f $(WORLDMODEL_SUMMARY)
-	KUBEBUILDER_ASSETS=$(K8S_BIN) WORLDMODEL_SEED=$(WORLDMODEL_SEED) WORLDMODEL_SUMMARY=$(WORLDMODEL_SUMMARY) \
-		go test ./... -coverprofile cover.out; status=$$?; cat $(WORLDMODEL_SUMMARY) 2>/dev/null; exit $$status
+	KUBEBUILDER_ASSETS=$(K8S_BIN) WORLDMODEL_SEED=$(WORLDMODEL_SEED) WORLDMODEL_SUMMARY=$(WORLDMODEL_SUMMARY) PROMTOOL=$(PROMTOOL) \
+		go test -timeout 30m ./... -coverprofile cover.out; status=$$?; cat $(WORLDMODEL_SUMMARY) 2>/dev/null; exit $$status
 
 WORLDMODEL_RUNS ?= 5
 .PHONY: test-worldmodel-explore
@@ -95,12 +101,12 @@ test-worldmodel-explore: ## Run the world-model safety test with $(WORLDMODEL_RU
 	@for i in $$(seq $(WORLDMODEL_RUNS)); do \
 		seed=0x$$(od -An -N8 -tx8 /dev/urandom | tr -d ' \n'); \
 		echo "worldmodel: seed $$seed (replay: WORLDMODEL_SEED=$$seed go test ./test/worldmodel/)"; \
-		WORLDMODEL_SEED=$$seed go test -count=1 -run 'TestWorldModel$$' ./test/worldmodel/ || exit 1; \
+		WORLDMODEL_SEED=$$seed go test -count=1 -timeout 30m -run 'TestWorldModel$$' ./test/worldmodel/ || exit 1; \
 	done
 
 .PHONY: test-mutations
-test-mutations: ## Run the world-model test against each planted defect in hack/mutations; fails if one goes unseen.
-	go run ./hack/mutations -episodes $(or $(MUTATION_EPISODES),5000)
+test-mutations: ## Run the world-model test against each planted defect in hack/mutations (MUTATION=<name part>: only those); fails if one goes unseen.
+	go run ./hack/mutations -episodes $(or $(MUTATION_EPISODES),5000) $(if $(MUTATION),-run '$(MUTATION)')
 
 .PHONY: test-bundle
 test-bundle: envtest-assets ## Validate the bundle and catalog, create alm-examples on envtest, check both are up to date.
@@ -112,6 +118,10 @@ test-bundle: envtest-assets ## Validate the bundle and catalog, create alm-examp
 test-olm: local-cluster-assets $(OLM) ## Install bundle/ through OLM's olm operator on the local cluster (~20 s).
 	cd hack/bundle && go test -tags e2e -count=1 -v -run TestInstallsThroughOLM ./e2e/
 
+.PHONY: test-olm-upgrade
+test-olm-upgrade: local-cluster-assets $(OLM) $(OLM_CATALOG) ## Upgrade the newest frozen release to this tree through OLM's olm and catalog operators, with CRs in place (~1 min).
+	cd hack/bundle && VERSION=$(VERSION) IMG=$(IMG) go test -tags e2e -count=1 -v -run TestUpgradesThroughOLM ./e2e/
+
 ##@ Local cluster (real control plane, kwok kubelets, simulated Longhorn)
 
 .PHONY: demo
@@ -119,20 +129,23 @@ demo: local-cluster-assets ## Fail a node with and without s3gw-remediation on a
 	go run ./hack/demo
 
 .PHONY: test-e2e
-test-e2e: local-cluster-assets $(OLM) ## Run the local-cluster, simulator, operator and OLM end-to-end suites (compressed timings, ~12 min).
+test-e2e: local-cluster-assets $(OLM) $(OLM_CATALOG) fence-agents ## Run the local-cluster, simulator, operator and OLM end-to-end suites (compressed timings, ~12 min).
 	go test -tags e2e -p 1 -count=1 -timeout 30m ./test/cluster/... ./test/longhornsim/... ./test/e2e/...
 	$(MAKE) --no-print-directory test-olm
+	$(MAKE) --no-print-directory test-olm-upgrade
+	$(MAKE) --no-print-directory test-install
 
+# BENCH_NHC_DURATION empty runs the sample NodeHealthCheck's duration.
 BENCH_RUNS ?= 20
-BENCH_NHC_DURATION ?= 10s
+BENCH_NHC_DURATION ?=
 .PHONY: bench-failover
-bench-failover: local-cluster-assets ## Compare s3gw's RTO per mode with Kubernetes default timings (~17 min); writes bench/results/<date>/.
-	go run ./hack/bench failover -n $(BENCH_RUNS) -nhc-duration $(BENCH_NHC_DURATION)
+bench-failover: local-cluster-assets ## Compare s3gw's RTO per mode, the physical floor included, with Kubernetes default timings (~17 min); writes bench/results/<date>/.
+	go run ./hack/bench failover -n $(BENCH_RUNS) $(if $(BENCH_NHC_DURATION),-nhc-duration $(BENCH_NHC_DURATION))
 
-BENCH_SCALE_PODS ?= 1100,2200
+BENCH_SCALE_NODES ?= 1000,3000
 .PHONY: bench-scale
-bench-scale: local-cluster-assets ## Fail 20 of 1 000 nodes at once, at two pod counts; manager as its own process (~20 min); writes bench/results/<date>-scale/.
-	go run ./hack/bench scale -pods $(BENCH_SCALE_PODS)
+bench-scale: local-cluster-assets ## Fail 20 gateway nodes at once at 1 000 and 3 000 nodes; manager as its own process, heap profiled (~45 min); writes bench/results/<date>-scale/.
+	go run ./hack/bench scale -nodes $(BENCH_SCALE_NODES)
 
 .PHONY: bench-requests
 bench-requests: local-cluster-assets ## Count the operator's API requests per remediation from the audit log (~5 min); writes bench/results/<date>-requests/.
@@ -140,9 +153,12 @@ bench-requests: local-cluster-assets ## Count the operator's API requests per re
 
 ##@ Build
 
+# How the manager is built, here, for build-cross and (by hand) in Dockerfile.
+GO_BUILD_MANAGER = go build -trimpath -ldflags "-X github.com/s3gw-tech/s3gw-remediation/version.Version=$(VERSION)"
+
 .PHONY: build
 build: ## Build the manager binary.
-	go build -trimpath -ldflags "-X github.com/s3gw-tech/s3gw-remediation/version.Version=$(VERSION)" -o $(LOCALBIN)/manager ./cmd/manager
+	$(GO_BUILD_MANAGER) -o $(LOCALBIN)/manager ./cmd/manager
 
 .PHONY: run
 run: manifests generate ## Run the manager against the cluster in the current kubeconfig (metrics over plain HTTP).
@@ -156,7 +172,8 @@ docker-build: ## Build the manager image (needs a container engine).
 
 .PHONY: bundle
 bundle: manifests ## Generate the OLM bundle (bundle/, bundle.Dockerfile) from config/manifests.
-	cd hack/bundle && go run ./cmd/bundle --root $(CURDIR) --version $(VERSION) --image $(IMG) --created-at "$(CREATED_AT)"
+	cd hack/bundle && go run ./cmd/bundle --root $(CURDIR) --version $(VERSION) --image $(IMG) --created-at "$(CREATED_AT)" \
+		--replaces "$(PREVIOUS_VERSION)"
 
 .PHONY: catalog
 catalog: bundle ## Generate the file-based catalog (catalog/, catalog.Dockerfile) for the bundle.
@@ -181,6 +198,65 @@ catalog-build: ## Build the catalog image.
 .PHONY: catalog-push
 catalog-push: ## Push the catalog image.
 	$(CONTAINER_TOOL) push $(CATALOG_IMG)
+
+##@ Release: Helm chart, one-file install, monitoring, images
+
+# The chart (charts/s3gw-remediation) and dist/ come from config/ through
+# hack/chart, a Go module of its own (Helm SDK, kustomize); `make verify`
+# fails when either is stale.
+CHART_GO = cd hack/chart && go run ./cmd/generate --root $(CURDIR)
+
+.PHONY: chart
+chart: manifests ## Generate the chart's CRDs, RBAC, webhook, policies, monitoring and version from config/.
+	$(CHART_GO) --what chart --version $(VERSION)
+
+.PHONY: build-installer
+build-installer: manifests ## Generate dist/install.yaml (image $(IMG)), dist/install-policies.yaml and dist/install-monitoring.yaml.
+	$(CHART_GO) --what installer --image $(IMG)
+
+.PHONY: test-chart
+test-chart: ## Lint the chart (helm lint --strict) and check its renders against config/, with the Helm SDK.
+	cd hack/chart && go test -count=1 ./...
+
+.PHONY: test-alerts
+test-alerts: $(PROMTOOL) ## Unit-test the alert rules with promtool, on series the manager exports (also part of test-unit).
+	PROMTOOL=$(PROMTOOL) go test -count=1 ./test/monitoring/
+
+.PHONY: test-install
+test-install: local-cluster-assets ## Install with helm install and with dist/ on the local cluster; one failover under each install's RBAC (~4 min).
+	cd hack/chart && go test -tags e2e -count=1 -v -timeout 20m ./e2e/
+
+MONITORING_CRDS := test/crds/monitoring
+.PHONY: monitoring-crds
+monitoring-crds: $(CONTROLLER_GEN) ## Generate the ServiceMonitor and PrometheusRule CRD fixtures from prometheus-operator's Go types.
+	rm -rf $(CURDIR)/tmp/monitoring-crds && mkdir -p $(CURDIR)/tmp/monitoring-crds $(MONITORING_CRDS)
+	cd hack/chart && $(CONTROLLER_GEN) crd:crdVersions=v1,maxDescLen=0 \
+		paths=github.com/prometheus-operator/prometheus-operator/pkg/apis/monitoring/v1 output:crd:dir=$(CURDIR)/tmp/monitoring-crds
+	for kind in servicemonitors prometheusrules; do \
+		{ echo "# Test fixture generated by make monitoring-crds from prometheus-operator pkg/apis/monitoring (hack/chart/go.mod)."; \
+		  cat $(CURDIR)/tmp/monitoring-crds/monitoring.coreos.com_$$kind.yaml; } >$(MONITORING_CRDS)/monitoring.coreos.com_$$kind.yaml; \
+	done
+
+# Multi-arch images with docker buildx, as kubebuilder builds them: the
+# builder stage runs on the build machine and cross-compiles. A failed build
+# fails the target, after removing the builder.
+PLATFORMS ?= linux/amd64,linux/arm64
+comma := ,
+CROSS_PLATFORMS = $(subst $(comma), ,$(PLATFORMS))
+
+.PHONY: docker-buildx
+docker-buildx: ## Build and push the manager image for $(PLATFORMS) with docker buildx (needs a container engine).
+	sed -e '1 s/^FROM/FROM --platform=$${BUILDPLATFORM}/; t' -e ' 1,// s//FROM --platform=$${BUILDPLATFORM}/' Dockerfile >Dockerfile.cross
+	$(CONTAINER_TOOL) buildx create --name s3gw-remediation-builder 2>/dev/null || true
+	rc=0; $(CONTAINER_TOOL) buildx build --builder s3gw-remediation-builder --push --platform=$(PLATFORMS) \
+		--build-arg VERSION=$(VERSION) --tag $(IMG) -f Dockerfile.cross . || rc=$$?; \
+	$(CONTAINER_TOOL) buildx rm s3gw-remediation-builder || true; rm -f Dockerfile.cross; exit $$rc
+
+.PHONY: build-cross
+build-cross: ## Cross-compile the manager for every platform of $(PLATFORMS), as docker-buildx does (bin/manager-<os>-<arch>).
+	for p in $(CROSS_PLATFORMS); do \
+		CGO_ENABLED=0 GOOS=$${p%/*} GOARCH=$${p#*/} $(GO_BUILD_MANAGER) -o $(LOCALBIN)/manager-$${p%/*}-$${p#*/} ./cmd/manager || exit 1; \
+	done
 
 ##@ Deployment
 
@@ -232,6 +308,13 @@ kwok: $(KWOK) ## Build kwok, the node simulator of the local cluster.
 .PHONY: local-cluster-assets
 local-cluster-assets: control-plane $(KWOK) ## Build every binary the local failover cluster runs.
 
+# The FAR stand-in (test/far) runs a real fence agent: Debian's fence-agents
+# package ships fence_dummy in /usr/sbin. A system package, not a Go tool:
+# .ci/run installs it, and nothing that needs it skips without it.
+.PHONY: fence-agents
+fence-agents: ## Fail unless fence_dummy (Debian's fence-agents) is installed.
+	@command -v fence_dummy >/dev/null || { echo "fence_dummy not found in PATH: install Debian's fence-agents (sudo apt-get update && sudo apt-get install -y fence-agents); test/far and the e2e suites run it" >&2; exit 1; }
+
 $(KWOK): hack/tools/kwok/go.mod | $(LOCALBIN)
 	$(call GO_BUILD_TOOL,kwok,$(KWOK)) sigs.k8s.io/kwok/cmd/kwok
 
@@ -239,11 +322,21 @@ $(OLM): hack/tools/olm/go.mod | $(LOCALBIN)
 	@echo "Building OLM's olm operator from source (cold: ~5 min)"
 	$(call GO_BUILD_TOOL,olm,$(OLM)) github.com/operator-framework/operator-lifecycle-manager/cmd/olm
 
+$(OLM_CATALOG): hack/tools/olm/go.mod | $(LOCALBIN)
+	@echo "Building OLM's catalog operator from source (after bin/olm: ~1 min)"
+	$(call GO_BUILD_TOOL,olm,$(OLM_CATALOG)) github.com/operator-framework/operator-lifecycle-manager/cmd/catalog
+
 $(ETCD): hack/tools/etcd/go.mod | $(LOCALBIN)
 	$(call GO_BUILD_TOOL,etcd,$(ETCD)) go.etcd.io/etcd/server/v3
 
 $(CONTROLLER_GEN): hack/tools/dev/go.mod | $(LOCALBIN)
 	$(call GO_BUILD_TOOL,dev,$(CONTROLLER_GEN)) sigs.k8s.io/controller-tools/cmd/controller-gen
+
+# promtool without Prometheus's service-discovery plugins (remove_all_sd):
+# rule tests need none, and the plugins' SDKs would double the build.
+$(PROMTOOL): hack/tools/prometheus/go.mod | $(LOCALBIN)
+	@echo "Building promtool from source (cold: ~4 min)"
+	$(call GO_BUILD_TOOL,prometheus,$(PROMTOOL)) -tags remove_all_sd github.com/prometheus/prometheus/cmd/promtool
 
 $(GOLANGCI_LINT): hack/tools/dev/go.mod | $(LOCALBIN)
 	$(call GO_BUILD_TOOL,dev,$(GOLANGCI_LINT)) github.com/golangci/golangci-lint/v2/cmd/golangci-lint

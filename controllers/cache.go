@@ -19,9 +19,15 @@ package controllers
 import (
 	coordinationv1 "k8s.io/api/coordination/v1"
 	corev1 "k8s.io/api/core/v1"
+	storagev1 "k8s.io/api/storage/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/labels"
+	toolscache "k8s.io/client-go/tools/cache"
 	"sigs.k8s.io/controller-runtime/pkg/cache"
 	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	"github.com/s3gw-tech/s3gw-remediation/internal/longhorn"
+	"github.com/s3gw-tech/s3gw-remediation/internal/release"
 )
 
 // DefaultWorkloadCacheSelector is the pod label the manager caches pods by:
@@ -40,18 +46,26 @@ func DefaultWorkloadCache() labels.Selector {
 }
 
 // CacheOptions is what the manager caches, and how little of it: only the
-// pods workloads selects, only node Leases, and nodes and pods trimmed to
-// the fields the controllers read, so that memory follows the number of
-// s3gw instances and nodes, not the cluster's pod count. Other kinds read
-// through the cached client (PVCs and PVs, VolumeAttachments, our CRs,
-// Longhorn's) are cached whole, without managed fields.
+// pods workloads selects, only node Leases, and every cached kind trimmed
+// to the fields the controllers read, so that memory follows the number of
+// s3gw instances and nodes, not the cluster's pod count, and a node costs
+// a few hundred bytes per kind. Kinds without a transform here (our CRs,
+// Longhorn's Volumes, Replicas and VolumeAttachments, other remediators'
+// CRs) are cached whole, without managed fields. Every object the cache
+// holds is only read, and written back only as a merge patch against a
+// copy of itself, so a field trimmed here is never written.
 func CacheOptions(workloads labels.Selector) cache.Options {
 	return cache.Options{
 		DefaultTransform: cache.TransformStripManagedFields(),
 		ByObject: map[client.Object]cache.ByObject{
-			&corev1.Pod{}:           {Label: workloads, Transform: trimPod},
-			&corev1.Node{}:          {Transform: trimNode},
-			&coordinationv1.Lease{}: {Namespaces: map[string]cache.Config{corev1.NamespaceNodeLease: {}}},
+			&corev1.Pod{}:  {Label: workloads, Transform: trimPod},
+			&corev1.Node{}: {Transform: trimNode},
+			&coordinationv1.Lease{}: {Namespaces: map[string]cache.Config{corev1.NamespaceNodeLease: {}},
+				Transform: trimLease},
+			&corev1.PersistentVolumeClaim{}: {Transform: trimClaim},
+			&corev1.PersistentVolume{}:      {Transform: trimPersistentVolume},
+			&storagev1.VolumeAttachment{}:   {Transform: trimVolumeAttachment},
+			&longhorn.Node{}:                {Transform: trimLonghornNode},
 		},
 	}
 }
@@ -62,27 +76,63 @@ func ClientOptions() client.Options {
 	return client.Options{Cache: &client.CacheOptions{Unstructured: true}}
 }
 
-// trimNode drops what a node carries that no controller here reads: its
-// image list (often the biggest part), system info and daemon endpoints.
-func trimNode(obj any) (any, error) {
-	if node, ok := obj.(*corev1.Node); ok {
-		node.ManagedFields = nil
-		node.Status.Images, node.Status.NodeInfo = nil, corev1.NodeSystemInfo{}
-		node.Status.DaemonEndpoints = corev1.NodeDaemonEndpoints{}
-		node.Status.Capacity, node.Status.Allocatable = nil, nil
+// trimMeta keeps an object's identity, its deletion, finalizers and owners
+// (GetControllerOf), its labels (selectors) and only the named
+// annotations; it drops managed fields and every other annotation
+// (kubectl's last-applied-configuration can be the largest part).
+func trimMeta(m *metav1.ObjectMeta, annotations ...string) {
+	var kept map[string]string
+	for _, key := range annotations {
+		if v, ok := m.Annotations[key]; ok {
+			if kept == nil {
+				kept = map[string]string{}
+			}
+			kept[key] = v
+		}
 	}
-	return obj, nil
+	m.Annotations, m.ManagedFields = kept, nil
 }
 
-// trimPod keeps what the remediation reads of a pod: identity, owners,
-// finalizers, labels and annotations, its node, its claims and its Ready
-// condition.
-func trimPod(obj any) (any, error) {
-	pod, ok := obj.(*corev1.Pod)
-	if !ok {
+// transform adapts a trim of one kind to cache.TransformFunc.
+func transform[T any](trim func(*T)) toolscache.TransformFunc {
+	return func(obj any) (any, error) {
+		if o, ok := obj.(*T); ok {
+			trim(o)
+		}
 		return obj, nil
 	}
-	pod.ManagedFields = nil
+}
+
+// trimNode keeps what the controllers read of a node: its labels
+// (NodeHealthCheck selectors), our taint-owner annotation, its taints, its
+// Ready condition (status, reason, heartbeat and transition times) and
+// volumesInUse. Gone: images, system info, addresses, capacity, the other
+// conditions (their heartbeats would otherwise rewrite the whole node's
+// copy every kubelet status update), the CIDRs and the provider ID.
+var trimNode = transform(func(node *corev1.Node) {
+	trimMeta(&node.ObjectMeta, release.TaintOwnerAnnotation)
+	node.Spec = corev1.NodeSpec{Taints: node.Spec.Taints}
+	var ready []corev1.NodeCondition
+	for _, c := range node.Status.Conditions {
+		if c.Type == corev1.NodeReady {
+			ready = []corev1.NodeCondition{c}
+		}
+	}
+	node.Status = corev1.NodeStatus{Conditions: ready, VolumesInUse: node.Status.VolumesInUse}
+})
+
+// trimLease keeps a kubelet Lease's renewal: when and for how long.
+var trimLease = transform(func(lease *coordinationv1.Lease) {
+	trimMeta(&lease.ObjectMeta)
+	lease.Labels, lease.OwnerReferences = nil, nil
+	lease.Spec = coordinationv1.LeaseSpec{RenewTime: lease.Spec.RenewTime, LeaseDurationSeconds: lease.Spec.LeaseDurationSeconds}
+})
+
+// trimPod keeps what the remediation reads of a pod: identity, owners,
+// finalizers, labels, the mirror-pod annotation, its node, its claims and
+// its phase and conditions.
+var trimPod = transform(func(pod *corev1.Pod) {
+	trimMeta(&pod.ObjectMeta, corev1.MirrorPodAnnotationKey)
 	var claims []corev1.Volume
 	for _, v := range pod.Spec.Volumes {
 		if v.PersistentVolumeClaim != nil {
@@ -92,5 +142,44 @@ func trimPod(obj any) (any, error) {
 	}
 	pod.Spec = corev1.PodSpec{NodeName: pod.Spec.NodeName, Volumes: claims}
 	pod.Status = corev1.PodStatus{Phase: pod.Status.Phase, Conditions: pod.Status.Conditions}
-	return pod, nil
-}
+})
+
+// trimClaim keeps the volume a claim is bound to, and whether it is.
+var trimClaim = transform(func(pvc *corev1.PersistentVolumeClaim) {
+	trimMeta(&pvc.ObjectMeta)
+	pvc.Spec = corev1.PersistentVolumeClaimSpec{VolumeName: pvc.Spec.VolumeName}
+	pvc.Status = corev1.PersistentVolumeClaimStatus{Phase: pvc.Status.Phase}
+})
+
+// trimPersistentVolume keeps a volume's access modes and its CSI driver
+// and handle; Longhorn's volume attributes and the node affinity go.
+var trimPersistentVolume = transform(func(pv *corev1.PersistentVolume) {
+	trimMeta(&pv.ObjectMeta)
+	spec := corev1.PersistentVolumeSpec{AccessModes: pv.Spec.AccessModes}
+	if csi := pv.Spec.CSI; csi != nil {
+		spec.CSI = &corev1.CSIPersistentVolumeSource{Driver: csi.Driver, VolumeHandle: csi.VolumeHandle}
+	}
+	pv.Spec, pv.Status = spec, corev1.PersistentVolumeStatus{}
+})
+
+// trimVolumeAttachment keeps an attachment's attacher, node and volume,
+// and its deletion and finalizers (metadata); its status (attach and
+// detach errors, metadata) and inline volume specs go.
+var trimVolumeAttachment = transform(func(va *storagev1.VolumeAttachment) {
+	trimMeta(&va.ObjectMeta)
+	va.Spec.Source.InlineVolumeSpec = nil
+	va.Status = storagev1.VolumeAttachmentStatus{}
+})
+
+// trimLonghornNode keeps a Longhorn Node's Ready condition, its status and
+// reason: whether Longhorn counts the node down.
+var trimLonghornNode = transform(func(n *longhorn.Node) {
+	trimMeta(&n.ObjectMeta)
+	var ready []longhorn.Condition
+	for _, c := range n.Status.Conditions {
+		if c.Type == longhorn.NodeConditionReady {
+			ready = []longhorn.Condition{{Type: c.Type, Status: c.Status, Reason: c.Reason}}
+		}
+	}
+	n.Status.Conditions = ready
+})

@@ -32,6 +32,8 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	s3gwv1alpha1 "github.com/s3gw-tech/s3gw-remediation/api/v1alpha1"
+	"github.com/s3gw-tech/s3gw-remediation/controllers/remediation"
+	"github.com/s3gw-tech/s3gw-remediation/internal/release"
 	"github.com/s3gw-tech/s3gw-remediation/test/nhc"
 )
 
@@ -92,6 +94,17 @@ func (s *escalation) crs(kind string) []unstructured.Unstructured {
 	return out
 }
 
+// crFrom is NHC's S3GWRemediation for node "failed" from the template.
+func (s *escalation) crFrom(template *s3gwv1alpha1.S3GWRemediationTemplate) types.NamespacedName {
+	for _, cr := range s.crs("S3GWRemediation") {
+		if cr.GetAnnotations()[nhc.TemplateNameAnnotation] == template.Name {
+			return client.ObjectKeyFromObject(&cr)
+		}
+	}
+	Fail("no S3GWRemediation from template " + template.Name)
+	return types.NamespacedName{}
+}
+
 func (s *escalation) onlyCR(kind string) *unstructured.Unstructured {
 	crs := s.crs(kind)
 	Expect(crs).To(HaveLen(1), "one %s for the failed node", kind)
@@ -133,15 +146,29 @@ func (s *escalation) fenceAgent(far *unstructured.Unstructured) {
 			Expect(w.c.Delete(w.ctx, &pods.Items[i], client.GracePeriodSeconds(0))).To(Succeed())
 		}
 	}
+	w.farConditions(far, metav1.ConditionTrue, "RemediationFinishedSuccessfully", "")
+}
+
+// farGivesUp plays FAR once its agent failed every attempt (FAR's
+// UpdateConditions with FenceAgentFailed): Processing,
+// FenceAgentActionSucceeded and Succeeded False, never to be retried.
+func (w *world) farGivesUp(far *unstructured.Unstructured) {
+	w.farConditions(far, metav1.ConditionFalse, "FenceAgentFailed", "Fence agent command has failed")
+}
+
+// farConditions sets a FenceAgentsRemediation's conditions as FAR leaves
+// them at the end: Processing False, FenceAgentActionSucceeded and
+// Succeeded with the outcome, now.
+func (w *world) farConditions(far *unstructured.Unstructured, outcome metav1.ConditionStatus, reason, message string) {
 	Expect(w.c.Get(w.ctx, client.ObjectKeyFromObject(far), far)).To(Succeed())
 	now := w.clock.Now().UTC().Format(time.RFC3339)
-	condition := func(t, status, reason string) any {
-		return map[string]any{"type": t, "status": status, "reason": reason, "message": "", "lastTransitionTime": now}
+	condition := func(t string, status metav1.ConditionStatus) any {
+		return map[string]any{"type": t, "status": string(status), "reason": reason, "message": message, "lastTransitionTime": now}
 	}
 	Expect(unstructured.SetNestedSlice(far.Object, []any{
-		condition("Processing", "False", "RemediationFinishedSuccessfully"),
-		condition("FenceAgentActionSucceeded", "True", "FenceAgentSucceeded"),
-		condition("Succeeded", "True", "RemediationFinishedSuccessfully"),
+		condition("Processing", metav1.ConditionFalse),
+		condition("FenceAgentActionSucceeded", outcome),
+		condition("Succeeded", outcome),
 	}, "status", "conditions")).To(Succeed())
 	Expect(w.c.Status().Update(w.ctx, far)).To(Succeed())
 }
@@ -156,6 +183,34 @@ func (w *world) farTemplate(name string) nhc.TemplateRef {
 	t.SetName(name)
 	Expect(w.c.Create(w.ctx, t)).To(Succeed())
 	return nhc.TemplateRef{APIVersion: farAPIVersion, Kind: farKind + "Template", Namespace: w.ns, Name: name}
+}
+
+// failTwiceUnderKeptCR has node "failed" fail and our step move s3gw off
+// it; the node comes back and NHC keeps the CR (healthyDelay), while kept
+// runs; a second gateway lands on the node, where Longhorn cannot tell the
+// node down, so its move needs other evidence; and the node fails again 40
+// minutes after NHC took its lease, which is then overdue (acquireTime + 3
+// × the timeout). It returns once the remediation waits for fencing.
+func (s *escalation) failTwiceUnderKeptCR(kept func()) (types.NamespacedName, *gateway) {
+	s.fail()
+	s.pass()
+	key := client.ObjectKeyFromObject(s.onlyCR("S3GWRemediation"))
+	s.st.until(key, 20, succeeded)
+	s.expectReleasedOnto(key, "StorageIsolation")
+
+	s.w.setReady("failed", true)
+	s.w.clock.Step(time.Minute)
+	s.pass()
+	Expect(s.st.pass(key)).To(Succeed())
+	if kept != nil {
+		kept()
+	}
+	second := s.w.addGateway("second", "failed", "healthy", noStorageIsolation)
+
+	s.w.clock.Step(40 * time.Minute)
+	s.w.setReady("failed", false)
+	s.st.until(key, 10, isPhase(s3gwv1alpha1.PhaseWaitingForFencing))
+	return key, second
 }
 
 func (s *escalation) expectReleasedOnto(key types.NamespacedName, evidence string) {
@@ -198,6 +253,53 @@ var _ = Describe("Escalation with NodeHealthCheck", func() {
 		s.st.until(key, 20, succeeded)
 		s.expectReleasedOnto(key, farKind+"/"+s.w.ns+"/"+far.GetName())
 		s.recover(key)
+	})
+
+	It("s3gw with a FAR delegate → s3gw: the delegate's fence fails, our step fails at once and NHC moves on", func() {
+		var fenced, lenient *s3gwv1alpha1.S3GWRemediationTemplate
+		s := newEscalation(func(s *escalation, e *nhc.Emulator) {
+			fenced = s.w.template("fenced", s.w.delegateSpec(true), true) // the delegate is its only evidence
+			lenient = s.w.template("lenient", s3gwv1alpha1.S3GWRemediationSpec{}, true)
+			e.Escalation = []nhc.Step{
+				{Template: templateRef(fenced), Order: 0, Timeout: 5 * time.Minute},
+				{Template: templateRef(lenient), Order: 1, Timeout: 5 * time.Minute},
+			}
+		})
+		s.fail()
+		s.pass()
+		firstKey := client.ObjectKeyFromObject(s.onlyCR("S3GWRemediation"))
+		s.st.until(firstKey, 10, func(*s3gwv1alpha1.S3GWRemediation) bool { return s.w.delegateOf(firstKey) != nil })
+		far := s.w.delegateOf(firstKey)
+		s.w.clock.Step(time.Second)
+		s.w.farGivesUp(far)
+
+		Expect(s.st.pass(firstKey)).To(Succeed())
+		rem := s.w.remediation(firstKey)
+		Expect(rem.Status.Phase).To(Equal(s3gwv1alpha1.PhaseFailed))
+		Expect(rem.Status.Conditions).To(haveCondition(s3gwv1alpha1.ConditionSucceeded, metav1.ConditionFalse, s3gwv1alpha1.ReasonDelegateFailed))
+		msg := "delegate FenceAgentsRemediation/" + far.GetNamespace() + "/" + far.GetName() +
+			" failed (FenceAgentFailed: Fence agent command has failed); no other evidence source can still prove node " +
+			s.w.nodeName("failed") + " fenced"
+		Expect(conditionOf(rem, s3gwv1alpha1.ConditionSucceeded).Message).To(Equal(msg))
+		Expect(s.st.eventsWithReason(remediation.EventDelegateFailed)).To(ConsistOf(ContainSubstring(msg)))
+		Expect(s.w.podExists(s.g.pod)).To(BeTrue(), "a failed fence moves nothing")
+		Expect(s.w.fencersFor("failed")).To(HaveLen(1), "never a second fence for this failure")
+
+		// NHC moves on at once, 4 minutes before the step's timeout.
+		s.w.clock.Step(time.Second)
+		s.pass()
+		Expect(s.w.asUnstructured(firstKey).GetAnnotations()).To(HaveKey(annotations.NhcTimedOut))
+		s.w.clock.Step(time.Second)
+		s.pass()
+		Expect(s.crs("S3GWRemediation")).To(HaveLen(2))
+		secondKey := s.crFrom(lenient)
+		Expect(s.st.pass(firstKey)).To(Succeed())
+		Expect(s.w.remediation(firstKey).Status.Phase).To(Equal(s3gwv1alpha1.PhaseStopped))
+
+		s.st.until(secondKey, 20, succeeded)
+		s.expectReleasedOnto(secondKey, "StorageIsolation")
+		Expect(s.st.eventsWithReason(remediation.EventDelegateFailed)).To(HaveLen(1), "told once")
+		s.recover(firstKey, secondKey)
 	})
 
 	It("s3gw → FAR: without evidence our step times out, FAR fences, the node comes back", func() {
@@ -285,6 +387,79 @@ var _ = Describe("Escalation with NodeHealthCheck", func() {
 		s.recover(key)
 	})
 
+	It("s3gw alone with healthyDelay: a second failure after NHC's lease is overdue is remediated, not timed out", func() {
+		s := newEscalation(func(s *escalation, e *nhc.Emulator) {
+			e.Template = templateRef(s.w.template("s3gw", s3gwv1alpha1.S3GWRemediationSpec{}, false))
+			e.HealthyDelay = ptr.To(2 * time.Hour)
+		})
+		key, second := s.failTwiceUnderKeptCR(nil)
+		lease, err := s.e.Lease(s.w.ctx, s.w.nodeName("failed"))
+		Expect(err).NotTo(HaveOccurred())
+		acquired := lease.Spec.AcquireTime.Time
+		rem := s.w.remediation(key)
+		Expect(rem.Status.Conditions).To(haveCondition(s3gwv1alpha1.ConditionSucceeded, metav1.ConditionTrue, s3gwv1alpha1.ReasonNodeFailedAgain))
+		Expect(rem.Status.Conditions).To(haveCondition(s3gwv1alpha1.ConditionProcessing, metav1.ConditionTrue, s3gwv1alpha1.ReasonWaitingForFencing))
+
+		s.w.clock.Step(nhc.DefaultUnhealthyDuration + time.Second)
+		Expect(s.w.clock.Now().After(acquired.Add(3 * nhc.DefaultTimeout))).To(BeTrue())
+		s.pass()
+		_, err = s.e.Lease(s.w.ctx, s.w.nodeName("failed"))
+		Expect(err).To(HaveOccurred(), "NHC's overdue-lease path ran: it invalidated the lease")
+		Expect(s.w.asUnstructured(key).GetAnnotations()).NotTo(HaveKey(annotations.NhcTimedOut),
+			"NHC never times out a Succeeded=True CR")
+
+		// A fencer proves the node off; the second gateway moves.
+		fence := release.OutOfServiceTaint()
+		fence.TimeAdded = ptr.To(metav1.NewTime(s.w.clock.Now()))
+		s.w.taint("failed", fence)
+		s.st.until(key, 20, func(rem *s3gwv1alpha1.S3GWRemediation) bool {
+			return succeeded(rem) && rem.Status.CompletionTime != nil
+		})
+		Expect(s.w.podExists(second.pod)).To(BeFalse())
+		Expect(s.w.attachments(second, s.w.nodeName("failed"))).To(BeEmpty())
+		Expect(s.w.attachments(second, s.w.nodeName("healthy"))).To(HaveLen(1))
+
+		s.w.setReady("failed", true)
+		s.w.clock.Step(2 * time.Hour)
+		s.recover(key)
+	})
+
+	It("s3gw → FAR with healthyDelay: a second failure under the kept CR is not stopped, and FAR's fence moves it", func() {
+		s := newEscalation(func(s *escalation, e *nhc.Emulator) {
+			tmpl := s.w.template("s3gw", s3gwv1alpha1.S3GWRemediationSpec{
+				Fencing: s3gwv1alpha1.FencingSpec{Remediators: farEvidence()}}, false)
+			e.Escalation = []nhc.Step{
+				{Template: templateRef(tmpl), Order: 0, Timeout: 5 * time.Minute},
+				{Template: s.w.farTemplate("fence"), Order: 1, Timeout: 5 * time.Minute},
+			}
+			e.HealthyDelay = ptr.To(2 * time.Hour)
+		})
+		key, second := s.failTwiceUnderKeptCR(func() {
+			Expect(s.crs(farKind)).To(BeEmpty(), "back before the step's timeout: no FAR")
+		})
+		s.w.clock.Step(nhc.DefaultUnhealthyDuration + time.Second)
+		s.pass() // our step is long past its timeout and its lease overdue
+		Expect(s.w.asUnstructured(key).GetAnnotations()).NotTo(HaveKey(annotations.NhcTimedOut))
+		s.w.clock.Step(time.Second)
+		s.pass() // the next step
+		far := s.onlyCR(farKind)
+		s.fenceAgent(far)
+
+		s.st.until(key, 20, func(rem *s3gwv1alpha1.S3GWRemediation) bool {
+			return succeeded(rem) && rem.Status.CompletionTime != nil
+		})
+		Expect(s.w.remediation(key).Status.FencingEvidence).To(ConsistOf(farKind + "/" + s.w.ns + "/" + far.GetName()))
+		Expect(s.w.attachments(second, s.w.nodeName("failed"))).To(BeEmpty(), "released by our step, not stopped")
+		Expect(s.w.attachments(second, s.w.nodeName("healthy"))).To(HaveLen(1))
+		Expect(s.w.asUnstructured(key).GetAnnotations()).NotTo(HaveKey(annotations.NhcTimedOut))
+
+		// healthyDelay counts per CR from NHC's first healthy sighting.
+		s.w.setReady("failed", true)
+		s.pass()
+		s.w.clock.Step(2*time.Hour + time.Minute)
+		s.recover(key)
+	})
+
 	It("two S3GW templates in one escalation: generated names, the second step takes over", func() {
 		var strict, lenient *s3gwv1alpha1.S3GWRemediationTemplate
 		s := newEscalation(func(s *escalation, e *nhc.Emulator) {
@@ -314,14 +489,8 @@ var _ = Describe("Escalation with NodeHealthCheck", func() {
 		s.pass()
 		Expect(s.st.pass(firstKey)).To(Succeed())
 		Expect(s.w.remediation(firstKey).Status.Phase).To(Equal(s3gwv1alpha1.PhaseStopped))
-		crs := s.crs("S3GWRemediation")
-		Expect(crs).To(HaveLen(2))
-		var secondKey types.NamespacedName
-		for i := range crs {
-			if crs[i].GetAnnotations()[nhc.TemplateNameAnnotation] == lenient.Name {
-				secondKey = client.ObjectKeyFromObject(&crs[i])
-			}
-		}
+		Expect(s.crs("S3GWRemediation")).To(HaveLen(2))
+		secondKey := s.crFrom(lenient)
 		Expect(secondKey.Name).To(HavePrefix(s.w.nodeName("failed") + "-"))
 
 		s.st.until(secondKey, 20, succeeded)

@@ -223,7 +223,7 @@ var _ = Describe("The protection report", func() {
 		By("Deleting the FenceAgentsRemediationTemplate")
 		far := farTemplate(s.w)
 		Expect(s.w.c.Delete(s.w.ctx, far)).To(Succeed())
-		s.expectUnprotected(g, s3gwv1alpha1.ReasonNoFencingEvidence, "delegate: template FenceAgentsRemediationTemplate "+w.ns+"/far not found")
+		s.expectUnprotected(g, s3gwv1alpha1.ReasonNoFencingEvidence, "delegate: template FenceAgentsRemediationTemplate "+w.fencerNamespace()+"/far not found")
 		Expect(s.t.Status.Pods[0].Evidence).To(BeEmpty())
 	})
 
@@ -256,6 +256,14 @@ var _ = Describe("The protection report", func() {
 		g := s.w.addGateway("gw", "a", "b", withReplicasOn("a"))
 		s.expectUnprotected(g, s3gwv1alpha1.ReasonNoHealthyReplica, "No healthy replica on another node for "+g.pv, "numberOfReplicas")
 		Expect(s.t.Status.Pods[0].Volumes[0].HealthyReplicasElsewhere).To(BeZero())
+	})
+
+	It("reports a volume whose revision counter is disabled as RevisionCounterDisabled, with the StorageClass that fixes it", func() {
+		w := newWorld(suiteCtx)
+		s := newReportStory(w, w.delegateSpec(true), true)
+		g := s.w.addGateway("gw", "a", "b", revisionCounterDisabled)
+		s.expectUnprotected(g, s3gwv1alpha1.ReasonRevisionCounterDisabled, g.pv+" has the revision counter disabled",
+			`disableRevisionCounter: "false"`, "release.acceptStaleReadsWithoutRevisionCounter: true")
 	})
 
 	It("reports an RWX volume as NotLonghornRWO", func() {
@@ -317,7 +325,7 @@ var _ = Describe("The protection report", func() {
 		s.w.nodeHealthCheck("escalating", func(e *nhc.Emulator) {
 			e.UnhealthyDuration = time.Minute
 			e.Escalation = []nhc.Step{
-				{Template: nhc.TemplateRef{APIVersion: far.APIVersion, Kind: far.Kind, Namespace: s.w.ns, Name: far.Name}, Order: 0, Timeout: 2 * time.Minute},
+				{Template: nhc.TemplateRef{APIVersion: far.APIVersion, Kind: far.Kind, Namespace: far.Namespace, Name: far.Name}, Order: 0, Timeout: 2 * time.Minute},
 				{Template: templateRef(s.t), Order: 1, Timeout: 5 * time.Minute},
 			}
 		})
@@ -374,7 +382,7 @@ func farTemplate(w *world) client.Object {
 	far := &unstructured.Unstructured{}
 	far.SetAPIVersion("fence-agents-remediation.medik8s.io/v1alpha1")
 	far.SetKind("FenceAgentsRemediationTemplate")
-	far.SetNamespace(w.ns)
+	far.SetNamespace(w.fencerNamespace())
 	far.SetName("far")
 	return far
 }

@@ -139,6 +139,13 @@ var _ = Describe("S3GWRemediation", func() {
 			Expect(st.metric("s3gw_remediation_remediations_total", map[string]string{
 				"result": "Succeeded", "reason": s3gwv1alpha1.ReasonRemediationFinished})).To(Equal(1.0))
 			Expect(st.metric("s3gw_remediation_phase_duration_seconds", map[string]string{"phase": "Pending"})).To(Equal(1.0))
+			phaseSeries := func(phase s3gwv1alpha1.Phase) map[string]string {
+				return map[string]string{"namespace": s.key.Namespace, "remediation": s.key.Name,
+					"node": s.w.nodeName("failed"), "phase": string(phase)}
+			}
+			Expect(st.metric("s3gw_remediation_remediation_phase", phaseSeries(s3gwv1alpha1.PhaseSucceeded))).To(Equal(1.0))
+			Expect(st.metric("s3gw_remediation_remediation_phase", phaseSeries(s3gwv1alpha1.PhasePending))).To(BeZero(),
+				"one series per CR: the phase it is in now")
 
 			failed := s.w.node("failed")
 			if strategy == s3gwv1alpha1.ReleaseControllerDetach {
@@ -159,6 +166,8 @@ var _ = Describe("S3GWRemediation", func() {
 			Expect(err).NotTo(HaveOccurred())
 			s.recover(st)
 			Expect(release.HasTaint(s.w.node("failed"), release.OutOfServiceTaint())).To(BeFalse(), "the out-of-service taint went with the CR")
+			Expect(st.metric("s3gw_remediation_remediation_phase", phaseSeries(s3gwv1alpha1.PhaseSucceeded))).To(BeZero(),
+				"the phase series went with the CR")
 			Expect(lease.Spec.HolderIdentity).To(HaveValue(Equal("NodeHealthCheck-"+s.e.Name)), "the operator never took NHC's lease")
 		},
 		Entry("ControllerDetach", s3gwv1alpha1.ReleaseControllerDetach, remediation.EventVolumeUnmarked),

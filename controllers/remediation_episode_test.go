@@ -267,14 +267,38 @@ var _ = Describe("Evidence of the current failure", func() {
 		s.expectMoved()
 	})
 
+	It("never releases a volume whose revision counter is disabled, fenced or not, unless told to accept stale reads", func() {
+		s := newFailedNodeScenario(s3gwv1alpha1.S3GWRemediationSpec{
+			Fencing: s3gwv1alpha1.FencingSpec{Remediators: farEvidence()}}, revisionCounterDisabled)
+		s.w.addFAR("failed", "FenceAgentActionSucceeded", metav1.ConditionTrue)
+		recorder := newWriteRecorder()
+		st := s.w.stepper(recorder)
+		st.until(s.key, 10, isPhase(s3gwv1alpha1.PhaseFailed))
+		rem := s.w.remediation(s.key)
+		Expect(rem.Status.Conditions).To(haveCondition(s3gwv1alpha1.ConditionSucceeded, metav1.ConditionFalse,
+			s3gwv1alpha1.ReasonRevisionCounterDisabled), "failed at once, so NHC escalates")
+		Expect(rem.Status.Conditions).To(haveCondition(s3gwv1alpha1.ConditionAttachmentsReleased, metav1.ConditionFalse,
+			s3gwv1alpha1.ReasonRevisionCounterDisabled))
+		Expect(conditionOf(rem, s3gwv1alpha1.ConditionSucceeded).Message).To(ContainSubstring(
+			"Longhorn volume " + s.g.pv + " has the revision counter disabled"))
+		Expect(st.eventsWithReason(remediation.EventRevisionCounterOff)).NotTo(BeEmpty())
+		Expect(recorder.Writes()).To(HaveEach(HaveField("Kind", "S3GWRemediation")), "fenced, yet nothing moves")
+		Expect(s.w.podExists(s.g.pod)).To(BeTrue())
+
+		// The template accepts the risk: NHC's next remediation moves s3gw.
+		accepting := newFailedNodeScenario(s3gwv1alpha1.S3GWRemediationSpec{
+			Fencing: s3gwv1alpha1.FencingSpec{Remediators: farEvidence()},
+			Release: s3gwv1alpha1.ReleaseSpec{AcceptStaleReadsWithoutRevisionCounter: true}}, revisionCounterDisabled)
+		far := accepting.w.addFAR("failed", "FenceAgentActionSucceeded", metav1.ConditionFalse)
+		accepting.w.clock.Step(time.Second)
+		accepting.w.setCondition(far, "FenceAgentActionSucceeded", metav1.ConditionTrue)
+		accepting.w.stepper(managerClient).until(accepting.key, 20, succeeded)
+		accepting.expectMoved()
+	})
+
 	It("starts over when the node fails again while NHC keeps the CR, with a new delegate", func() {
-		w := newWorld(suiteCtx)
-		w.addNode("healthy", true)
-		w.addNode("failed", true)
-		g := w.addGateway("s3gw", "failed", "healthy", noStorageIsolation)
-		w.setReady("failed", false)
-		e := w.nhc(w.template("s3gw", w.delegateSpec(true), false))
-		s := &failedNodeScenario{w: w, g: g, e: e, key: w.remediate(e, "failed")}
+		s, _ := newDelegateScenario(true)
+		w := s.w
 		st := w.stepper(managerClient)
 		first := s.fenceByDelegate(st)
 		st.until(s.key, 20, succeeded)
@@ -294,7 +318,10 @@ var _ = Describe("Evidence of the current failure", func() {
 		Expect(st.pass(s.key)).To(Succeed())
 		rem := w.remediation(s.key)
 		Expect(rem.Status.Phase).To(Equal(s3gwv1alpha1.PhasePending))
-		Expect(rem.Status.Conditions).To(haveCondition(s3gwv1alpha1.ConditionSucceeded, metav1.ConditionUnknown, s3gwv1alpha1.ReasonNodeFailedAgain))
+		Expect(rem.Status.Conditions).To(haveCondition(s3gwv1alpha1.ConditionSucceeded, metav1.ConditionTrue, s3gwv1alpha1.ReasonNodeFailedAgain),
+			"kept for NHC, which times out a CR that is not Succeeded")
+		Expect(rem.Status.Conditions).To(haveCondition(s3gwv1alpha1.ConditionProcessing, metav1.ConditionTrue, s3gwv1alpha1.ReasonNodeFailedAgain))
+		Expect(rem.Status.CompletionTime).To(BeNil())
 		Expect(rem.Status.Targets).To(BeEmpty())
 		Expect(rem.Status.FailureEpisode).NotTo(Equal(episode))
 
@@ -338,13 +365,8 @@ var _ = Describe("The delegate, as NHC sees it", func() {
 	})
 
 	It("passes NHC's time-out on to its delegate", func() {
-		w := newWorld(suiteCtx)
-		w.addNode("healthy", true)
-		w.addNode("failed", true)
-		g := w.addGateway("s3gw", "failed", "healthy", noStorageIsolation)
-		w.setReady("failed", false)
-		e := w.nhc(w.template("s3gw", w.delegateSpec(true), false))
-		s := &failedNodeScenario{w: w, g: g, e: e, key: w.remediate(e, "failed")}
+		s, _ := newDelegateScenario(true)
+		w, e := s.w, s.e
 		st := w.stepper(managerClient)
 		st.until(s.key, 10, func(*s3gwv1alpha1.S3GWRemediation) bool { return w.delegateOf(s.key) != nil })
 
@@ -376,19 +398,33 @@ func fenced(far *unstructured.Unstructured) bool {
 	return ok
 }
 
-// delegateOf returns the FenceAgentsRemediation the remediation owns, or nil.
+// delegateOf returns the FenceAgentsRemediation that carries the
+// remediation's marker, in any namespace, or nil.
 func (w *world) delegateOf(key client.ObjectKey) *unstructured.Unstructured {
 	rem := w.remediation(key)
 	fars := &unstructured.UnstructuredList{}
 	fars.SetAPIVersion("fence-agents-remediation.medik8s.io/v1alpha1")
 	fars.SetKind("FenceAgentsRemediationList")
-	Expect(w.c.List(w.ctx, fars, client.InNamespace(w.ns))).To(Succeed())
-	for i := range fars.Items {
-		for _, ref := range fars.Items[i].GetOwnerReferences() {
-			if ref.UID == rem.UID {
-				return &fars.Items[i]
-			}
+	Expect(w.c.List(w.ctx, fars, client.MatchingLabels{fencing.RemediationUIDLabel: string(rem.UID)})).To(Succeed())
+	Expect(len(fars.Items)).To(BeNumerically("<=", 1), "one delegate per remediation")
+	if len(fars.Items) == 0 {
+		return nil
+	}
+	return &fars.Items[0]
+}
+
+// fencersFor returns the FenceAgentsRemediations for the node, in every
+// namespace, whoever created them.
+func (w *world) fencersFor(short string) []unstructured.Unstructured {
+	fars := &unstructured.UnstructuredList{}
+	fars.SetAPIVersion("fence-agents-remediation.medik8s.io/v1alpha1")
+	fars.SetKind("FenceAgentsRemediationList")
+	Expect(w.c.List(w.ctx, fars)).To(Succeed())
+	var out []unstructured.Unstructured
+	for _, far := range fars.Items {
+		if far.GetAnnotations()["remediation.medik8s.io/node-name"] == w.nodeName(short) {
+			out = append(out, far)
 		}
 	}
-	return nil
+	return out
 }

@@ -28,6 +28,7 @@ import (
 
 	s3gwv1alpha1 "github.com/s3gw-tech/s3gw-remediation/api/v1alpha1"
 	"github.com/s3gw-tech/s3gw-remediation/controllers/remediation"
+	"github.com/s3gw-tech/s3gw-remediation/internal/fencing"
 	"github.com/s3gw-tech/s3gw-remediation/internal/release"
 )
 
@@ -97,47 +98,81 @@ var _ = Describe("The fencing gate", func() {
 		Expect(st.eventsWithReason(remediation.EventFencingDisabled)).To(HaveEach(ContainSubstring("Warning")))
 	})
 
-	It("creates the delegate fencing CR as NHC would, waits for it, and deletes it on cleanup", func() {
-		w := newWorld(suiteCtx)
-		w.addNode("healthy", true)
-		w.addNode("failed", true)
-		g := w.addGateway("s3gw", "failed", "healthy", noStorageIsolation)
-		w.setReady("failed", false)
-		e := w.nhc(w.template("s3gw", w.delegateSpec(false), false))
-		s := &failedNodeScenario{w: w, g: g, e: e, key: w.remediate(e, "failed")}
+	It("creates the delegate fencing CR beside its template as NHC would, waits for it, and deletes it on cleanup", func() {
+		s, spec := newDelegateScenario(false)
+		w, g := s.w, s.g
 		st := w.stepper(managerClient)
 		st.until(s.key, 5, func(rem *s3gwv1alpha1.S3GWRemediation) bool { return rem.Status.Delegate != nil })
 
+		// In the template's namespace (the fencer's), where FAR reads the
+		// Secrets the template names, not in the remediation's.
+		fencerNS := spec.Fencing.Delegate.Namespace
+		Expect(fencerNS).NotTo(Equal(w.ns))
 		far := &unstructured.Unstructured{}
 		far.SetAPIVersion("fence-agents-remediation.medik8s.io/v1alpha1")
 		far.SetKind("FenceAgentsRemediation")
-		Expect(w.c.Get(w.ctx, client.ObjectKey{Namespace: w.ns, Name: w.nodeName("failed")}, far)).To(Succeed())
+		Expect(w.c.Get(w.ctx, client.ObjectKey{Namespace: fencerNS, Name: w.nodeName("failed")}, far)).To(Succeed())
 		Expect(far.GetAnnotations()).To(HaveKeyWithValue("remediation.medik8s.io/node-name", w.nodeName("failed")))
 		Expect(far.GetAnnotations()).NotTo(HaveKey("remediation.medik8s.io/template-name"),
 			"NHC would take a CR with its template-name annotation for its own")
 		Expect(far.Object["spec"]).To(HaveKeyWithValue("agent", "fence_ipmilan"))
 		rem := w.remediation(s.key)
-		Expect(far.GetOwnerReferences()).To(ConsistOf(HaveField("UID", rem.UID)))
+		Expect(far.GetOwnerReferences()).To(BeEmpty(), "owner references cannot cross namespaces")
+		Expect(far.GetLabels()).To(HaveKeyWithValue(fencing.RemediationUIDLabel, string(rem.UID)))
+		Expect(far.GetAnnotations()).To(HaveKeyWithValue(fencing.RemediationAnnotation, w.ns+"/"+rem.Name))
+		Expect(rem.Status.Delegate).NotTo(BeNil())
+		Expect(*rem.Status.Delegate).To(And(HaveField("Namespace", fencerNS), HaveField("Name", far.GetName()),
+			HaveField("UID", far.GetUID())))
 		Expect(rem.Status.Phase).To(Equal(s3gwv1alpha1.PhaseWaitingForFencing))
 		Expect(w.podExists(g.pod)).To(BeTrue(), "nothing moves before the fencer reports success")
-		Expect(st.eventsWithReason(remediation.EventDelegateCreated)).To(HaveLen(1))
+		Expect(st.eventsWithReason(remediation.EventDelegateCreated)).To(ConsistOf(
+			ContainSubstring("Created FenceAgentsRemediation " + fencerNS + "/" + far.GetName())))
 
 		for range 2 {
 			Expect(st.pass(s.key)).To(Succeed())
 		}
-		fars := &unstructured.UnstructuredList{}
-		fars.SetAPIVersion("fence-agents-remediation.medik8s.io/v1alpha1")
-		fars.SetKind("FenceAgentsRemediationList")
-		Expect(w.c.List(w.ctx, fars, client.InNamespace(w.ns))).To(Succeed())
-		Expect(fars.Items).To(HaveLen(1), "the delegate is created once, found again by its owner reference")
+		Expect(w.fencersFor("failed")).To(HaveLen(1), "the delegate is created once, found again by its marker")
 
 		w.setCondition(far, "FenceAgentActionSucceeded", metav1.ConditionTrue)
 		st.until(s.key, 20, succeeded)
 		rem = s.expectMoved()
-		Expect(rem.Status.FencingEvidence).To(ConsistOf("delegate FenceAgentsRemediation/" + w.nodeName("failed")))
+		Expect(rem.Status.FencingEvidence).To(ConsistOf("delegate FenceAgentsRemediation/" + fencerNS + "/" + w.nodeName("failed")))
 
 		s.recover(st)
 		Expect(w.c.Get(w.ctx, client.ObjectKeyFromObject(far), far)).NotTo(Succeed(), "the delegate goes with the CR")
+	})
+
+	It("finds the delegate it created before a restart by its marker, and cleans up after a crash mid-cleanup", func() {
+		s, _ := newDelegateScenario(true)
+		w, e := s.w, s.e
+		st := w.stepper(managerClient)
+		st.until(s.key, 10, func(*s3gwv1alpha1.S3GWRemediation) bool { return w.delegateOf(s.key) != nil })
+		first := w.delegateOf(s.key)
+
+		// A manager that crashed after creating the CR, before writing
+		// status, starts with nothing in status: it must not fence twice.
+		rem := w.remediation(s.key)
+		rem.Status.Delegate = nil
+		Expect(w.c.Status().Update(w.ctx, rem)).To(Succeed())
+		newManager := w.stepper(managerClient)
+		for range 3 {
+			Expect(newManager.pass(s.key)).To(Succeed())
+		}
+		Expect(w.fencersFor("failed")).To(HaveLen(1), "no second fencing CR")
+		Expect(w.remediation(s.key).Status.Delegate).To(HaveField("UID", first.GetUID()))
+		Expect(newManager.eventsWithReason(remediation.EventDelegateCreated)).To(BeEmpty())
+
+		// NHC deletes the CR; a manager that crashed right after deleting
+		// the delegate, before dropping its finalizer, finishes the job.
+		w.setReady("failed", true)
+		_, err := e.NodeHealthy(w.ctx, w.nodeName("failed"))
+		Expect(err).NotTo(HaveOccurred())
+		Expect(w.c.Delete(w.ctx, first)).To(Succeed())
+		Expect(newManager.pass(s.key)).To(Succeed())
+		remaining, err := e.NodeHealthy(w.ctx, w.nodeName("failed"))
+		Expect(err).NotTo(HaveOccurred())
+		Expect(remaining).To(BeZero(), "the finalizer is gone")
+		Expect(w.fencersFor("failed")).To(BeEmpty())
 	})
 
 	It("starts no new step once NHC times the remediation out, and still cleans up", func() {
@@ -227,6 +262,20 @@ var _ = Describe("The fencing gate", func() {
 			"the fencer removes its own taint")
 	})
 })
+
+// newDelegateScenario is a failed node whose s3gw gateway only a FAR
+// delegate can move (its template in the fencer's namespace, with or
+// without multiple-templates support), and NHC's CR for it.
+func newDelegateScenario(multi bool, opts ...gatewayOption) (*failedNodeScenario, s3gwv1alpha1.S3GWRemediationSpec) {
+	w := newWorld(suiteCtx)
+	w.addNode("healthy", true)
+	w.addNode("failed", true)
+	g := w.addGateway("s3gw", "failed", "healthy", append([]gatewayOption{noStorageIsolation}, opts...)...)
+	w.setReady("failed", false)
+	spec := w.delegateSpec(multi)
+	e := w.nhc(w.template("s3gw", spec, false))
+	return &failedNodeScenario{w: w, g: g, e: e, key: w.remediate(e, "failed")}, spec
+}
 
 var _ = Describe("An invalid delegate", func() {
 	It("is reported in the Fenced condition and nothing is created or deleted", func() {

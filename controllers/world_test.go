@@ -235,6 +235,9 @@ type gatewayOptions struct {
 	replicaNodes  []string
 	labels        map[string]string
 	longhornBlind bool
+	// revisionCounterDisabled is the Longhorn Volume's (and its
+	// replicas') spec.revisionCounterDisabled.
+	revisionCounterDisabled bool
 }
 
 func withAccessMode(m corev1.PersistentVolumeAccessMode) gatewayOption {
@@ -245,6 +248,10 @@ func withReplicasOn(nodes ...string) gatewayOption {
 	return func(o *gatewayOptions) { o.replicaNodes = nodes }
 }
 func withLabels(l map[string]string) gatewayOption { return func(o *gatewayOptions) { o.labels = l } }
+
+// revisionCounterDisabled gives the gateway a Longhorn volume created
+// through CSI without disableRevisionCounter: "false" (Longhorn's default).
+var revisionCounterDisabled gatewayOption = func(o *gatewayOptions) { o.revisionCounterDisabled = true }
 
 // noStorageIsolation keeps storage isolation from holding without putting
 // a replica where Longhorn cannot reach it: Longhorn's manager on the
@@ -328,14 +335,16 @@ func (w *world) addVolume(g *gateway, o gatewayOptions) {
 	if o.driver != longhorn.CSIDriverName {
 		return
 	}
-	Expect(w.c.Create(w.ctx, &longhorn.Volume{ObjectMeta: metav1.ObjectMeta{Name: g.pv, Namespace: longhornNS}})).To(Succeed())
+	Expect(w.c.Create(w.ctx, &longhorn.Volume{ObjectMeta: metav1.ObjectMeta{Name: g.pv, Namespace: longhornNS},
+		Spec: longhorn.VolumeSpec{RevisionCounterDisabled: o.revisionCounterDisabled}})).To(Succeed())
 	Expect(w.c.Create(w.ctx, &longhorn.VolumeAttachment{ObjectMeta: metav1.ObjectMeta{Name: g.pv, Namespace: longhornNS},
 		Spec: longhorn.VolumeAttachmentSpec{Volume: g.pv}})).To(Succeed())
 	for i, n := range o.replicaNodes {
 		Expect(w.c.Create(w.ctx, &longhorn.Replica{
 			ObjectMeta: metav1.ObjectMeta{Name: fmt.Sprintf("%s-r-%d", g.pv, i), Namespace: longhornNS,
 				Labels: map[string]string{longhorn.VolumeLabel: g.pv}},
-			Spec: longhorn.ReplicaSpec{NodeID: w.nodeName(n), VolumeName: g.pv, HealthyAt: "2026-11-30T00:00:00Z"},
+			Spec: longhorn.ReplicaSpec{NodeID: w.nodeName(n), VolumeName: g.pv, HealthyAt: "2026-11-30T00:00:00Z",
+				RevisionCounterDisabled: o.revisionCounterDisabled},
 		})).To(Succeed())
 	}
 }
@@ -749,7 +758,7 @@ func (w *world) delegateSpec(multi bool) s3gwv1alpha1.S3GWRemediationSpec {
 		"spec": map[string]any{"agent": "fence_ipmilan", "remediationStrategy": "ResourceDeletion"}}}}}
 	far.SetAPIVersion("fence-agents-remediation.medik8s.io/v1alpha1")
 	far.SetKind("FenceAgentsRemediationTemplate")
-	far.SetNamespace(w.ns)
+	far.SetNamespace(w.fencerNamespace())
 	far.SetName("far")
 	if multi {
 		far.SetAnnotations(map[string]string{"remediation.medik8s.io/multiple-templates-support": "true"})
@@ -758,8 +767,19 @@ func (w *world) delegateSpec(multi bool) s3gwv1alpha1.S3GWRemediationSpec {
 	return s3gwv1alpha1.S3GWRemediationSpec{Fencing: s3gwv1alpha1.FencingSpec{
 		OutOfServiceTaint: ptr.To(false), StorageIsolation: ptr.To(false),
 		Delegate: &s3gwv1alpha1.DelegateFencing{APIVersion: "fence-agents-remediation.medik8s.io/v1alpha1",
-			Kind: "FenceAgentsRemediationTemplate", Name: "far", ConditionType: "FenceAgentActionSucceeded"},
+			Kind: "FenceAgentsRemediationTemplate", Name: "far", Namespace: w.fencerNamespace(),
+			ConditionType: "FenceAgentActionSucceeded"},
 	}}
+}
+
+// fencerNamespace is the scenario's fencer namespace, where FAR's templates
+// live as FAR's users keep them (next to FAR and its Secrets), apart from
+// the S3GWRemediationTemplate's.
+func (w *world) fencerNamespace() string {
+	ns := "fencer-" + w.id
+	err := w.c.Create(w.ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: ns}})
+	Expect(client.IgnoreAlreadyExists(err)).To(Succeed())
+	return ns
 }
 
 func farEvidence() []s3gwv1alpha1.RemediatorEvidence {

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Regenerates every generated file and fails if any changed: CRDs, RBAC,
-# deepcopy (and the OLM bundle and catalog once they exist). It compares the
+# deepcopy, the OLM bundle and catalog, the Helm chart's generated parts,
+# dist/ and the monitoring CRD fixtures. It compares the
 # working tree before and after, so it works on uncommitted changes too.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -9,9 +10,10 @@ generated() {
   {
     find api internal -name 'zz_generated.*.go'
     find config/crd/bases config/rbac/role.yaml config/webhook/manifests.yaml -type f
-    for dir in bundle catalog; do
+    for dir in bundle catalog dist charts/s3gw-remediation/crds charts/s3gw-remediation/files test/crds/monitoring; do
       if [ -d "$dir" ]; then find "$dir" -type f; fi
     done
+    echo charts/s3gw-remediation/Chart.yaml
     ls bundle.Dockerfile* catalog.Dockerfile* 2>/dev/null || true
   } | sort | xargs sha256sum
 }
@@ -19,10 +21,11 @@ generated() {
 before=$(mktemp); after=$(mktemp)
 trap 'rm -f "$before" "$after"' EXIT
 generated >"$before"
-make --no-print-directory generate manifests $(grep -q '^bundle:' Makefile && echo bundle catalog) >/dev/null
+make --no-print-directory generate manifests $(grep -q '^bundle:' Makefile && echo bundle catalog) \
+  chart build-installer monitoring-crds >/dev/null
 generated >"$after"
 if ! diff -u "$before" "$after"; then
-  echo "Generated files are out of date: run 'make generate manifests' (and 'make bundle catalog') and commit the result." >&2
+  echo "Generated files are out of date: run 'make generate manifests bundle catalog chart build-installer monitoring-crds' and commit the result." >&2
   exit 1
 fi
 echo "Generated files are up to date."

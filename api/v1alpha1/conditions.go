@@ -52,13 +52,18 @@ const (
 	ReasonNodeNotFound            = "NodeNotFound"
 	ReasonNodeReady               = "NodeReady"
 	ReasonNodeFailedAgain         = "NodeFailedAgain"
+	ReasonExcludedFromRemediation = "ExcludedFromRemediation"
 	ReasonNoWorkloadOnNode        = "NoWorkloadOnNode"
 	ReasonWaitingForFencing       = "WaitingForFencing"
 	ReasonFencingEvidence         = "FencingEvidenceFound"
 	ReasonFencingDisabled         = "FencingDisabled"
 	ReasonInvalidDelegate         = "InvalidDelegate"
+	ReasonDelegateFailed          = "DelegateFailed"
 	ReasonNoHealthyReplica        = "NoHealthyReplica"
 	ReasonReplicasUnreachable     = "ReplicasUnreachable"
+	// ReasonRevisionCounterDisabled: a volume to release has Longhorn's
+	// revision counter disabled; its next engine could serve stale replicas.
+	ReasonRevisionCounterDisabled = "RevisionCounterDisabled"
 	ReasonLonghornUnavailable     = "LonghornUnavailable"
 	ReasonEvicting                = "Evicting"
 	ReasonEvicted                 = "Evicted"

@@ -326,8 +326,8 @@ var _ = DescribeTable("Admission: each rule accepts a valid spec and refuses a t
 		field:    "fencing.delegate.name",
 		message:  "must be an object name: at most 253 lowercase letters, digits, '-' and '.', beginning and ending with a letter or digit",
 	}),
-	// Issue #17 lets the delegate live in the fencer's namespace: another
-	// namespace is a valid name here.
+	// The delegate's template, and the CR made from it, may sit in any
+	// namespace (the fencer's): only the name's form is checked.
 	Entry("a delegate's namespace is a namespace name", rule{
 		accepted: fencing(map[string]any{"delegate": delegate(map[string]any{"namespace": "fencing-system"})}),
 		rejected: fencing(map[string]any{"delegate": delegate(map[string]any{"namespace": "fencing.system"})}),
@@ -359,6 +359,12 @@ var _ = DescribeTable("Admission: each rule accepts a valid spec and refuses a t
 		rejected: map[string]any{"release": map[string]any{"strategy": "OutOfServiceTaint"}, "fencing": map[string]any{"mode": "Disabled"}},
 		field:    "release.strategy",
 		message:  "release.strategy OutOfServiceTaint requires fencing.mode RequireEvidence: the taint is only for nodes proven down",
+	}),
+	Entry("release.acceptStaleReadsWithoutRevisionCounter is a boolean", rule{
+		accepted: release(map[string]any{"acceptStaleReadsWithoutRevisionCounter": true}),
+		rejected: release(map[string]any{"acceptStaleReadsWithoutRevisionCounter": "yes"}),
+		field:    "release.acceptStaleReadsWithoutRevisionCounter",
+		message:  "must be of type boolean",
 	}),
 	Entry("release.longhornNamespace is a namespace name", rule{
 		accepted: release(map[string]any{"longhornNamespace": "storage"}),

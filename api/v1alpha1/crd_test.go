@@ -136,6 +136,12 @@ var _ = Describe("S3GWRemediationTemplate schema", func() {
 		Expect(k8sClient.Get(ctx, client.ObjectKeyFromObject(obj), template)).To(Succeed())
 		Expect(template.Spec.Template.Spec.Release.Strategy).To(Equal(s3gwv1alpha1.ReleaseControllerDetach))
 		Expect(template.Spec.Template.Spec.Fencing.Mode).To(Equal(s3gwv1alpha1.FencingModeRequireEvidence))
+		// The opt-out is written out as false, so the stored spec shows the risk is refused.
+		accepts, found, err := unstructured.NestedBool(obj.Object, "spec", "template", "spec", "release",
+			"acceptStaleReadsWithoutRevisionCounter")
+		Expect(err).NotTo(HaveOccurred())
+		Expect(found).To(BeTrue())
+		Expect(accepts).To(BeFalse())
 	})
 
 	It("requires spec.template", func() {

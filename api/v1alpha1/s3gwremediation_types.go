@@ -205,8 +205,10 @@ type DelegateFencing struct {
 	// +kubebuilder:validation:MaxLength=253
 	// +kubebuilder:validation:XValidation:rule="self.matches('^[a-z0-9]([-a-z0-9]*[a-z0-9])?([.][a-z0-9]([-a-z0-9]*[a-z0-9])?)*$')",message="must be an object name: at most 253 lowercase letters, digits, '-' and '.', beginning and ending with a letter or digit"
 	Name string `json:"name"`
-	// Namespace of the template. It must be the S3GWRemediation's own
-	// namespace (the created CR is owned by it); empty means that namespace.
+	// Namespace of the template; the fencing CR is created there too, as
+	// NHC creates a remediation CR beside its template, so the fencer finds
+	// the Secrets the template names (FAR reads them from its CR's
+	// namespace). Empty means the S3GWRemediation's own namespace.
 	// +kubebuilder:validation:MaxLength=63
 	// +kubebuilder:validation:XValidation:rule="self == '' || self.matches('^[a-z0-9]([-a-z0-9]*[a-z0-9])?$')",message="must be a namespace name: at most 63 lowercase letters, digits and '-', beginning and ending with a letter or digit; or leave it out"
 	// +optional
@@ -251,6 +253,20 @@ type ReleaseSpec struct {
 	// +optional
 	RequireReachableReplicas *bool `json:"requireReachableReplicas,omitempty"`
 
+	// AcceptStaleReadsWithoutRevisionCounter releases volumes whose Longhorn
+	// revision counter is disabled (spec.revisionCounterDisabled, the
+	// default for volumes created through CSI without the StorageClass
+	// parameter disableRevisionCounter: "false"). Their next engine compares
+	// no replicas: it serves every replica not marked failed side by side,
+	// so a write in flight at the crash, or a replica the old engine dropped
+	// while its node was cut off from the API server, makes s3gw read stale
+	// or mixed blocks after the move, fenced or not. false (the default)
+	// never releases such a volume: the remediation fails at once so that
+	// NodeHealthCheck escalates. true accepts those reads.
+	// +kubebuilder:default=false
+	// +optional
+	AcceptStaleReadsWithoutRevisionCounter bool `json:"acceptStaleReadsWithoutRevisionCounter,omitempty"`
+
 	// LonghornNamespace is where Longhorn's CRs live.
 	// +kubebuilder:default=longhorn-system
 	// +kubebuilder:validation:MinLength=1
@@ -261,7 +277,7 @@ type ReleaseSpec struct {
 }
 
 // Phase is a summary of where a remediation is; decisions never read it.
-// +kubebuilder:validation:Enum=Pending;WaitingForNodeFailure;WaitingForFencing;WaitingForStorage;Evicting;Releasing;WaitingForReplacement;Succeeded;Failed;Stopped
+// +kubebuilder:validation:Enum=Pending;WaitingForNodeFailure;WaitingForFencing;WaitingForStorage;Evicting;Releasing;WaitingForReplacement;Succeeded;Failed;Stopped;Excluded
 type Phase string
 
 // Phases, in the order a remediation usually goes through them.
@@ -276,6 +292,9 @@ const (
 	PhaseSucceeded             Phase = "Succeeded"
 	PhaseFailed                Phase = "Failed"
 	PhaseStopped               Phase = "Stopped"
+	// PhaseExcluded: the node carries remediation.medik8s.io/exclude-from-remediation=true;
+	// no step is taken until the label goes.
+	PhaseExcluded Phase = "Excluded"
 )
 
 // TargetState is where one s3gw pod is in its move.
@@ -385,6 +404,18 @@ type FailureEpisode struct {
 	// kubelet's last status post.
 	// +optional
 	KubeletPostedAt *metav1.Time `json:"kubeletPostedAt,omitempty"`
+	// RecoveredAt is when a pass of this remediation first saw the node
+	// Ready again, on the controller's own clock, during or before this
+	// failure. A delegate fence the controller saw before it fenced an
+	// earlier incident; until then the node may still be coming back from
+	// it, and it is not fenced again.
+	// +optional
+	RecoveredAt *metav1.MicroTime `json:"recoveredAt,omitempty"`
+	// ReadySince is the Ready condition's lastTransitionTime to True that
+	// recoveredAt saw: the kubelet's clock, compared only for equality, so
+	// one Ready period is recorded once.
+	// +optional
+	ReadySince *metav1.Time `json:"readySince,omitempty"`
 }
 
 // HeartbeatSighting is what the controller saw of the node's heartbeat. The
@@ -424,6 +455,10 @@ type EvidenceSighting struct {
 	// ProvenAt is when the controller first saw it prove the node fenced.
 	// +optional
 	ProvenAt *metav1.MicroTime `json:"provenAt,omitempty"`
+	// FailedAt is when the controller first saw the CR report
+	// Succeeded=False: its fencer gave up.
+	// +optional
+	FailedAt *metav1.MicroTime `json:"failedAt,omitempty"`
 }
 
 // S3GWRemediationStatus reports progress to NodeHealthCheck (which reads only

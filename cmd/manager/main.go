@@ -21,6 +21,7 @@ import (
 	"crypto/tls"
 	"flag"
 	"os"
+	"runtime/debug"
 
 	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/runtime"
@@ -30,7 +31,6 @@ import (
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/healthz"
 	"sigs.k8s.io/controller-runtime/pkg/log/zap"
-	"sigs.k8s.io/controller-runtime/pkg/metrics/filters"
 	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
 
 	s3gwv1alpha1 "github.com/s3gw-tech/s3gw-remediation/api/v1alpha1"
@@ -62,6 +62,7 @@ func main() {
 		leaderElectionNS     string
 		enableHTTP2          bool
 		workloadCache        string
+		pprofAddr            string
 	)
 	flag.StringVar(&metricsAddr, "metrics-bind-address", ":8443", "Address the metrics endpoint binds to; 0 disables it.")
 	flag.BoolVar(&metricsSecure, "metrics-secure", true,
@@ -82,11 +83,22 @@ func main() {
 	flag.StringVar(&workloadCache, "workload-cache-selector", controllers.DefaultWorkloadCacheSelector,
 		"Label selector of the pods the manager caches and watches. Templates whose workloadSelector requires it are "+
 			"event-driven; others read their pods uncached. Empty caches every pod (memory grows with the cluster).")
+	flag.StringVar(&pprofAddr, "pprof-bind-address", "0",
+		"Address the Go profiler's /debug/pprof endpoints bind to; 0 disables them. For measuring, not for production.")
 	opts := zap.Options{}
 	opts.BindFlags(flag.CommandLine)
 	flag.Parse()
 	ctrl.SetLogger(zap.New(zap.UseFlagOptions(&opts)))
 	setupLog.Info("Starting s3gw-remediation", "version", version.Version)
+	switch limit, why, err := softMemoryLimit(os.Getenv); {
+	case err != nil:
+		setupLog.Error(err, "Ignoring the container's memory limit")
+	case limit > 0:
+		debug.SetMemoryLimit(limit)
+		setupLog.Info("Set the Go runtime's soft memory limit", "bytes", limit, "from", why)
+	default:
+		setupLog.Info("No soft memory limit set", "why", why)
+	}
 	if err := leaderElection.validate(); err != nil {
 		setupLog.Error(err, "Invalid leader election timings")
 		os.Exit(1)
@@ -102,7 +114,7 @@ func main() {
 		TLSOpts:       tlsOpts,
 	}
 	if metricsSecure {
-		metricsOptions.FilterProvider = filters.WithAuthenticationAndAuthorization
+		metricsOptions.FilterProvider = metricsAuth
 	}
 
 	cachedPods, err := labels.Parse(workloadCache)
@@ -114,6 +126,7 @@ func main() {
 		Scheme:                  scheme,
 		Metrics:                 metricsOptions,
 		HealthProbeBindAddress:  probeAddr,
+		PprofBindAddress:        pprofAddr,
 		WebhookServer:           newWebhookServer(tlsOpts),
 		LeaderElection:          enableLeaderElection,
 		LeaderElectionID:        "s3gw-remediation.medik8s.io",

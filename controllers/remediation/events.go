@@ -25,6 +25,7 @@ import "github.com/s3gw-tech/s3gw-remediation/internal/release"
 const (
 	EventFencingDisabled      = "FencingDisabled"
 	EventDelegateCreated      = "FencingDelegateCreated"
+	EventDelegateFailed       = "DelegateFailed"
 	EventPodEvicted           = "PodForceDeleted"
 	EventVolumeUnmarked       = release.EventVolumeInUseCleared
 	EventAttachmentDeleted    = release.EventVolumeAttachmentDeleted
@@ -33,6 +34,7 @@ const (
 	EventVolumeSkipped        = "VolumeSkipped"
 	EventWaitingForFencing    = "WaitingForFencing"
 	EventNoHealthyReplica     = "NoHealthyReplica"
+	EventRevisionCounterOff   = "RevisionCounterDisabled"
 	EventLonghornMissing      = "LonghornUnavailable"
 	EventReplacementMissing   = "ReplacementNotReady"
 	EventS3GWMoved            = "S3GWMoved"
@@ -42,4 +44,6 @@ const (
 	EventInvalidSelector      = "InvalidWorkloadSelector"
 	EventEvictionTimedOut     = "EvictionTimedOut"
 	EventReleaseTimedOut      = "ReleaseTimedOut"
+	// EventRemediationSkipped is SNR's reason for an excluded node.
+	EventRemediationSkipped = "RemediationSkipped"
 )

@@ -168,6 +168,9 @@ func (r *Reconciler) Reconcile(ctx context.Context, req reconcile.Request) (res 
 	// write loses the optimistic lock on its status patch and runs again.
 	rem := &s3gwv1alpha1.S3GWRemediation{}
 	if err := r.Client.Get(ctx, req.NamespacedName, rem); err != nil {
+		if apierrors.IsNotFound(err) {
+			r.Metrics.ForgetPhase(req.NamespacedName)
+		}
 		return reconcile.Result{}, client.IgnoreNotFound(err)
 	}
 	nodeName := medik8s.NodeName(rem)

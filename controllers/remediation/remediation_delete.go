@@ -22,7 +22,6 @@ import (
 
 	"github.com/medik8s/common/pkg/events"
 	corev1 "k8s.io/api/core/v1"
-	"k8s.io/apimachinery/pkg/types"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/controller/controllerutil"
 	logf "sigs.k8s.io/controller-runtime/pkg/log"
@@ -41,34 +40,26 @@ func (r *Reconciler) reconcileDelete(ctx context.Context, rem *s3gwv1alpha1.S3GW
 		return nil
 	}
 	log := logf.FromContext(ctx)
-	taint := release.OutOfServiceTaint()
-	var owner types.UID
-	stale := false
 	if node != nil {
-		owner, stale = release.TaintOwnership(node, taint)
-	}
-	if stale {
-		// It names no taint on the node: a fencer removed ours by key.
-		if err := release.DropStaleTaintOwner(ctx, r.Client, node, taint); err != nil {
-			return err
+		if _, stale := release.TaintOwnership(node, release.OutOfServiceTaint()); stale {
+			// It names no taint on the node: a fencer removed ours by key.
+			if err := release.DropStaleTaintOwner(ctx, r.Client, node, release.OutOfServiceTaint()); err != nil {
+				return err
+			}
 		}
 	}
-	if owner == rem.UID {
-		// Ours by the node's own record, whatever status says: the taint and
-		// the annotation naming it were written together.
-		log.Info("Removing taint added by this remediation", "taint", taint.ToString())
-		if err := release.RemoveOwnedTaint(ctx, r.Client, node, taint, rem.UID); err != nil {
-			return err
-		}
-		events.NormalEvent(r.Recorder, node, EventTaintRemoved, "Removed "+taint.ToString()+" added by S3GWRemediation "+rem.Name)
-		events.NormalEvent(r.Recorder, rem, EventTaintRemoved, "Removed "+taint.ToString()+" from node "+node.Name)
+	if err := r.removeOwnTaint(ctx, rem, node); err != nil {
+		return err
 	}
 	if rem.Spec.Fencing.Delegate != nil {
 		if err := r.delegate().Delete(ctx, rem); err != nil {
 			return err
 		}
 	}
+	// The CR's series go with its finalizer; a CR deleted without it loses
+	// them in the pass that finds it gone (Reconcile).
 	r.Metrics.SetFencingBlocked(rem.UID, "")
+	r.Metrics.ForgetPhase(client.ObjectKeyFromObject(rem))
 
 	log.Info("Removing finalizer")
 	patch := client.MergeFromWithOptions(rem.DeepCopy(), client.MergeFromWithOptimisticLock{})
@@ -76,5 +67,24 @@ func (r *Reconciler) reconcileDelete(ctx context.Context, rem *s3gwv1alpha1.S3GW
 	if err := client.IgnoreNotFound(r.Client.Patch(ctx, rem, patch)); err != nil {
 		return fmt.Errorf("removing finalizer: %w", err)
 	}
+	return nil
+}
+
+// removeOwnTaint removes the out-of-service taint this remediation added,
+// on deletion and once its work is done (failover.OwnTaintDone), through
+// the one function that removes it (release.RemoveOwnedTaint).
+func (r *Reconciler) removeOwnTaint(ctx context.Context, rem *s3gwv1alpha1.S3GWRemediation, node *corev1.Node) error {
+	taint := release.OutOfServiceTaint()
+	if node == nil || release.TaintOwner(node, taint) != rem.UID {
+		return nil
+	}
+	// Ours by the node's own record, whatever status says: the taint and
+	// the annotation naming it were written together.
+	logf.FromContext(ctx).Info("Removing taint added by this remediation", "taint", taint.ToString())
+	if err := release.RemoveOwnedTaint(ctx, r.Client, node, taint, rem.UID); err != nil {
+		return err
+	}
+	events.NormalEvent(r.Recorder, node, EventTaintRemoved, "Removed "+taint.ToString()+" added by S3GWRemediation "+rem.Name)
+	events.NormalEvent(r.Recorder, rem, EventTaintRemoved, "Removed "+taint.ToString()+" from node "+node.Name)
 	return nil
 }

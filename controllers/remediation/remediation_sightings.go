@@ -67,7 +67,8 @@ func heartbeatStatus(s failover.HeartbeatSighting) *s3gwv1alpha1.HeartbeatSighti
 func recordedSightings(in []s3gwv1alpha1.EvidenceSighting) []failover.EvidenceSighting {
 	out := make([]failover.EvidenceSighting, 0, len(in))
 	for _, s := range in {
-		out = append(out, failover.EvidenceSighting{Name: s.Name, PendingAt: microTime(s.PendingAt), ProvenAt: microTime(s.ProvenAt)})
+		out = append(out, failover.EvidenceSighting{Name: s.Name, PendingAt: microTime(s.PendingAt), ProvenAt: microTime(s.ProvenAt),
+			FailedAt: microTime(s.FailedAt)})
 	}
 	return out
 }
@@ -76,7 +77,8 @@ func recordedSightings(in []s3gwv1alpha1.EvidenceSighting) []failover.EvidenceSi
 func sightingsStatus(in []failover.EvidenceSighting) []s3gwv1alpha1.EvidenceSighting {
 	out := make([]s3gwv1alpha1.EvidenceSighting, 0, len(in))
 	for _, s := range in {
-		out = append(out, s3gwv1alpha1.EvidenceSighting{Name: s.Name, PendingAt: toMicroTime(s.PendingAt), ProvenAt: toMicroTime(s.ProvenAt)})
+		out = append(out, s3gwv1alpha1.EvidenceSighting{Name: s.Name, PendingAt: toMicroTime(s.PendingAt), ProvenAt: toMicroTime(s.ProvenAt),
+			FailedAt: toMicroTime(s.FailedAt)})
 	}
 	return out
 }

@@ -25,6 +25,7 @@ import (
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/klog/v2"
+	"sigs.k8s.io/controller-runtime/pkg/client"
 	logf "sigs.k8s.io/controller-runtime/pkg/log"
 
 	s3gwv1alpha1 "github.com/s3gw-tech/s3gw-remediation/api/v1alpha1"
@@ -72,7 +73,9 @@ func (r *Reconciler) recordTransition(ctx context.Context, s *scope, before, aft
 		r.skippedVolumeEvents(ctx, s)
 	}
 	r.refusedPodsEvent(s, before, after)
+	r.delegateFailedEvent(s, before, after)
 	r.Metrics.SetFencingBlocked(s.rem.UID, fencingBlocked(d))
+	r.Metrics.SetPhase(client.ObjectKeyFromObject(s.rem), s.nodeName, string(after.Phase))
 
 	t := transitionOf(before, after, s.now)
 	if t.entered == "" {
@@ -116,6 +119,20 @@ func (r *Reconciler) refusedPodsEvent(s *scope, before, after *s3gwv1alpha1.S3GW
 	events.WarningEvent(r.Recorder, s.rem, EventProtectedPodsRefused, next.Message)
 }
 
+// delegateFailedEvent warns once when the Fenced condition starts saying
+// that the delegate failed while the remediation still waits for another
+// source; a remediation that fails on it is announced by phaseEvent.
+func (r *Reconciler) delegateFailedEvent(s *scope, before, after *s3gwv1alpha1.S3GWRemediationStatus) {
+	next := meta.FindStatusCondition(after.Conditions, s3gwv1alpha1.ConditionFenced)
+	if after.Phase == s3gwv1alpha1.PhaseFailed || next == nil || next.Reason != s3gwv1alpha1.ReasonDelegateFailed {
+		return
+	}
+	if prev := meta.FindStatusCondition(before.Conditions, s3gwv1alpha1.ConditionFenced); prev != nil && prev.Reason == next.Reason {
+		return
+	}
+	events.WarningEvent(r.Recorder, s.rem, EventDelegateFailed, next.Message)
+}
+
 // final is true for phases a remediation ends in (it may still move between
 // them, e.g. Failed then Stopped, but it is counted once).
 func final(p s3gwv1alpha1.Phase) bool {
@@ -132,6 +149,8 @@ func (r *Reconciler) phaseEvent(s *scope, phase s3gwv1alpha1.Phase) {
 		events.NormalEvent(r.Recorder, s.rem, EventNodeReady, d.Message)
 	case s3gwv1alpha1.PhaseWaitingForFencing:
 		events.NormalEvent(r.Recorder, s.rem, EventWaitingForFencing, d.Message)
+	case s3gwv1alpha1.PhaseExcluded:
+		events.WarningEvent(r.Recorder, s.rem, EventRemediationSkipped, d.Message)
 	case s3gwv1alpha1.PhaseSucceeded:
 		if d.Reason == s3gwv1alpha1.ReasonNoWorkloadOnNode {
 			events.NormalEvent(r.Recorder, s.rem, EventNoWorkload, d.Message)
@@ -154,11 +173,13 @@ func (r *Reconciler) phaseEvent(s *scope, phase s3gwv1alpha1.Phase) {
 // or waits on storage with.
 var failureEvents = map[string]string{
 	s3gwv1alpha1.ReasonNoHealthyReplica:        EventNoHealthyReplica,
+	s3gwv1alpha1.ReasonRevisionCounterDisabled: EventRevisionCounterOff,
 	s3gwv1alpha1.ReasonLonghornUnavailable:     EventLonghornMissing,
 	s3gwv1alpha1.ReasonReplacementNotReady:     EventReplacementMissing,
 	s3gwv1alpha1.ReasonInvalidWorkloadSelector: EventInvalidSelector,
 	s3gwv1alpha1.ReasonEvictionTimedOut:        EventEvictionTimedOut,
 	s3gwv1alpha1.ReasonReleaseTimedOut:         EventReleaseTimedOut,
+	s3gwv1alpha1.ReasonDelegateFailed:          EventDelegateFailed,
 }
 
 // skippedVolumeEvents warns once, when targets are recorded, about volumes

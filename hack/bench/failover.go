@@ -46,9 +46,15 @@ import (
 //     user can do without the operator;
 //   - none: Longhorn's default (do-nothing);
 //   - oos-at-notready: a fencer adds the out-of-service taint the moment the
-//     node is NotReady, no operator: the floor any remediation can reach;
-//   - delete-volume-attachment, out-of-service-taint (not by default): the
-//     operator's other release strategies.
+//     node is NotReady, no operator: the floor of a fencer that relies on
+//     Kubernetes' own out-of-service handling (Pod GC's sweep included);
+//   - floor: the node's pods are force-deleted and its volumes dropped from
+//     status.volumesInUse the moment it is NotReady, nothing checked, no
+//     operator: NotReady → attach → Ready and nothing else, the physical
+//     floor every mode is read against;
+//   - delete-volume-attachment, out-of-service-taint, controller-detach-10s
+//     (not by default): the operator's other release strategies, and the
+//     shipped strategy behind the NodeHealthCheck duration shipped before.
 //
 // All runs share one cluster and run concurrently: each has a zone of its
 // own with the failing node and a spare, so that the node-lifecycle
@@ -60,7 +66,7 @@ import (
 // shippedNHCDuration is the unhealthy duration of the NodeHealthCheck in
 // config/samples for a lost node (Ready=Unknown), the case the benchmark
 // fails nodes into.
-const shippedNHCDuration = 10 * time.Second
+const shippedNHCDuration = harness.ShippedUnhealthyDuration
 
 const poolLabel = "bench.s3gw.io/mode"
 
@@ -74,28 +80,39 @@ type mode struct {
 	// MatchTolerations sets the gateway's not-ready and unreachable
 	// tolerationSeconds to the NodeHealthCheck duration.
 	MatchTolerations bool
-	// FAR adds fence-agents-remediation evidence (required by OutOfServiceTaint).
+	// FAR fences the node through the template's FAR delegate (evidence
+	// OutOfServiceTaint requires): the FAR stand-in runs fence_dummy.
 	FAR bool
 	// OutOfServiceAtNotReady has a fencer taint the node out-of-service as
 	// soon as it is NotReady.
 	OutOfServiceAtNotReady bool
+	// ReleaseAtNotReady frees the node as soon as it is NotReady.
+	ReleaseAtNotReady bool
+	// NHCDuration overrides -nhc-duration for this mode's NodeHealthCheck.
+	NHCDuration time.Duration
 }
 
 func (m mode) namespace() string { return "bench-" + m.Name }
 
 func (m mode) operator() bool { return m.Strategy != "" }
 
+// floorMode is the mode every other is read against.
+const floorMode = "floor"
+
 var allModes = []mode{
+	{Name: floorMode, Title: "physical floor: released at NotReady", ReleaseAtNotReady: true},
 	{Name: "controller-detach", Title: "s3gw-remediation, shipped setting", Strategy: s3gwv1alpha1.ReleaseControllerDetach},
 	{Name: "longhorn-policy", Title: "Longhorn delete-pod, tolerations = NHC", LonghornPolicy: true, MatchTolerations: true},
 	{Name: "none", Title: "Longhorn default (do-nothing)"},
 	{Name: "oos-at-notready", Title: "out-of-service taint at NotReady", OutOfServiceAtNotReady: true},
 	{Name: "delete-volume-attachment", Title: "s3gw-remediation DeleteVolumeAttachment", Strategy: s3gwv1alpha1.ReleaseDeleteVolumeAttachment},
 	{Name: "out-of-service-taint", Title: "s3gw-remediation OutOfServiceTaint", Strategy: s3gwv1alpha1.ReleaseOutOfServiceTaint, FAR: true},
+	{Name: "controller-detach-10s", Title: "s3gw-remediation, NHC 10 s (shipped before)",
+		Strategy: s3gwv1alpha1.ReleaseControllerDetach, NHCDuration: 10 * time.Second},
 }
 
 // defaultModes are the modes run unless -modes says otherwise.
-const defaultModes = "controller-detach,longhorn-policy,none,oos-at-notready"
+const defaultModes = "floor,controller-detach,longhorn-policy,none,oos-at-notready"
 
 type config struct {
 	n           int
@@ -118,7 +135,7 @@ func failoverMain(ctx context.Context, args []string) error {
 	fs.StringVar(&modes, "modes", defaultModes, "comma-separated modes: "+modeNames(allModes))
 	fs.StringVar(&cfg.timings, "timings", "defaults", "cluster timings: defaults (Kubernetes defaults) or compressed (quick checks only)")
 	fs.DurationVar(&cfg.nhcDuration, "nhc-duration", shippedNHCDuration,
-		"NodeHealthCheck unhealthy duration (config/samples: 10s for a lost node; NHC's default 300s)")
+		"NodeHealthCheck unhealthy duration (default: config/samples' for a lost node; NHC's default 300s)")
 	fs.DurationVar(&cfg.stagger, "stagger", 2*time.Second, "delay between the starts of consecutive failures")
 	fs.DurationVar(&cfg.window, "window", 0,
 		"how long after its failure a run may take to recover (default: NotReady grace + eviction + 6m force detach + 1m)")
@@ -272,13 +289,13 @@ func setUp(ctx context.Context, env *harness.Env, cfg config) ([]*benchRun, erro
 		return nil, err
 	}
 	for _, m := range cfg.modes {
-		if m.FAR {
-			if err := env.EnableFAR(map[string]string{poolLabel: m.Name}, 0); err != nil {
+		if m.OutOfServiceAtNotReady {
+			if err := env.EnableOutOfServiceFencer(map[string]string{poolLabel: m.Name}); err != nil {
 				return nil, err
 			}
 		}
-		if m.OutOfServiceAtNotReady {
-			if err := env.EnableOutOfServiceFencer(map[string]string{poolLabel: m.Name}); err != nil {
+		if m.ReleaseAtNotReady {
+			if err := env.EnableReleaseAtNotReady(map[string]string{poolLabel: m.Name}); err != nil {
 				return nil, err
 			}
 		}
@@ -288,14 +305,17 @@ func setUp(ctx context.Context, env *harness.Env, cfg config) ([]*benchRun, erro
 		spec := s3gwv1alpha1.S3GWRemediationSpec{Release: s3gwv1alpha1.ReleaseSpec{Strategy: m.Strategy}}
 		if m.FAR {
 			// The out-of-service taint is for nodes proven shut down: a fence
-			// agent's word, not storage isolation.
-			spec.Fencing = s3gwv1alpha1.FencingSpec{
-				StorageIsolation: ptr.To(false),
-				Remediators:      []s3gwv1alpha1.RemediatorEvidence{harness.FARRemediator()},
+			// agent's word, not storage isolation. The delegate's template
+			// and its Secret sit in FAR's namespace, where the delegate is
+			// created and FAR reads the Secret.
+			fence, err := env.CreateFARTemplate(ctx, harness.FARTemplate{Name: "far-" + m.Name})
+			if err != nil {
+				return nil, err
 			}
+			spec.Fencing = s3gwv1alpha1.FencingSpec{StorageIsolation: ptr.To(false), Delegate: harness.FARDelegate(fence)}
 		}
 		if _, err := env.EnableRemediation(ctx, harness.Remediation{
-			Name: m.Name, NodeSelector: map[string]string{poolLabel: m.Name}, Spec: spec,
+			Name: m.Name, NodeSelector: map[string]string{poolLabel: m.Name}, Spec: spec, UnhealthyDuration: m.NHCDuration,
 		}); err != nil {
 			return nil, err
 		}

@@ -17,7 +17,7 @@ limitations under the License.
 // Command bench measures s3gw-remediation on the local cluster
 // (docs/benchmark.md). Three benchmarks, one per first argument:
 //
-//	go run ./hack/bench [failover] [-n 20] [-nhc-duration 10s] [-modes ...]   # make bench-failover
+//	go run ./hack/bench [failover] [-n 20] [-nhc-duration 2s] [-modes ...]    # make bench-failover
 //	go run ./hack/bench scale [-nodes 1000] [-gateways 100] [-fail 20]        # make bench-scale
 //	go run ./hack/bench requests [-runs 3]                                     # make bench-requests
 //

@@ -199,11 +199,28 @@ func fmtSeconds(s float64) string {
 	return fmt.Sprintf("%.1f s", s)
 }
 
-// table is the main result, in markdown.
+// table is the main result, in markdown. With the floor measured, each
+// mode's RTO is also given above the floor's, percentile for percentile.
 func (r *result) table() string {
 	var b strings.Builder
-	b.WriteString("| Mode | Recovered | RTO p50 | RTO p90 | RTO p99 | CR → Ready p50 | p99 | Controller share p50 | p99 | CR → released p50 | p99 |\n")
-	b.WriteString("|---|---|---|---|---|---|---|---|---|---|---|\n")
+	floor := slices.IndexFunc(r.Modes, func(m modeResult) bool { return m.Name == floorMode })
+	aboveFloor := func(modeResult) string { return "" }
+	if floor >= 0 {
+		f := r.Modes[floor].RTO
+		above := func(v, fv *float64) string {
+			if v == nil || fv == nil {
+				return "—"
+			}
+			return fmt.Sprintf("%+.1f s", *v-*fv)
+		}
+		aboveFloor = func(m modeResult) string { return above(m.RTO.P50, f.P50) + " / " + above(m.RTO.P99, f.P99) + " | " }
+	}
+	b.WriteString("| Mode | Recovered | RTO p50 | RTO p90 | RTO p99 | ")
+	if floor >= 0 {
+		b.WriteString("RTO above the floor p50 / p99 | ")
+	}
+	b.WriteString("CR → Ready p50 | p99 | Controller share p50 | p99 | CR → released p50 | p99 |\n")
+	b.WriteString("|---|---|---|---|---|" + strings.Repeat("---|", 6+min(floor+1, 1)) + "\n")
 	for _, m := range r.Modes {
 		recovered := 0
 		for _, run := range m.Runs {
@@ -211,8 +228,8 @@ func (r *result) table() string {
 				recovered++
 			}
 		}
-		fmt.Fprintf(&b, "| %s | %d/%d | %s | %s | %s | %s | %s | %s | %s | %s | %s |\n", m.Title, recovered, len(m.Runs),
-			r.cell(m.RTO.P50, m.RTO.Count), r.cell(m.RTO.P90, m.RTO.Count), r.cell(m.RTO.P99, m.RTO.Count),
+		fmt.Fprintf(&b, "| %s | %d/%d | %s | %s | %s | %s%s | %s | %s | %s | %s | %s |\n", m.Title, recovered, len(m.Runs),
+			r.cell(m.RTO.P50, m.RTO.Count), r.cell(m.RTO.P90, m.RTO.Count), r.cell(m.RTO.P99, m.RTO.Count), aboveFloor(m),
 			r.cell(m.CRToReady.P50, m.CRToReady.Count), r.cell(m.CRToReady.P99, m.CRToReady.Count),
 			r.cell(m.ControllerShare.P50, m.ControllerShare.Count), r.cell(m.ControllerShare.P99, m.ControllerShare.Count),
 			r.cell(m.CRToReleased.P50, m.CRToReleased.Count), r.cell(m.CRToReleased.P99, m.CRToReleased.Count))

@@ -63,3 +63,26 @@ func TestSVGIsWellFormedAndMarksStuckRuns(t *testing.T) {
 		t.Error("stuck run not marked")
 	}
 }
+
+func TestTableReadsEveryModeAgainstTheFloor(t *testing.T) {
+	mode := func(name string, rto ...float64) modeResult {
+		runs := make([]runResult, len(rto))
+		for i := range runs {
+			runs[i].Recovered = !math.IsInf(rto[i], 1)
+		}
+		return modeResult{Name: name, Title: name, Runs: runs, RTO: newStats(rto)}
+	}
+	r := &result{Window: 770 * time.Second, Modes: []modeResult{
+		mode(floorMode, 52, 53, 60), mode("controller-detach", 55, 56, 63.5), mode("none", math.Inf(1)),
+	}}
+	containsAll(t, "table", r.table(),
+		"| Mode | Recovered | RTO p50 | RTO p90 | RTO p99 | RTO above the floor p50 / p99 | CR → Ready p50 |",
+		"|---|---|---|---|---|---|---|---|---|---|---|---|\n",
+		"| floor | 3/3 | 53.0 s | 60.0 s | 60.0 s | +0.0 s / +0.0 s | — |",
+		"| controller-detach | 3/3 | 56.0 s | 63.5 s | 63.5 s | +3.0 s / +3.5 s | — |",
+		"| none | 0/1 | > 770 s | > 770 s | > 770 s | — / — | — |")
+	r.Modes = r.Modes[1:]
+	containsAll(t, "table without the floor", r.table(),
+		"| Mode | Recovered | RTO p50 | RTO p90 | RTO p99 | CR → Ready p50 |", "|---|---|---|---|---|---|---|---|---|---|---|\n",
+		"| controller-detach | 3/3 | 56.0 s | 63.5 s | 63.5 s | — |")
+}

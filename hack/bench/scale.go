@@ -16,11 +16,14 @@ limitations under the License.
 package main
 
 import (
+	"cmp"
 	"context"
+	"errors"
 	"flag"
 	"fmt"
 	"math"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -41,9 +44,12 @@ import (
 // The scale benchmark fails many gateway nodes of a large cluster at once
 // and measures the operator, built from ./cmd/manager and run as its own
 // process: per remediation CR → Ready, whether every gateway was replaced,
-// the manager's peak RSS and CPU seconds, and its API requests. It runs
-// once per cluster size in -pods, each in a fresh cluster with a fresh
-// manager, so that the peak RSS of each is its own.
+// the manager's peak RSS, heap and CPU seconds, and its API requests. It
+// runs once per cluster size (-nodes, with -pods-per-node pods each, or
+// every count in -pods), each in a fresh cluster with a fresh manager, so
+// that the peak RSS of each is its own; two node counts give the cost per
+// node. The manager's heap profile, taken before the failures and at its
+// RSS peak, says who holds the memory (heap.go).
 //
 // Every gateway has its own RWO volume with replicas on its two failover
 // nodes; the failing gateway nodes are spread over the zones, far below
@@ -52,22 +58,24 @@ import (
 // of filler Deployments, spread by the scheduler.
 
 type scaleConfig struct {
-	nodes, gateways, fail, zones int
-	pods                         []int
-	nhcDuration                  time.Duration
-	parallel                     int
-	out, logDir, note            string
+	gateways, fail, zones int
+	sizes                 []clusterSize
+	nhcDuration           time.Duration
+	parallel              int
+	out, logDir, note     string
 }
 
 func scaleMain(ctx context.Context, args []string) error {
 	var cfg scaleConfig
-	var pods string
+	var nodes, pods string
+	var podsPerNode float64
 	fs := flag.NewFlagSet("scale", flag.ExitOnError)
-	fs.IntVar(&cfg.nodes, "nodes", 1000, "simulated nodes")
+	fs.StringVar(&nodes, "nodes", "1000,3000", "comma-separated simulated node counts, one run each")
+	fs.Float64Var(&podsPerNode, "pods-per-node", 1.1, "pods of the cluster per node (gateways plus filler pods), unless -pods")
 	fs.IntVar(&cfg.gateways, "gateways", 100, "s3gw gateways, each on its own RWO volume and node")
 	fs.IntVar(&cfg.fail, "fail", 20, "gateway nodes failed at once")
 	fs.IntVar(&cfg.zones, "zones", 10, "zones the nodes are spread over")
-	fs.StringVar(&pods, "pods", "1100,2200", "comma-separated pod counts of the cluster, one run each (gateways plus filler pods)")
+	fs.StringVar(&pods, "pods", "", "comma-separated pod counts of the cluster (gateways plus filler pods), one run each per node count")
 	fs.DurationVar(&cfg.nhcDuration, "nhc-duration", shippedNHCDuration, "NodeHealthCheck unhealthy duration")
 	fs.IntVar(&cfg.parallel, "parallel", 16, "concurrent setup operations")
 	fs.StringVar(&cfg.out, "out", "", "result directory (default bench/results/<date>-scale)")
@@ -76,15 +84,14 @@ func scaleMain(ctx context.Context, args []string) error {
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
-	for _, p := range strings.Split(pods, ",") {
-		n, err := strconv.Atoi(strings.TrimSpace(p))
-		if err != nil || n < cfg.gateways {
-			return fmt.Errorf("invalid pod count %q: want a number of at least -gateways", p)
-		}
-		cfg.pods = append(cfg.pods, n)
+	var err error
+	if cfg.sizes, err = clusterSizes(nodes, pods, podsPerNode, cfg.gateways); err != nil {
+		return err
 	}
-	if cfg.fail > cfg.gateways || 3*cfg.gateways > cfg.nodes {
-		return fmt.Errorf("need -fail ≤ -gateways and 3 nodes per gateway (its own and two failover nodes)")
+	for _, size := range cfg.sizes {
+		if cfg.fail > cfg.gateways || 3*cfg.gateways > size.Nodes {
+			return fmt.Errorf("need -fail ≤ -gateways and 3 nodes per gateway (its own and two failover nodes)")
+		}
 	}
 
 	began := time.Now()
@@ -92,12 +99,13 @@ func scaleMain(ctx context.Context, args []string) error {
 	if err != nil {
 		return err
 	}
-	res := &scaleResult{Args: commandLine(args), Started: began, Nodes: cfg.nodes, Gateways: cfg.gateways, Fail: cfg.fail,
+	res := &scaleResult{Args: commandLine(args), Started: began, Gateways: cfg.gateways, Fail: cfg.fail,
 		Zones: cfg.zones, NHCDuration: cfg.nhcDuration}
-	for _, pods := range cfg.pods {
-		sr, err := runScale(ctx, cfg, pods)
+	profiles := map[string]string{}
+	for _, size := range cfg.sizes {
+		sr, err := runScale(ctx, cfg, size, profiles)
 		if err != nil {
-			return fmt.Errorf("run with %d pods: %w", pods, err)
+			return fmt.Errorf("run with %s: %w", size, err)
 		}
 		res.Runs = append(res.Runs, sr)
 	}
@@ -107,12 +115,56 @@ func scaleMain(ctx context.Context, args []string) error {
 	if err != nil {
 		return err
 	}
-	if err := writeResults(out, "scale.json", res, res.markdown(), nil); err != nil {
+	if err := writeResults(out, "scale.json", res, res.markdown(), profiles); err != nil {
 		return err
 	}
 	fmt.Print("\n" + res.table())
-	fmt.Printf("\nWrote %s (results.md, scale.json) in %s.\n", out, res.Wall.Round(time.Second))
+	fmt.Printf("\nWrote %s (results.md, scale.json, heap profiles) in %s.\n", out, res.Wall.Round(time.Second))
 	return nil
+}
+
+// clusterSize is the nodes and pods of one run.
+type clusterSize struct {
+	Nodes int `json:"nodes"`
+	Pods  int `json:"pods"`
+}
+
+func (c clusterSize) String() string { return fmt.Sprintf("%d nodes, %d pods", c.Nodes, c.Pods) }
+
+// clusterSizes is a run per node count, with podsPerNode pods per node, or
+// with each of the pod counts if any are given.
+func clusterSizes(nodes, pods string, podsPerNode float64, gateways int) ([]clusterSize, error) {
+	counts := func(list, what string, least int) ([]int, error) {
+		var out []int
+		for _, f := range strings.Split(list, ",") {
+			n, err := strconv.Atoi(strings.TrimSpace(f))
+			if err != nil || n < least {
+				return nil, fmt.Errorf("invalid %s count %q: want a number of at least %d", what, f, least)
+			}
+			out = append(out, n)
+		}
+		return out, nil
+	}
+	nodeCounts, err := counts(nodes, "node", 1)
+	if err != nil {
+		return nil, err
+	}
+	var podCounts []int
+	if pods != "" {
+		if podCounts, err = counts(pods, "pod", gateways); err != nil {
+			return nil, err
+		}
+	}
+	var sizes []clusterSize
+	for _, n := range nodeCounts {
+		if podCounts == nil {
+			sizes = append(sizes, clusterSize{Nodes: n, Pods: max(gateways, int(math.Round(float64(n)*podsPerNode)))})
+		}
+		for _, p := range podCounts {
+			sizes = append(sizes, clusterSize{Nodes: n, Pods: p})
+		}
+	}
+	return sizes, nil
 }
 
 // scaleResult is what the scale benchmark measured, as written to scale.json.
@@ -122,7 +174,6 @@ type scaleResult struct {
 	Code        string        `json:"code,omitempty"`
 	Started     time.Time     `json:"started"`
 	Wall        time.Duration `json:"wallNanoseconds"`
-	Nodes       int           `json:"nodes"`
 	Gateways    int           `json:"gateways"`
 	Fail        int           `json:"fail"`
 	Zones       int           `json:"zones"`
@@ -133,7 +184,7 @@ type scaleResult struct {
 // scaleRun is one cluster size.
 type scaleRun struct {
 	Settings string `json:"settings"`
-	Pods     int    `json:"pods"`
+	clusterSize
 	// Setup is how long building the cluster took.
 	Setup       time.Duration `json:"setupNanoseconds"`
 	AttachDelay time.Duration `json:"attachDelayNanoseconds"`
@@ -141,13 +192,19 @@ type scaleRun struct {
 	Succeeded   int           `json:"succeeded"`
 	// CRToReady is, per remediation, S3GWRemediation created → replacement
 	// Ready; RTO is node lost → replacement Ready (seconds).
-	CRToReady stats       `json:"crToReady"`
-	RTO       stats       `json:"rto"`
-	Failures  []runResult `json:"failures"`
-	// Manager usage: before the failures (steady state after setup), and
-	// at the end.
+	CRToReady stats `json:"crToReady"`
+	RTO       stats `json:"rto"`
+	// CRToReleased is S3GWRemediation created → no VolumeAttachment of the
+	// volume left on the dead node: the operator's own part.
+	CRToReleased stats       `json:"crToReleased"`
+	Failures     []runResult `json:"failures"`
+	// Manager usage: when setup ended, before the failures (after the idle
+	// window: steady state), and at the end.
+	SetUp  cluster.Usage `json:"setUp"`
 	Before cluster.Usage `json:"before"`
 	After  cluster.Usage `json:"after"`
+	// Heap is the manager's heap before the failures and at its RSS peak.
+	Heap []heapSnapshot `json:"heap"`
 	// RSS samples the manager's resident set every second, from its start.
 	RSS []rssSample `json:"rss"`
 	// Requests are the manager's API requests from the first failure until
@@ -159,8 +216,9 @@ type scaleRun struct {
 }
 
 type rssSample struct {
-	At  float64 `json:"at"`
-	RSS int64   `json:"rssBytes"`
+	At   float64 `json:"at"`
+	RSS  int64   `json:"rssBytes"`
+	Anon int64   `json:"rssAnonBytes"`
 }
 
 const (
@@ -171,10 +229,11 @@ const (
 	idleWindow      = 30 * time.Second
 )
 
-func runScale(ctx context.Context, cfg scaleConfig, pods int) (scaleRun, error) {
+func runScale(ctx context.Context, cfg scaleConfig, size clusterSize, profiles map[string]string) (scaleRun, error) {
 	began := time.Now()
-	sr := scaleRun{Pods: pods, IdleWindow: idleWindow}
-	log, closeLog, err := harness.FileLogger(logDirFor(cfg.logDir, pods), 0)
+	sr := scaleRun{clusterSize: size, IdleWindow: idleWindow}
+	tag := fmt.Sprintf("[%d nodes]", size.Nodes)
+	log, closeLog, err := harness.FileLogger(logDirFor(cfg.logDir, size), 0)
 	if err != nil {
 		return sr, err
 	}
@@ -182,9 +241,9 @@ func runScale(ctx context.Context, cfg scaleConfig, pods int) (scaleRun, error) 
 	opts := harness.Options{Cluster: cluster.KubernetesDefaults(), Logger: log, AuditLog: true, OperatorProcess: true,
 		UnhealthyDuration: cfg.nhcDuration}
 	if cfg.logDir != "" {
-		opts.Cluster.LogDir = filepath.Join(logDirFor(cfg.logDir, pods), "cluster")
+		opts.Cluster.LogDir = filepath.Join(logDirFor(cfg.logDir, size), "cluster")
 	}
-	fmt.Printf("[%d pods] Starting the cluster and the manager process ...\n", pods)
+	fmt.Printf("%s Starting the cluster and the manager process ...\n", tag)
 	env, err := harness.Start(ctx, opts)
 	if err != nil {
 		return sr, err
@@ -193,15 +252,19 @@ func runScale(ctx context.Context, cfg scaleConfig, pods int) (scaleRun, error) 
 	sr.Settings, sr.AttachDelay = env.Describe(), env.Sim.Options().AttachDelay
 	fmt.Println(sr.Settings)
 
-	sampler := sampleRSS(env.Manager)
-	gateways, err := setUpScale(ctx, env, cfg, pods)
+	sampler := sampleRSS(ctx, env.Manager)
+	gateways, err := setUpScale(ctx, env, cfg, size)
 	if err != nil {
 		sampler.stop()
 		return sr, err
 	}
 	sr.Setup = time.Since(began)
-	fmt.Printf("[%d pods] %d nodes, %d gateways and %d filler pods ready after %s; counting the idle manager for %s ...\n",
-		pods, cfg.nodes, cfg.gateways, pods-cfg.gateways, sr.Setup.Round(time.Second), idleWindow)
+	if sr.SetUp, err = env.Manager.Usage(); err != nil {
+		sampler.stop()
+		return sr, err
+	}
+	fmt.Printf("%s %d nodes, %d gateways and %d filler pods ready after %s; counting the idle manager for %s ...\n",
+		tag, size.Nodes, cfg.gateways, size.Pods-cfg.gateways, sr.Setup.Round(time.Second), idleWindow)
 	if sr.Idle, err = countWindow(ctx, env, idleWindow); err != nil {
 		sampler.stop()
 		return sr, err
@@ -210,8 +273,13 @@ func runScale(ctx context.Context, cfg scaleConfig, pods int) (scaleRun, error) 
 		sampler.stop()
 		return sr, err
 	}
+	before, err := sampler.snapshot(ctx, "before the failures")
+	if err != nil {
+		sampler.stop()
+		return sr, err
+	}
 
-	fmt.Printf("[%d pods] Failing %d gateway nodes at once ...\n", pods, cfg.fail)
+	fmt.Printf("%s Failing %d gateway nodes at once ...\n", tag, cfg.fail)
 	runs, err := env.FailAll(ctx, gateways[:cfg.fail], nil)
 	if err != nil {
 		sampler.stop()
@@ -229,7 +297,8 @@ func runScale(ctx context.Context, cfg scaleConfig, pods int) (scaleRun, error) 
 		sampler.stop()
 		return sr, err
 	}
-	sr.RSS = sampler.stop()
+	var peak *heapSnapshot
+	sr.RSS, peak = sampler.stop(), sampler.peak
 	if sr.After, err = env.Manager.Usage(); err != nil {
 		return sr, err
 	}
@@ -237,21 +306,33 @@ func runScale(ctx context.Context, cfg scaleConfig, pods int) (scaleRun, error) 
 		return sr, err
 	}
 	sr.summarize(runs)
-	fmt.Printf("[%d pods] %d/%d replaced, CR → Ready p50 %s p99 %s, manager peak RSS %s, CPU %s, %d requests\n",
-		pods, sr.Replaced, cfg.fail, fmtStat(sr.CRToReady.P50), fmtStat(sr.CRToReady.P99), mib(sr.After.PeakRSS),
-		sr.After.CPU.Round(10*time.Millisecond), sr.Requests.Total)
+	for _, h := range []*heapSnapshot{before, peak} {
+		if h == nil {
+			continue
+		}
+		h.File = fmt.Sprintf("heap-%dnodes-%s.pb.gz", size.Nodes, strings.Fields(h.Label)[0])
+		profiles[h.File] = string(h.profile)
+		sr.Heap = append(sr.Heap, *h)
+	}
+	fmt.Printf("%s %d/%d replaced, CR → released p99 %s, CR → Ready p50 %s p99 %s, manager peak RSS %s, CPU %s, %d requests\n",
+		tag, sr.Replaced, cfg.fail, fmtStat(sr.CRToReleased.P99), fmtStat(sr.CRToReady.P50), fmtStat(sr.CRToReady.P99),
+		mib(sr.After.PeakRSS), sr.After.CPU.Round(10*time.Millisecond), sr.Requests.Total)
+	for _, h := range sr.Heap {
+		fmt.Printf("%s heap %s (RSS %s, heap in use %s, live %s), top owners:\n%s", tag, h.Label, mib(h.RSS),
+			mib(h.HeapInuse), mib(h.Live), h.topOwners(8))
+	}
 	return sr, nil
 }
 
-func logDirFor(logDir string, pods int) string {
+func logDirFor(logDir string, size clusterSize) string {
 	if logDir == "" {
 		return ""
 	}
-	return filepath.Join(logDir, fmt.Sprintf("pods-%d", pods))
+	return filepath.Join(logDir, fmt.Sprintf("nodes-%d-pods-%d", size.Nodes, size.Pods))
 }
 
 func (sr *scaleRun) summarize(runs []*harness.Run) {
-	var crToReady, rto []float64
+	var crToReady, rto, crToReleased []float64
 	for _, r := range runs {
 		rr := runResult{Node: r.Node, Milestones: map[string]float64{}}
 		for _, e := range r.Timeline() {
@@ -264,6 +345,11 @@ func (sr *scaleRun) summarize(runs []*harness.Run) {
 			sr.Succeeded++
 		}
 		sr.Failures = append(sr.Failures, rr)
+		if d, ok := r.Between(harness.RemediationCreated, harness.AttachmentReleased); ok {
+			crToReleased = append(crToReleased, d.Seconds())
+		} else {
+			crToReleased = append(crToReleased, math.Inf(1))
+		}
 		if !ok {
 			crToReady, rto = append(crToReady, math.Inf(1)), append(rto, math.Inf(1))
 			continue
@@ -274,18 +360,18 @@ func (sr *scaleRun) summarize(runs []*harness.Run) {
 			crToReady = append(crToReady, d.Seconds())
 		}
 	}
-	sr.CRToReady, sr.RTO = newStats(crToReady), newStats(rto)
+	sr.CRToReady, sr.RTO, sr.CRToReleased = newStats(crToReady), newStats(rto), newStats(crToReleased)
 }
 
 // setUpScale adds the nodes, the NodeHealthCheck, the gateways and the
 // filler pods, and returns the gateways in node order.
-func setUpScale(ctx context.Context, env *harness.Env, cfg scaleConfig, pods int) ([]*harness.Gateway, error) {
+func setUpScale(ctx context.Context, env *harness.Env, cfg scaleConfig, size clusterSize) ([]*harness.Gateway, error) {
 	if _, err := env.EnableRemediation(ctx, harness.Remediation{
 		Name: scalePool, NodeSelector: map[string]string{poolLabel: scalePool},
 	}); err != nil {
 		return nil, err
 	}
-	nodes := make([]int, cfg.nodes)
+	nodes := make([]int, size.Nodes)
 	for i := range nodes {
 		nodes[i] = i
 	}
@@ -296,7 +382,7 @@ func setUpScale(ctx context.Context, env *harness.Env, cfg scaleConfig, pods int
 	if err != nil {
 		return nil, err
 	}
-	fmt.Printf("  %d nodes Ready in %s\n", cfg.nodes, time.Since(began).Round(time.Second))
+	fmt.Printf("  %d nodes Ready in %s\n", size.Nodes, time.Since(began).Round(time.Second))
 
 	began = time.Now()
 	gateways := make([]*harness.Gateway, cfg.gateways)
@@ -315,10 +401,10 @@ func setUpScale(ctx context.Context, env *harness.Env, cfg scaleConfig, pods int
 	fmt.Printf("  %d gateways Ready in %s\n", cfg.gateways, time.Since(began).Round(time.Second))
 
 	began = time.Now()
-	if err := deployFiller(ctx, env, pods-cfg.gateways); err != nil {
+	if err := deployFiller(ctx, env, size.Pods-cfg.gateways); err != nil {
 		return nil, err
 	}
-	fmt.Printf("  %d filler pods Running in %s\n", pods-cfg.gateways, time.Since(began).Round(time.Second))
+	fmt.Printf("  %d filler pods Running in %s\n", size.Pods-cfg.gateways, time.Since(began).Round(time.Second))
 	return gateways, nil
 }
 
@@ -366,23 +452,35 @@ func deployFiller(ctx context.Context, env *harness.Env, n int) error {
 	})
 }
 
-// rssSampler records the manager's resident set every second.
+// rssSampler records the manager's resident set every second, and takes a
+// heap snapshot whenever the resident set has grown by peakStep since the
+// last one: the last is the heap at the peak.
 type rssSampler struct {
+	m       *harness.ManagerProcess
+	began   time.Time
 	stopCh  chan struct{}
 	done    chan struct{}
 	samples []rssSample
+	peak    *heapSnapshot
 }
 
-func sampleRSS(m *harness.ManagerProcess) *rssSampler {
-	s := &rssSampler{stopCh: make(chan struct{}), done: make(chan struct{})}
-	began := time.Now()
+// peakStep bounds how often the sampler profiles a growing manager.
+const peakStep = 2 << 20
+
+func sampleRSS(ctx context.Context, m *harness.ManagerProcess) *rssSampler {
+	s := &rssSampler{m: m, began: time.Now(), stopCh: make(chan struct{}), done: make(chan struct{})}
 	go func() {
 		defer close(s.done)
 		tick := time.NewTicker(time.Second)
 		defer tick.Stop()
 		for {
 			if u, err := m.Usage(); err == nil {
-				s.samples = append(s.samples, rssSample{At: time.Since(began).Seconds(), RSS: u.RSS})
+				s.samples = append(s.samples, rssSample{At: time.Since(s.began).Seconds(), RSS: u.RSS, Anon: u.RSSAnon})
+				if s.peak == nil || u.RSS >= s.peak.RSS+peakStep {
+					if h, err := s.snapshot(ctx, "peak"); err == nil {
+						s.peak = h
+					}
+				}
 			}
 			select {
 			case <-s.stopCh:
@@ -392,6 +490,23 @@ func sampleRSS(m *harness.ManagerProcess) *rssSampler {
 		}
 	}()
 	return s
+}
+
+// snapshot profiles the manager's heap now.
+func (s *rssSampler) snapshot(ctx context.Context, label string) (*heapSnapshot, error) {
+	u, err := s.m.Usage()
+	if err != nil {
+		return nil, err
+	}
+	h := &heapSnapshot{Label: label, At: time.Since(s.began).Seconds(), RSS: u.RSS}
+	if h.profile, err = s.m.HeapProfile(ctx, 0); err != nil {
+		return nil, err
+	}
+	text, err := s.m.HeapProfile(ctx, 1)
+	if err != nil {
+		return nil, err
+	}
+	return h, errors.Join(h.parseMemStats(text), h.attribute(h.profile))
 }
 
 func (s *rssSampler) stop() []rssSample {
@@ -414,7 +529,7 @@ func (r *scaleResult) table() string {
 	var b strings.Builder
 	b.WriteString("| | ")
 	for _, sr := range r.Runs {
-		fmt.Fprintf(&b, "%d pods | ", sr.Pods)
+		fmt.Fprintf(&b, "%d nodes, %d pods | ", sr.Nodes, sr.Pods)
 	}
 	b.WriteString("Goal |\n|---|" + strings.Repeat("---|", len(r.Runs)) + "---|\n")
 	row := func(name, goal string, cell func(scaleRun) string) {
@@ -424,22 +539,109 @@ func (r *scaleResult) table() string {
 		}
 		b.WriteString(goal + " |\n")
 	}
+	heap := func(sr scaleRun, label string) *heapSnapshot {
+		for i := range sr.Heap {
+			if sr.Heap[i].Label == label {
+				return &sr.Heap[i]
+			}
+		}
+		return nil
+	}
+	heapCell := func(label string, v func(*heapSnapshot) int64) func(scaleRun) string {
+		return func(sr scaleRun) string {
+			if h := heap(sr, label); h != nil {
+				return mib(v(h))
+			}
+			return "—"
+		}
+	}
 	row("gateways replaced", fmt.Sprintf("all %d", r.Fail), func(sr scaleRun) string { return fmt.Sprintf("%d/%d", sr.Replaced, r.Fail) })
 	row("S3GWRemediations Succeeded", "", func(sr scaleRun) string { return fmt.Sprintf("%d/%d", sr.Succeeded, r.Fail) })
-	row("CR → Ready p50", "", func(sr scaleRun) string { return fmtStat(sr.CRToReady.P50) })
-	row("CR → Ready p99", "≤ 5 s", func(sr scaleRun) string { return fmtStat(sr.CRToReady.P99) })
+	row("CR → released p50 / p99", "p99 ≤ 1 s", func(sr scaleRun) string {
+		return fmtStat(sr.CRToReleased.P50) + " / " + fmtStat(sr.CRToReleased.P99)
+	})
+	row("CR → Ready p50 / p99", "", func(sr scaleRun) string { return fmtStat(sr.CRToReady.P50) + " / " + fmtStat(sr.CRToReady.P99) })
 	row("RTO p50 / p99", "", func(sr scaleRun) string { return fmtStat(sr.RTO.P50) + " / " + fmtStat(sr.RTO.P99) })
-	row("manager peak RSS (VmHWM)", "≤ 64 MiB, flat", func(sr scaleRun) string { return mib(sr.After.PeakRSS) })
-	row("manager RSS before the failures", "", func(sr scaleRun) string { return mib(sr.Before.RSS) })
+	row("manager peak RSS (VmHWM)", "≤ 64 MiB at 1 000 nodes, ≤ 80 MiB at 3 000", func(sr scaleRun) string { return mib(sr.After.PeakRSS) })
+	row("manager peak anonymous RSS (heap, stacks; sampled each second)", "", func(sr scaleRun) string {
+		return mib(sr.peakAnon())
+	})
+	row("manager RSS before the failures: anonymous + file-backed (the binary)", "", func(sr scaleRun) string {
+		return fmt.Sprintf("%s = %s + %s", mib(sr.Before.RSS), mib(sr.Before.RSSAnon), mib(sr.Before.RSSFile))
+	})
+	row("heap in use before the failures / at the peak", "", func(sr scaleRun) string {
+		return heapCell("before the failures", func(h *heapSnapshot) int64 { return h.HeapInuse })(sr) + " / " +
+			heapCell("peak", func(h *heapSnapshot) int64 { return h.HeapInuse })(sr)
+	})
+	row("live heap (profile) before the failures / at the peak", "", func(sr scaleRun) string {
+		return heapCell("before the failures", func(h *heapSnapshot) int64 { return h.Live })(sr) + " / " +
+			heapCell("peak", func(h *heapSnapshot) int64 { return h.Live })(sr)
+	})
 	row("manager CPU, start → end", "", func(sr scaleRun) string { return fmt.Sprintf("%.1f s", sr.After.CPU.Seconds()) })
+	row("manager CPU idle, per minute", "", func(sr scaleRun) string { return fmt.Sprintf("%.2f s", sr.idleCPUPerMinute().Seconds()) })
 	row("manager CPU, failures → all Succeeded", "", func(sr scaleRun) string {
 		return fmt.Sprintf("%.1f s", (sr.After.CPU - sr.Before.CPU).Seconds())
 	})
-	row("API requests, failures → all Succeeded", "", func(sr scaleRun) string {
+	row("API requests, failures → all Succeeded", "≤ 60 per remediation", func(sr scaleRun) string {
 		return fmt.Sprintf("%d (%.0f per remediation, %s)", sr.Requests.Total, float64(sr.Requests.Total)/float64(r.Fail), sr.FailureSpan.Round(time.Second))
 	})
-	row("API requests idle, per 10 s", "", func(sr scaleRun) string { return fmt.Sprintf("%.1f", per10s(sr.Idle.Total, sr.IdleWindow)) })
+	row("API requests idle, per 10 s", "0", func(sr scaleRun) string { return fmt.Sprintf("%.1f", per10s(sr.Idle.Total, sr.IdleWindow)) })
 	row("cluster setup", "", func(sr scaleRun) string { return sr.Setup.Round(time.Second).String() })
+	return b.String()
+}
+
+// peakAnon is the largest anonymous RSS sampled.
+func (sr scaleRun) peakAnon() int64 {
+	var peak int64
+	for _, s := range sr.RSS {
+		peak = max(peak, s.Anon)
+	}
+	return peak
+}
+
+// idleCPUPerMinute is the manager's CPU over the idle window, per minute.
+func (sr scaleRun) idleCPUPerMinute() time.Duration {
+	if sr.IdleWindow <= 0 || sr.SetUp.CPU == 0 {
+		return 0
+	}
+	return time.Duration(float64(sr.Before.CPU-sr.SetUp.CPU) * float64(time.Minute) / float64(sr.IdleWindow))
+}
+
+// perNode is the cost of a node, from the runs with the fewest and the
+// most nodes: the slope between them. Empty with a single node count.
+func (r *scaleResult) perNode() string {
+	if len(r.Runs) < 2 {
+		return ""
+	}
+	lo := slices.MinFunc(r.Runs, func(a, b scaleRun) int { return cmp.Compare(a.Nodes, b.Nodes) })
+	hi := slices.MaxFunc(r.Runs, func(a, b scaleRun) int { return cmp.Compare(a.Nodes, b.Nodes) })
+	dn := float64(hi.Nodes - lo.Nodes)
+	if dn == 0 {
+		return ""
+	}
+	var b strings.Builder
+	fmt.Fprintf(&b, "| Per node, %d → %d nodes | |\n|---|---|\n", lo.Nodes, hi.Nodes)
+	kib := func(name string, v func(scaleRun) int64) {
+		fmt.Fprintf(&b, "| %s | %.1f KiB |\n", name, float64(v(hi)-v(lo))/dn/1024)
+	}
+	live := func(label string, field func(*heapSnapshot) int64) func(scaleRun) int64 {
+		return func(sr scaleRun) int64 {
+			for i := range sr.Heap {
+				if sr.Heap[i].Label == label {
+					return field(&sr.Heap[i])
+				}
+			}
+			return 0
+		}
+	}
+	kib("manager peak RSS", func(sr scaleRun) int64 { return sr.After.PeakRSS })
+	kib("manager peak anonymous RSS", scaleRun.peakAnon)
+	kib("manager RSS before the failures", func(sr scaleRun) int64 { return sr.Before.RSS })
+	kib("heap in use before the failures", live("before the failures", func(h *heapSnapshot) int64 { return h.HeapInuse }))
+	kib("live heap before the failures", live("before the failures", func(h *heapSnapshot) int64 { return h.Live }))
+	fmt.Fprintf(&b, "| manager CPU idle, per minute | %.2f ms |\n",
+		float64(hi.idleCPUPerMinute()-lo.idleCPUPerMinute())/dn/float64(time.Millisecond))
+	fmt.Fprintf(&b, "| manager CPU, start → end | %.2f ms |\n", float64(hi.After.CPU-lo.After.CPU)/dn/float64(time.Millisecond))
 	return b.String()
 }
 
@@ -447,22 +649,37 @@ func (r *scaleResult) markdown() string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "# s3gw-remediation scale benchmark, %s\n\n", r.Started.Format("2006-01-02 15:04 MST"))
 	fmt.Fprintf(&b, "Generated by `go run ./hack/bench scale %s` (`make bench-scale`); method in `docs/benchmark.md`.\n\n", r.Args)
-	fmt.Fprintf(&b, "- **Cluster:** %d kwok nodes in %d zones, %d s3gw gateways each on its own RWO Longhorn volume; "+
+	fmt.Fprintf(&b, "- **Cluster:** kwok nodes in %d zones, %d s3gw gateways each on its own RWO Longhorn volume; "+
 		"%d gateway nodes (2 per zone at most) fail at once; NodeHealthCheck unhealthy duration %s.\n",
-		r.Nodes, r.Zones, r.Gateways, r.Fail, r.NHCDuration)
+		r.Zones, r.Gateways, r.Fail, r.NHCDuration)
 	for _, sr := range r.Runs {
-		fmt.Fprintf(&b, "- **Settings (%d pods):** `%s`\n", sr.Pods, sr.Settings)
+		fmt.Fprintf(&b, "- **Settings (%s):** `%s`\n", sr.clusterSize, sr.Settings)
 	}
 	fmt.Fprintf(&b, "- **Machine:** %s; wall time %s.\n", r.Machine, r.Wall.Round(time.Second))
 	fmt.Fprintf(&b, "- **Code:** %s\n\n", r.Code)
 	b.WriteString("The manager is `./cmd/manager`, built and run as its own OS process; its memory and CPU are read from " +
-		"`/proc/<pid>/status` (VmHWM, VmRSS) and `/proc/<pid>/stat` (utime + stime). Its API requests are counted " +
-		"from kube-apiserver's audit log by its own identity. CR → Ready is S3GWRemediation created → replacement gateway Ready, " +
-		"including the simulated Longhorn attach delay; percentiles are nearest-rank.\n\n")
+		"`/proc/<pid>/status` (VmHWM, VmRSS = RssAnon + RssFile: heap and stacks, and the binary's pages) and " +
+		"`/proc/<pid>/stat` (utime + stime). Its heap is read from its `/debug/pprof/heap` (`--pprof-bind-address`, one " +
+		"sample per 64 KiB allocated) before the failures and whenever its RSS has grown by 2 MiB since the last profile " +
+		"(the last one is the peak's): heap in use is `MemStats.HeapInuse`, the live heap the profile's in-use space as of " +
+		"the last garbage collection, split by owner (`hack/bench/heap.go`). Its API requests are " +
+		"counted from kube-apiserver's audit log by its own identity. CR → released is S3GWRemediation created → no " +
+		"VolumeAttachment of the volume left on the dead node (the operator's own part); CR → Ready ends when the " +
+		"replacement gateway is Ready, including the simulated Longhorn attach delay; percentiles are nearest-rank.\n\n")
 	b.WriteString(r.table())
-	for _, sr := range r.Runs {
-		fmt.Fprintf(&b, "\n**API requests by kind (%d pods):** %s\n", sr.Pods, sr.Requests)
+	if per := r.perNode(); per != "" {
+		b.WriteString("\n" + per)
 	}
-	b.WriteString("\nPer-failure timelines and the manager's RSS every second: `scale.json`.\n")
+	for _, sr := range r.Runs {
+		for _, h := range sr.Heap {
+			fmt.Fprintf(&b, "\n**Heap owners (%s), %s** (`%s`; RSS %s, heap in use %s, live %s):\n\n```\n%s```\n",
+				sr.clusterSize, h.Label, h.File, mib(h.RSS), mib(h.HeapInuse), mib(h.Live), h.topOwners(12))
+		}
+	}
+	for _, sr := range r.Runs {
+		fmt.Fprintf(&b, "\n**API requests by kind (%s):** %s\n", sr.clusterSize, sr.Requests)
+	}
+	b.WriteString("\nPer-failure timelines, the heap owners and the manager's RSS every second: `scale.json`; " +
+		"the profiles: `go tool pprof -top heap-<nodes>nodes-<when>.pb.gz`.\n")
 	return b.String()
 }

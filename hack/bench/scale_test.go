@@ -16,6 +16,7 @@ limitations under the License.
 package main
 
 import (
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -24,25 +25,58 @@ import (
 	"github.com/s3gw-tech/s3gw-remediation/test/cluster"
 )
 
-func TestScaleTableHasAColumnPerPodCount(t *testing.T) {
-	run := func(pods int, peak int64) scaleRun {
-		return scaleRun{Pods: pods, Replaced: 20, Succeeded: 20, CRToReady: newStats([]float64{3, 4, 4.5}),
-			After: cluster.Usage{PeakRSS: peak, CPU: 12 * time.Second}, Before: cluster.Usage{CPU: 2 * time.Second},
+func TestScaleTableHasAColumnPerClusterSize(t *testing.T) {
+	run := func(nodes int, peak int64) scaleRun {
+		return scaleRun{clusterSize: clusterSize{Nodes: nodes, Pods: nodes * 11 / 10}, Replaced: 20, Succeeded: 20,
+			CRToReady: newStats([]float64{3, 4, 4.5}), CRToReleased: newStats([]float64{0.2, 0.4, 0.9}),
+			SetUp: cluster.Usage{CPU: time.Second}, Before: cluster.Usage{CPU: 2 * time.Second, RSS: peak - 8<<20},
+			After:    cluster.Usage{PeakRSS: peak, CPU: 12 * time.Second},
+			Heap:     []heapSnapshot{{Label: "before the failures", HeapInuse: peak / 2, Live: peak / 4}, {Label: "peak", HeapInuse: peak * 3 / 4}},
 			Requests: apiaudit.Count{Total: 1000}, Idle: apiaudit.Count{Total: 3}, IdleWindow: 30 * time.Second, FailureSpan: time.Minute}
 	}
-	r := &scaleResult{Fail: 20, Runs: []scaleRun{run(1100, 40<<20), run(2200, 41<<20)}}
-	table := r.table()
-	for _, want := range []string{
-		"| | 1100 pods | 2200 pods | Goal |",
+	r := &scaleResult{Fail: 20, Runs: []scaleRun{run(1000, 40<<20), run(3000, 50<<20)}}
+	containsAll(t, "table", r.table(),
+		"| | 1000 nodes, 1100 pods | 3000 nodes, 3300 pods | Goal |",
 		"| gateways replaced | 20/20 | 20/20 | all 20 |",
-		"| CR → Ready p99 | 4.5 s | 4.5 s | ≤ 5 s |",
-		"| manager peak RSS (VmHWM) | 40.0 MiB | 41.0 MiB | ≤ 64 MiB, flat |",
+		"| CR → released p50 / p99 | 0.4 s / 0.9 s | 0.4 s / 0.9 s | p99 ≤ 1 s |",
+		"| manager peak RSS (VmHWM) | 40.0 MiB | 50.0 MiB |",
+		"| heap in use before the failures / at the peak | 20.0 MiB / 30.0 MiB | 25.0 MiB / 37.5 MiB |  |",
+		"| manager CPU idle, per minute | 2.00 s | 2.00 s |  |",
 		"| manager CPU, failures → all Succeeded | 10.0 s | 10.0 s |  |",
 		"| API requests, failures → all Succeeded | 1000 (50 per remediation, 1m0s) |",
-		"| API requests idle, per 10 s | 1.0 | 1.0 |  |",
+		"| API requests idle, per 10 s | 1.0 | 1.0 | 0 |")
+	containsAll(t, "per-node table", r.perNode(),
+		"| Per node, 1000 → 3000 nodes | |",
+		"| manager peak RSS | 5.1 KiB |",
+		"| heap in use before the failures | 2.6 KiB |",
+		"| manager CPU idle, per minute | 0.00 ms |")
+}
+
+// containsAll fails t for each of wants that text lacks.
+func containsAll(t *testing.T, what, text string, wants ...string) {
+	t.Helper()
+	for _, want := range wants {
+		if !strings.Contains(text, want) {
+			t.Errorf("%s lacks %q:\n%s", what, want, text)
+		}
+	}
+}
+
+func TestClusterSizes(t *testing.T) {
+	for _, tc := range []struct {
+		nodes, pods string
+		want        []clusterSize
+		err         bool
+	}{
+		{nodes: "1000,3000", want: []clusterSize{{1000, 1100}, {3000, 3300}}},
+		{nodes: "1000", pods: "1100,2200", want: []clusterSize{{1000, 1100}, {1000, 2200}}},
+		{nodes: "60", want: []clusterSize{{60, 100}}}, // never fewer pods than gateways
+		{nodes: "1000", pods: "50", err: true},
+		{nodes: "x", err: true},
 	} {
-		if !strings.Contains(table, want) {
-			t.Errorf("table lacks %q:\n%s", want, table)
+		got, err := clusterSizes(tc.nodes, tc.pods, 1.1, 100)
+		if (err != nil) != tc.err || !slices.Equal(got, tc.want) {
+			t.Errorf("clusterSizes(%q, %q) = %v, %v; want %v (error %v)", tc.nodes, tc.pods, got, err, tc.want, tc.err)
 		}
 	}
 }
@@ -53,12 +87,8 @@ func TestRequestsPer10s(t *testing.T) {
 	}
 	r := &requestsResult{WaitWindow: time.Minute, Waiting: apiaudit.Count{Total: 6},
 		Happy: []happyRun{{Node: "happy-0", CRToSucceeded: apiaudit.Count{Total: 42}, Took: 3 * time.Second}}}
-	md := r.markdown()
-	for _, want := range []string{"| happy-0: CR created → `Succeeded` (3s) | **42** | ≤ 60 |", "| waiting for fencing, per 10 s (6 in 1m0s) | **1.0** | ≤ 1 |"} {
-		if !strings.Contains(md, want) {
-			t.Errorf("markdown lacks %q:\n%s", want, md)
-		}
-	}
+	containsAll(t, "markdown", r.markdown(), "| happy-0: CR created → `Succeeded` (3s) | **42** | ≤ 60 |",
+		"| waiting for fencing, per 10 s (6 in 1m0s) | **1.0** | ≤ 1 |")
 }
 
 func TestMachineBusyTimeIncludesOwnCPU(t *testing.T) {

@@ -102,7 +102,8 @@ func run(ctx context.Context, window, timeout time.Duration, logDir string, exte
 	}
 	defer closeLog()
 
-	opts := harness.Options{Cluster: cluster.Compressed(), Logger: log, ExternalNHC: externalNHC}
+	opts := harness.Options{Cluster: cluster.Compressed(), Logger: log, ExternalNHC: externalNHC,
+		UnhealthyDuration: harness.ShippedUnhealthyDuration}
 	if logDir != "" {
 		opts.Cluster.LogDir = filepath.Join(logDir, "cluster")
 	}
@@ -110,9 +111,10 @@ func run(ctx context.Context, window, timeout time.Duration, logDir string, exte
 	d.printf("s3gw-remediation demo on a local cluster (real etcd, kube-apiserver, kube-controller-manager,\n"+
 		"kube-scheduler; kwok kubelets; simulated Longhorn).\n\n"+
 		"TIMINGS ARE COMPRESSED: a lost node is NotReady after %s and its pods are evicted %ds later\n"+
-		"(Kubernetes defaults: 50s and 300s); NodeHealthCheck remediates after %ds (default 300s).\n"+
-		"The attach-detach controller keeps its production clocks (1m sync, 6m force detach).\n\n",
-		c.NodeMonitorGracePeriod, c.DefaultUnreachableTolerationSeconds, c.DefaultUnreachableTolerationSeconds)
+		"(Kubernetes defaults: 50s and 300s). NodeHealthCheck remediates %s after NotReady, as the shipped\n"+
+		"sample does (NHC's default: 300s). The attach-detach controller keeps its production clocks\n"+
+		"(1m sync, 6m force detach).\n\n",
+		c.NodeMonitorGracePeriod, c.DefaultUnreachableTolerationSeconds, harness.ShippedUnhealthyDuration)
 
 	d.printf("Starting the cluster ...\n")
 	env, err := harness.Start(ctx, opts)
@@ -282,8 +284,9 @@ func (d *demo) failover(ctx context.Context, gateways []*harness.Gateway, window
 		return 1
 	}
 	d.printf("\nThe remediated gateway served again %s after its node was lost; the protection report expected at most %s\n"+
-		"(compressed timings; with Kubernetes defaults add 40s of NotReady detection and 290s of NHC's default 300s wait).\n",
-		seen(fixed, harness.ReplacementReady), d.expectedRTO)
+		"(compressed timings; with Kubernetes defaults add %s of NotReady detection; NodeHealthCheck waits the shipped %s either way).\n",
+		seen(fixed, harness.ReplacementReady), d.expectedRTO,
+		cluster.KubernetesDefaults().NodeMonitorGracePeriod-d.env.Cluster.Options().NodeMonitorGracePeriod, harness.ShippedUnhealthyDuration)
 	return 0
 }
 

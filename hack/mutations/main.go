@@ -161,7 +161,9 @@ func mutate(tmp string, i int, m Mutation) (string, error) {
 func worldmodel(tmp, overlay string, episodes int, seed string, acceptUnreachableReplicas bool) (*report, error) {
 	out := filepath.Join(tmp, "report.json")
 	_ = os.Remove(out)
-	args := []string{"test", "-count=1", "-run", "^TestWorldModel$"}
+	// go test's default 10-minute timeout is too short for 5 000 episodes
+	// on a shared 2-core machine.
+	args := []string{"test", "-count=1", "-timeout", "2h", "-run", "^TestWorldModel$"}
 	if overlay != "" {
 		args = append(args, "-overlay", overlay)
 	}

@@ -56,8 +56,8 @@ const (
 	strandedOff   = "if stranded := strandedToRelease(o); false && len(stranded) > 0 && "
 )
 
-// mutations are the defects the model must catch: the rules issue #8 added,
-// each switched back off. Keep Old exact: when the code moves on, the run
+// mutations are the defects the model must catch: the rules issues #8 and
+// #16 added, each switched back off. Keep Old exact: when the code moves on, the run
 // fails and names the mutation to update.
 var mutations = []Mutation{
 	{
@@ -161,8 +161,8 @@ var mutations = []Mutation{
 		Name: "#8.6 cleanup removes an out-of-service taint it did not add",
 		Edits: []Edit{{
 			File: "controllers/remediation/remediation_delete.go",
-			Old:  "\tif owner == rem.UID {\n",
-			New:  "\tif _ = owner; node != nil && release.HasTaint(node, taint) {\n",
+			Old:  "node == nil || release.TaintOwner(node, taint) != rem.UID {",
+			New:  "node == nil || !release.HasTaint(node, taint) {",
 		}, {
 			File: "internal/release/taint.go",
 			Old:  "\tif TaintOwner(node, taint) != owner {\n\t\treturn nil\n\t}\n",
@@ -200,9 +200,17 @@ var mutations = []Mutation{
 		Name: "a remediator condition counts whatever its status",
 		Edits: []Edit{{
 			File: "internal/fencing/remediators.go",
-			Old:  "\t\tif m[\"status\"] != string(metav1.ConditionTrue) {\n",
-			New:  "\t\tif false && m[\"status\"] != string(metav1.ConditionTrue) {\n",
+			Old:  "\tif !found || c.status != metav1.ConditionTrue {\n",
+			New:  "\tif !found {\n",
 		}},
 		BehindReachability: true,
+	},
+	{
+		Name: "#16.3a a volume with the revision counter disabled is released",
+		Edits: []Edit{{
+			File: "internal/failover/volume_rules.go",
+			Old:  "\t\treturn v.RevisionCounterDisabled && !spec.Release.AcceptStaleReadsWithoutRevisionCounter\n",
+			New:  "\t\treturn false && v.RevisionCounterDisabled && !spec.Release.AcceptStaleReadsWithoutRevisionCounter\n",
+		}},
 	},
 }

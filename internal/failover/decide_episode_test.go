@@ -42,7 +42,12 @@ func TestDecideFailureEpisodes(t *testing.T) {
 		phase   s3gwv1alpha1.Phase
 		record  bool // RecordEpisode with the current heartbeat
 		restart bool // RestartEpisode with the current heartbeat
-		reason  string
+		// recovered: RecordEpisode is the recorded episode with the node's
+		// Ready transition as its recovery
+		recovered bool
+		reason    string
+		// kept: Succeeded=True is reported though the phase is not final
+		kept bool
 	}{
 		{
 			name:   "the first pass of a failure records it together with the targets",
@@ -66,12 +71,13 @@ func TestDecideFailureEpisodes(t *testing.T) {
 			reason: s3gwv1alpha1.ReasonNodeReady,
 		},
 		{
-			name:    "a Succeeded remediation starts over when the node fails again",
+			name:    "a Succeeded remediation starts over when the node fails again, keeping Succeeded=True for NHC",
 			obs:     fenced,
-			mutate:  func(o *Observation) { o.Succeeded = true; failedAgain(o) },
+			mutate:  func(o *Observation) { o.Succeeded, o.SuccessReported = true, true; failedAgain(o) },
 			phase:   s3gwv1alpha1.PhasePending,
 			restart: true,
 			reason:  s3gwv1alpha1.ReasonNodeFailedAgain,
+			kept:    true,
 		},
 		{
 			name:    "a remediation in any phase starts over when the node fails again",
@@ -82,10 +88,21 @@ func TestDecideFailureEpisodes(t *testing.T) {
 			reason:  s3gwv1alpha1.ReasonNodeFailedAgain,
 		},
 		{
-			name:   "Succeeded is kept while the node is Ready between failures",
+			name:   "Succeeded is kept while the node is Ready between failures, and the recovery is recorded",
 			obs:    fenced,
 			mutate: func(o *Observation) { o.Succeeded = true; failedAgain(o); o.Node.Ready = true },
-			phase:  s3gwv1alpha1.PhaseSucceeded,
+			phase:  s3gwv1alpha1.PhaseSucceeded, recovered: true,
+		},
+		{
+			name: "a recovery already recorded is not recorded again",
+			obs:  fenced,
+			mutate: func(o *Observation) {
+				failedAgain(o)
+				o.Node.Ready = true
+				o.Episode.RecoveredAt, o.Episode.RecoveredReadySince = testNow.Add(-time.Minute), o.Node.Heartbeat.ReadySince
+			},
+			phase:  s3gwv1alpha1.PhaseWaitingForNodeFailure,
+			reason: s3gwv1alpha1.ReasonNodeReady,
 		},
 		{
 			name:   "Succeeded is kept within the same failure",
@@ -111,9 +128,14 @@ func TestDecideFailureEpisodes(t *testing.T) {
 
 			g.Expect(d.Phase).To(Equal(tt.phase))
 			current := o.Node.Heartbeat.Episode()
-			if tt.record {
+			switch {
+			case tt.record:
 				g.Expect(d.RecordEpisode).To(Equal(&current))
-			} else {
+			case tt.recovered:
+				recovered := *o.Episode
+				recovered.RecoveredAt, recovered.RecoveredReadySince = o.Now, o.Node.Heartbeat.ReadySince
+				g.Expect(d.RecordEpisode).To(Equal(&recovered))
+			default:
 				g.Expect(d.RecordEpisode).To(BeNil())
 			}
 			if tt.restart {
@@ -123,7 +145,11 @@ func TestDecideFailureEpisodes(t *testing.T) {
 			} else {
 				g.Expect(d.RestartEpisode).To(BeNil())
 			}
-			if tt.reason != "" {
+			switch {
+			case tt.kept:
+				expectConditions(g, Conditions(o, d), cond{s3gwv1alpha1.ConditionSucceeded, metav1.ConditionTrue, s3gwv1alpha1.ReasonNodeFailedAgain},
+					cond{s3gwv1alpha1.ConditionProcessing, metav1.ConditionTrue, tt.reason})
+			case tt.reason != "":
 				expectConditions(g, Conditions(o, d), cond{s3gwv1alpha1.ConditionSucceeded, succeededStatus(tt.phase), tt.reason})
 			}
 		})
@@ -143,22 +169,51 @@ func succeededStatus(p s3gwv1alpha1.Phase) metav1.ConditionStatus {
 
 func TestDecideStaleDelegate(t *testing.T) {
 	before := testFailedAt.Add(-time.Hour)
-	// The controller saw the kubelet alive at testFailedAt, after it had
-	// seen the delegate succeed at provenBefore.
-	provenBefore := []EvidenceSighting{{Name: delegated + "/" + testNode, ProvenAt: ptrTime(before)}}
+	// What the controller saw, on its own clock: the delegate proven or
+	// failed an hour before the failure, the node Ready a minute after or
+	// before that, the kubelet alive at testFailedAt (notFenced).
+	afterFence, beforeFence := before.Add(time.Minute), before.Add(-time.Minute)
+	seen := func(s EvidenceSighting) []EvidenceSighting {
+		s.Name = delegated + "/" + testNode
+		return []EvidenceSighting{s}
+	}
 	tests := []struct {
-		name           string
-		delegate       *RemediatorCR
-		sightings      []EvidenceSighting
+		name      string
+		delegate  *RemediatorCR
+		sightings []EvidenceSighting
+		// recovered is when a pass first saw the node Ready again; nil if never
+		recovered *time.Time
+		// witnessedAt is when the controller saw the kubelet's heartbeat change; nil if never
+		witnessedAt    *time.Time
 		create, delete bool
+		// failed is true when the delegate's failure ends the remediation
+		failed bool
 	}{
 		{name: "not created yet: create it", create: true},
 		{name: "still fencing: wait", delegate: &RemediatorCR{Kind: delegated, Name: testNode}},
-		{name: "seen succeeded before the controller saw the kubelet alive: delete it so a new one fences this failure",
-			delegate:  &RemediatorCR{Kind: delegated, Name: testNode, Fenced: true, CreatedAt: before},
-			sightings: provenBefore, delete: true},
-		{name: "succeeded when first seen, created before the failure: kept (it cannot be proven stale) and not counted",
-			delegate: &RemediatorCR{Kind: delegated, Name: testNode, Fenced: true, CreatedAt: before}},
+		{name: "seen fenced, the node seen Ready again since: delete it so a new one fences this failure",
+			recovered: &afterFence, delete: true, sightings: seen(EvidenceSighting{ProvenAt: &before}),
+			delegate: &RemediatorCR{Kind: delegated, Name: testNode, Fenced: true}},
+		{name: "seen fenced, the node seen Ready in the same pass: the fence was done, delete it",
+			recovered: &before, delete: true, sightings: seen(EvidenceSighting{ProvenAt: &before}),
+			delegate: &RemediatorCR{Kind: delegated, Name: testNode, Fenced: true}},
+		{name: "seen fenced, the kubelet seen alive since but the node not Ready (coming back from that fence): kept, no second fence",
+			witnessedAt: &testFailedAt, sightings: seen(EvidenceSighting{ProvenAt: &before}),
+			delegate: &RemediatorCR{Kind: delegated, Name: testNode, Fenced: true}},
+		{name: "seen fenced, the node seen Ready only before that fence: kept, no second fence",
+			recovered: &beforeFence, sightings: seen(EvidenceSighting{ProvenAt: &before}),
+			delegate: &RemediatorCR{Kind: delegated, Name: testNode, Fenced: true}},
+		{name: "fenced, never seen proving (no sighting): kept (it cannot be proven stale) and not counted",
+			recovered: &afterFence, delegate: &RemediatorCR{Kind: delegated, Name: testNode, Fenced: true}},
+		{name: "seen failed before the controller saw the kubelet alive: delete it so a new one fences this failure",
+			witnessedAt: &testFailedAt, delete: true, sightings: seen(EvidenceSighting{FailedAt: &before}),
+			delegate: &RemediatorCR{Kind: delegated, Name: testNode, Failure: "AgentFailed"}},
+		{name: "seen failed in the pass that saw the kubelet's last change: this failure's, it ends the remediation",
+			witnessedAt: &before, failed: true, sightings: seen(EvidenceSighting{FailedAt: &before}),
+			delegate: &RemediatorCR{Kind: delegated, Name: testNode, Failure: "AgentFailed"}},
+		{name: "seen failed, the kubelet never seen alive since: this failure's, it ends the remediation",
+			failed: true, sightings: seen(EvidenceSighting{FailedAt: &before}),
+			delegate: &RemediatorCR{Kind: delegated, Name: testNode, Failure: "AgentFailed"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -168,11 +223,21 @@ func TestDecideStaleDelegate(t *testing.T) {
 			withDelegate(&o)
 			o.Evidence.Delegate = tt.delegate
 			o.Sightings = tt.sightings
-			o.Node.Heartbeat.Seen.Witnessed = true
+			if tt.recovered != nil {
+				o.Episode.RecoveredAt = *tt.recovered
+			}
+			if tt.witnessedAt != nil {
+				o.Node.Heartbeat.Seen.At, o.Node.Heartbeat.Seen.Witnessed = *tt.witnessedAt, true
+			}
 
 			d := Decide(o)
 
-			g.Expect(d.Phase).To(Equal(s3gwv1alpha1.PhaseWaitingForFencing))
+			if tt.failed {
+				g.Expect(d.Phase).To(Equal(s3gwv1alpha1.PhaseFailed))
+				g.Expect(d.Reason).To(Equal(s3gwv1alpha1.ReasonDelegateFailed))
+			} else {
+				g.Expect(d.Phase).To(Equal(s3gwv1alpha1.PhaseWaitingForFencing))
+			}
 			g.Expect(d.CreateDelegate).To(Equal(tt.create))
 			g.Expect(d.DeleteDelegate).To(Equal(tt.delete))
 			g.Expect(d.Destructive()).To(BeFalse())

@@ -58,6 +58,9 @@ const (
 	StepStart Step = iota
 	// StepNodeReady: the node is Ready.
 	StepNodeReady
+	// StepVolumeRules: a target volume's own settings refuse any release,
+	// whatever the evidence (VolumeRules).
+	StepVolumeRules
 	// StepFencing: the gate is closed, or the release strategy lacks the
 	// proof of shutdown it needs.
 	StepFencing
@@ -108,8 +111,13 @@ type Decision struct {
 	// out-of-service taint on the node any more, so a taint added later is
 	// never taken for ours.
 	DropTaintOwner bool
-	// TimeOutDelegate copies NHC's timed-out annotation onto the delegate CR.
+	// TimeOutDelegate copies NHC's timed-out annotation onto the delegate
+	// CR, unless it succeeded (RemediatorCR.MayTimeOut); the adapter checks
+	// that again on the CR it patches.
 	TimeOutDelegate bool
+	// RemoveOwnTaint removes the out-of-service taint this remediation
+	// added, its work done (OwnTaintDone).
+	RemoveOwnTaint bool
 	// Evict lists the pods to force-delete.
 	Evict []Target
 	// Release is what the spec's release strategy writes this pass.

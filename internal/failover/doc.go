@@ -23,15 +23,17 @@ limitations under the License.
 // table-tested: nothing is evicted or released unless the fencing gate holds
 // for the node's current failure.
 //
-// Evidence sources (Sources) and release strategies (Strategies) are
-// descriptors: the gate, the outlook and Decide iterate over them, so a new
-// source or strategy is a new value here and an adapter in internal/fencing
-// or internal/release, not an edit to the rules that use them.
+// Evidence sources (Sources), release strategies (Strategies) and the rules
+// that refuse a volume whatever the evidence (VolumeRules) are descriptors:
+// the gate, the outlook and Decide iterate over them, so a new source,
+// strategy or volume rule is a new value here (and an adapter in
+// internal/fencing or internal/release), not an edit to the rules that use
+// them.
 //
 // Order matters and is a safety property:
 //
 //	failed again? (start over) → node found → not timed out → node not Ready →
-//	targets recorded → fencing gate → healthy replica elsewhere → evict →
+//	targets recorded → volume rules → fencing gate → healthy replica elsewhere → evict →
 //	release once the pod is gone → replacement
 //
 // Each step that does not hold stops the pass with a reason.

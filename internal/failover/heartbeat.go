@@ -151,11 +151,31 @@ type Episode struct {
 	Ready         string
 	ReadySince    time.Time
 	KubeletPosted time.Time
+	// RecoveredAt is when a pass first saw the node Ready again, on the
+	// controller's own clock, during or before this episode; zero if never.
+	// It is not part of the episode's identity: it says which incident a
+	// delegate's fence belongs to (delegateStale).
+	RecoveredAt time.Time
+	// RecoveredReadySince is the Ready condition's lastTransitionTime that
+	// RecoveredAt saw: the kubelet's clock, compared only for equality, so
+	// each Ready period is recorded once.
+	RecoveredReadySince time.Time
 }
 
 // Episode returns the current not-Ready period's identity.
 func (h Heartbeat) Episode() Episode {
 	return Episode{Ready: h.Ready, ReadySince: h.ReadySince, KubeletPosted: h.KubeletPosted}
+}
+
+// recovery is the episode e with the recovery of a Ready node recorded, or
+// nil when this Ready period is recorded already: the first pass that sees
+// it records its own now, never the kubelet's transition time.
+func (e Episode) recovery(h Heartbeat, now time.Time) *Episode {
+	if !e.RecoveredAt.IsZero() && h.ReadySince.Equal(e.RecoveredReadySince) {
+		return nil
+	}
+	e.RecoveredAt, e.RecoveredReadySince = now, h.ReadySince
+	return &e
 }
 
 // Continues reports whether the current Ready condition still belongs to

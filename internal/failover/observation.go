@@ -53,9 +53,13 @@ type Observation struct {
 	// ReleasedSince is when the targets were last seen both evicted and
 	// released, which starts the replacement timeout; nil before.
 	ReleasedSince *time.Time
-	// Succeeded is true once status reported Succeeded=True: a finished
-	// move stays finished within its episode.
+	// Succeeded is true once status reported Succeeded=True for this
+	// failure episode: a finished move stays finished within its episode.
 	Succeeded bool
+	// SuccessReported is true while status reports Succeeded=True, for this
+	// episode or an earlier one under the same CR (healthyDelay): NHC reads
+	// only that, and it is never taken back to Unknown (KeepSucceeded).
+	SuccessReported bool
 	// Episode is the not-Ready period status recorded this remediation
 	// working on; nil before the first one.
 	Episode *Episode
@@ -78,7 +82,23 @@ type Node struct {
 	// out-of-service taint on it (TaintOwnership): a fencer removed our
 	// taint by key, or the annotation does not parse.
 	StaleTaintOwner bool
+	// Excluded is true while the node is labelled
+	// remediation.medik8s.io/exclude-from-remediation=true, read on every
+	// pass (ExcludedFromRemediation).
+	Excluded bool
 }
+
+// ExcludedFromRemediation reports whether the node's labels exclude it from
+// remediation. Only the value "true" does, as NHC
+// (nodehealthcheck_controller.go, isNodeRemediationExcluded) and SNR
+// (selfnoderemediation_controller.go, ReconcileManager) read it; NHC only
+// warns about an empty value.
+func ExcludedFromRemediation(labels map[string]string) bool {
+	return labels[ExcludeFromRemediationLabel] == "true"
+}
+
+// ExcludeFromRemediationLabel is medik8s/common's labels.ExcludeFromRemediation.
+const ExcludeFromRemediationLabel = "remediation.medik8s.io/exclude-from-remediation"
 
 // Taint is the out-of-service taint seen on the node.
 type Taint struct {
@@ -88,6 +108,8 @@ type Taint struct {
 	// annotation names it and only while that annotation names this very
 	// taint (TaintOwnership); empty when none did (an admin, a fencer).
 	Owner types.UID
+	// Ours is true when Owner is this remediation.
+	Ours bool
 }
 
 // Foreign is true for a taint no S3GWRemediation added. Only a foreign
@@ -102,7 +124,23 @@ type RemediatorCR struct {
 	Fenced bool
 	// CreatedAt is the CR's creationTimestamp.
 	CreatedAt time.Time
+	// Failure is, once the CR reports Succeeded=False, its reason and
+	// message: the remediator gave up for good (FAR and SNR never act on a
+	// CR again once they set it). Empty while it has not.
+	Failure string
+	// Succeeded is true when its Succeeded condition is True: the fencer
+	// finished its whole remediation, as NHC reads it.
+	Succeeded bool
 }
+
+// MayTimeOut reports whether NHC's timed-out annotation may be copied onto
+// the fencing CR: never once it reports Succeeded=True, as NHC itself never
+// times out a succeeded CR (node-healthcheck-operator,
+// internal/controller/nodehealthcheck_controller.go, remediate: both the
+// escalation timeout and the overdue lease skip addTimeOutAnnotation when
+// remediationSucceeded). FAR would turn its conditions False for a fence
+// that is done.
+func (cr RemediatorCR) MayTimeOut() bool { return !cr.Succeeded }
 
 // Target is one s3gw pod on the failed node.
 type Target struct {
@@ -171,6 +209,10 @@ type Volume struct {
 	// LonghornVolumeMissing is true when no Longhorn Volume of this name
 	// exists in the configured Longhorn namespace.
 	LonghornVolumeMissing bool
+	// RevisionCounterDisabled is true when Longhorn's Volume (or one of
+	// its replicas) has spec.revisionCounterDisabled: its next engine
+	// compares no replicas (VolumeRules).
+	RevisionCounterDisabled bool
 }
 
 // Replica is one Longhorn replica of a volume and what the API shows of the

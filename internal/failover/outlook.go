@@ -41,8 +41,8 @@ type Outlook struct {
 
 // IfNodeFailed answers, ahead of any failure, whether a remediation would
 // move the targets off o.Node if that node failed now. It runs Decide
-// itself on the failure it imagines, so the answer follows the gate's and
-// the storage check's own rules:
+// itself on the failure it imagines, so the answer follows the volume
+// rules', the gate's and the storage check's own rules:
 //
 //   - the node is lost: Ready=Unknown, its kubelet silent since a minute;
 //   - each evidence source shows what its descriptor imagines

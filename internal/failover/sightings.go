@@ -49,6 +49,9 @@ type EvidenceSighting struct {
 	PendingAt *time.Time
 	// ProvenAt is when it first saw it prove the node fenced.
 	ProvenAt *time.Time
+	// FailedAt is when it first saw a fencer's CR report that it gave up
+	// (RemediatorCR.Failure).
+	FailedAt *time.Time
 }
 
 // crSighting names a fencer's CR among the sightings.
@@ -56,7 +59,7 @@ func crSighting(cr RemediatorCR) string { return cr.Kind + "/" + cr.Name }
 
 // NextSightings is the sightings after the pass that observed o, from those
 // status kept: each fencer CR for the node and the out-of-service taint,
-// pending or proving. CRs no longer there are forgotten. A pending sighting
+// pending or proving, and when a CR was first seen failed. CRs no longer there are forgotten. A pending sighting
 // already made since the node's heartbeat sighting is kept as it is: it
 // proves all a later one would, and status is not rewritten every pass.
 func NextSightings(kept []EvidenceSighting, o Observation) []EvidenceSighting {
@@ -69,10 +72,16 @@ func NextSightings(kept []EvidenceSighting, o Observation) []EvidenceSighting {
 		previous[s.Name] = s
 	}
 	var out []EvidenceSighting
-	see := func(name string, proves bool) {
+	see := func(name string, proves, failed bool) {
 		s, seen := previous[name]
 		if !seen {
 			s = EvidenceSighting{Name: name}
+		}
+		switch {
+		case !failed:
+			s.FailedAt = nil
+		case s.FailedAt == nil:
+			s.FailedAt = &now
 		}
 		switch {
 		case !proves && (s.PendingAt == nil || s.PendingAt.Before(heartbeat)):
@@ -84,7 +93,7 @@ func NextSightings(kept []EvidenceSighting, o Observation) []EvidenceSighting {
 		}
 		out = append(out, s)
 	}
-	see(TaintSighting, o.Node.OutOfServiceTaint.Foreign())
+	see(TaintSighting, o.Node.OutOfServiceTaint.Foreign(), false)
 	e := o.Evidence
 	crs := append(append([]RemediatorCR(nil), e.Remediators...), e.OtherFencers...)
 	if e.Delegate != nil {
@@ -92,7 +101,7 @@ func NextSightings(kept []EvidenceSighting, o Observation) []EvidenceSighting {
 	}
 	for _, cr := range crs {
 		if !contains(out, crSighting(cr)) {
-			see(crSighting(cr), cr.Fenced)
+			see(crSighting(cr), cr.Fenced, cr.Failure != "")
 		}
 	}
 	return out

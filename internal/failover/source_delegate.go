@@ -17,6 +17,7 @@ limitations under the License.
 package failover
 
 import (
+	"fmt"
 	"strings"
 
 	s3gwv1alpha1 "github.com/s3gw-tech/s3gw-remediation/api/v1alpha1"
@@ -44,6 +45,11 @@ var delegate = EvidenceSource{
 		}
 	},
 	ProvesShutdown: true,
+	// The fencer, once created, until it gives up.
+	MayStillHold: func(o Observation) bool {
+		d := currentDelegate(o)
+		return (d == nil && o.Evidence.DelegateError == "") || (d != nil && d.Failure == "")
+	},
 	Needs: []Need{
 		{Group: groupFAR, Resource: "fenceagentsremediations", Verbs: write},
 		{Group: groupFAR, Resource: "fenceagentsremediationtemplates", Verbs: read},
@@ -53,15 +59,10 @@ var delegate = EvidenceSource{
 }
 
 func judgeDelegate(o Observation, v *Verdict) {
-	e := o.Evidence
-	d, label := e.Delegate, "delegate "
-	reused := reusableFencer(o)
-	if d == nil && reused != nil {
-		d, label = reused, "reused "
-	}
+	d, label := currentDelegate(o), delegateLabel(o)
 	switch {
-	case e.DelegateError != "" && reused == nil:
-		v.lacks("delegate: " + e.DelegateError)
+	case o.Evidence.DelegateError != "" && reusableFencer(o) == nil:
+		v.lacks("delegate: " + o.Evidence.DelegateError)
 	case d == nil:
 		v.lacks("delegate fencing CR not created yet")
 	default:
@@ -70,9 +71,60 @@ func judgeDelegate(o Observation, v *Verdict) {
 			v.holds(label + d.Kind + "/" + d.Name)
 			return
 		}
+		if d.Failure != "" {
+			why = "failed (" + d.Failure + ")"
+		}
 		v.lacks(label + d.Kind + "/" + d.Name + " " + why)
 	}
 	v.blocks(SourceDelegate)
+}
+
+// currentDelegate is the fencing CR the delegate stands for: the one this
+// remediation created or, before it exists, the one it reuses; nil if none.
+func currentDelegate(o Observation) *RemediatorCR {
+	if o.Evidence.Delegate != nil {
+		return o.Evidence.Delegate
+	}
+	return reusableFencer(o)
+}
+
+// delegateLabel says, in messages, whether currentDelegate is our own.
+func delegateLabel(o Observation) string {
+	if o.Evidence.Delegate == nil {
+		return "reused "
+	}
+	return "delegate "
+}
+
+// delegateFailure says how the fencer the delegate stands for gave up during
+// the node's current failure, "" if it has not: its Succeeded=False, after
+// which FAR and SNR never act on that CR again. A failure from an earlier
+// failure of the node is the stale delegate's, replaced instead.
+func delegateFailure(o Observation) string {
+	d := currentDelegate(o)
+	if o.Spec.Fencing.Delegate == nil || d == nil || d.Failure == "" || delegateStale(o) {
+		return ""
+	}
+	return fmt.Sprintf("%s%s/%s failed (%s)", delegateLabel(o), d.Kind, d.Name, d.Failure)
+}
+
+// othersMayStillHold reports whether an enabled evidence source other than
+// the delegate may still hold for the node's current failure
+// (EvidenceSource.MayStillHold); when the release strategy needs proof of
+// shutdown, only the sources that give it count.
+func othersMayStillHold(o Observation) bool {
+	needsShutdown := StrategyOf(o.Spec.Release.Strategy).NeedsProofOfShutdown
+	for _, source := range Sources {
+		switch {
+		case source.Name == SourceDelegate, !source.Enabled(o.Spec.Fencing), source.MayStillHold == nil,
+			needsShutdown && !source.ProvesShutdown:
+			continue
+		}
+		if source.MayStillHold(o) {
+			return true
+		}
+	}
+	return false
 }
 
 // reusableFencer returns a CR of the delegate's kind for the node that this
@@ -91,14 +143,31 @@ func reusableFencer(o Observation) *RemediatorCR {
 	return nil
 }
 
-// delegateStale is true when the delegate reported success before this
-// controller saw the kubelet alive again: it fenced an earlier failure and
-// will not fence this one. Both moments are the controller's sightings.
+// delegateStale is true when the delegate acted on an earlier incident and
+// will not fence this failure: the controller saw it fail before it saw the
+// kubelet alive again (FAR never retries a failed CR), or saw it succeed
+// before it saw the node Ready again. Every moment compared is the
+// controller's own sighting (EvidenceSighting, HeartbeatSighting,
+// Episode.RecoveredAt), never the fencer's or the kubelet's clock. A Ready
+// node seen in the same pass as the success counts as since (the fence is
+// done); a heartbeat change seen in the same pass as the failure does not.
+//
+// One incident, for a delegate, runs from its fence until a pass sees the
+// node Ready again. Within it, signs of life after the fence (a rebooting
+// kubelet posting Ready=False, renewing its Lease) are the node coming back
+// from that fence: the gate does not trust the old success (notCurrent),
+// but no second fence is started either, so a node is never power-cycled
+// again in the middle of its reboot. A node that never comes back stays
+// with the one fence; NHC's time-out and escalation take over from there.
 func delegateStale(o Observation) bool {
-	d, seen := o.Evidence.Delegate, o.Node.Heartbeat.Seen
-	if o.Spec.Fencing.Delegate == nil || d == nil || !d.Fenced || !seen.Witnessed {
+	d := o.Evidence.Delegate
+	if o.Spec.Fencing.Delegate == nil || d == nil {
 		return false
 	}
-	proven := o.sighting(crSighting(*d)).ProvenAt
-	return proven != nil && proven.Before(seen.At)
+	seen, hb := o.sighting(crSighting(*d)), o.Node.Heartbeat.Seen
+	if d.Failure != "" && seen.FailedAt != nil && hb.Witnessed && hb.At.After(*seen.FailedAt) {
+		return true
+	}
+	return d.Fenced && seen.ProvenAt != nil &&
+		o.Episode != nil && !o.Episode.RecoveredAt.IsZero() && !o.Episode.RecoveredAt.Before(*seen.ProvenAt)
 }

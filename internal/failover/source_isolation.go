@@ -41,6 +41,8 @@ var storageIsolation = EvidenceSource{
 	},
 	// Longhorn reports a node down once Kubernetes marks it NotReady.
 	Imagine: func(_ Observation, f *Observation) { f.Evidence.LonghornNode = longhornDown },
+	// Longhorn, installed, may yet report the node down.
+	MayStillHold: func(o Observation) bool { return o.LonghornAvailable },
 	Needs: []Need{{Group: groupLonghorn, Resource: nodes, Verbs: read}, {Group: groupLonghorn, Resource: "replicas", Verbs: read},
 		{Group: groupLonghorn, Resource: "volumes", Verbs: read}, {Group: "coordination.k8s.io", Resource: "leases", Verbs: read}},
 }

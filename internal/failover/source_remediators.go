@@ -54,6 +54,7 @@ var remediators = EvidenceSource{
 		}
 	},
 	ProvesShutdown: true,
+	MayStillHold:   remediatorMayStillReport,
 	Needs: []Need{{Group: groupFAR, Resource: "fenceagentsremediations", Verbs: read},
 		{Group: groupSNR, Resource: "selfnoderemediations", Verbs: read}},
 }
@@ -85,6 +86,27 @@ func judgeRemediator(o Observation, listed s3gwv1alpha1.RemediatorEvidence, v *V
 	if !fenced {
 		v.blocks(listed.Kind)
 	}
+}
+
+// remediatorMayStillReport is true while a listed remediator kind that can
+// prove anything has no CR for the node yet (NHC may still create one) or
+// one that has not failed.
+func remediatorMayStillReport(o Observation) bool {
+	for _, listed := range o.Spec.Fencing.Remediators {
+		if _, invalid := o.Evidence.InvalidRemediators[listed.Kind]; invalid {
+			continue
+		}
+		found, working := false, false
+		for _, cr := range o.Evidence.Remediators {
+			if cr.Kind == listed.Kind {
+				found, working = true, working || cr.Failure == ""
+			}
+		}
+		if !found || working {
+			return true
+		}
+	}
+	return false
 }
 
 // fencedMissing returns why a fencer's CR does not prove the current

@@ -46,6 +46,13 @@ type EvidenceSource struct {
 	// ProvesShutdown is true when the source's evidence shows the node is
 	// off (a taint, a fencer's success), not only its storage cut off.
 	ProvesShutdown bool
+	// MayStillHold reports, while the source does not hold, whether it may
+	// still come to hold for the node's current failure without anyone's
+	// hand: a fencer yet to report, Longhorn yet to see the node down. nil
+	// means never (only an admin adds an out-of-service taint). A failed
+	// delegate ends the remediation once no other source may
+	// (FailedDelegate).
+	MayStillHold func(o Observation) bool
 	// Needs are the API rights its adapter uses; test/manifests checks the
 	// generated role grants them.
 	Needs []Need

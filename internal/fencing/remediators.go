@@ -20,6 +20,7 @@ import (
 	"context"
 	"fmt"
 
+	"github.com/medik8s/common/pkg/conditions"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -69,6 +70,7 @@ func Remediators(ctx context.Context, reader client.Reader, listed []s3gwv1alpha
 			cr := failover.RemediatorCR{Kind: l.Kind, Name: item.GetNamespace() + "/" + item.GetName(),
 				CreatedAt: item.GetCreationTimestamp().Time}
 			cr.Fenced = ConditionTrue(item, l.ConditionTypeOrDefault())
+			cr.Failure = Failure(item)
 			out = append(out, cr)
 		}
 	}
@@ -91,16 +93,45 @@ func RemediatorKinds(listed []s3gwv1alpha1.RemediatorEvidence) []schema.GroupVer
 // lastTransitionTime is not read: the fencer's clock is not one the gate
 // trusts (failover.EvidenceSighting).
 func ConditionTrue(obj *unstructured.Unstructured, condType string) bool {
+	c, found := findCondition(obj, condType)
+	return found && c.status == metav1.ConditionTrue
+}
+
+// Failure reads the CR's Succeeded=False, the medik8s contract's word for
+// a remediator that gave up (FAR's UpdateConditions in
+// pkg/utils/conditions.go sets it once its agent failed every attempt, and
+// never acts on the CR again): its reason and message; "" while it has not.
+// When it gave up is the controller's own sighting, never the fencer's
+// lastTransitionTime (failover.EvidenceSighting).
+func Failure(obj *unstructured.Unstructured) string {
+	c, found := findCondition(obj, conditions.SucceededType)
+	if !found || c.status != metav1.ConditionFalse {
+		return ""
+	}
+	why := c.reason
+	if c.message != "" {
+		why += ": " + c.message
+	}
+	return why
+}
+
+// condition is what the fencing adapters read of a CR's status condition.
+type condition struct {
+	status          metav1.ConditionStatus
+	reason, message string
+}
+
+func findCondition(obj *unstructured.Unstructured, condType string) (condition, bool) {
 	conds, _, _ := unstructured.NestedSlice(obj.Object, "status", "conditions")
 	for _, c := range conds {
 		m, ok := c.(map[string]any)
 		if !ok || m["type"] != condType {
 			continue
 		}
-		if m["status"] != string(metav1.ConditionTrue) {
-			return false
-		}
-		return true
+		status, _ := m["status"].(string)
+		reason, _ := m["reason"].(string)
+		message, _ := m["message"].(string)
+		return condition{status: metav1.ConditionStatus(status), reason: reason, message: message}, true
 	}
-	return false
+	return condition{}, false
 }

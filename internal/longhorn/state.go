@@ -111,6 +111,11 @@ type VolumeView struct {
 	TicketsOnNode []AttachmentTicket
 	// Replicas are the volume's replicas.
 	Replicas []ReplicaView
+	// RevisionCounterDisabled is true when the Volume or one of its
+	// replicas has spec.revisionCounterDisabled. Longhorn copies the
+	// Volume's setting into the engine and replicas it creates, so a
+	// Volume edited afterwards still has engines that compare nothing.
+	RevisionCounterDisabled bool
 }
 
 // ReplicaView is one replica of a volume.
@@ -126,11 +131,12 @@ type ReplicaView struct {
 // when the Kubernetes VolumeAttachment goes.
 func (s State) Volume(ctx context.Context, volume, node string) (VolumeView, error) {
 	var v VolumeView
-	exists, err := s.get(ctx, volume, &Volume{})
+	vol := &Volume{}
+	exists, err := s.get(ctx, volume, vol)
 	if err != nil || !exists {
 		return v, err
 	}
-	v.Exists = true
+	v.Exists, v.RevisionCounterDisabled = true, vol.Spec.RevisionCounterDisabled
 	va := &VolumeAttachment{}
 	found, err := s.get(ctx, volume, va)
 	if err != nil {
@@ -156,6 +162,7 @@ func (s State) Volume(ctx context.Context, volume, node string) (VolumeView, err
 		}
 		v.Replicas = append(v.Replicas, ReplicaView{Name: r.Name, Node: r.Spec.NodeID,
 			Healthy: r.Spec.FailedAt == "" && r.Spec.HealthyAt != ""})
+		v.RevisionCounterDisabled = v.RevisionCounterDisabled || r.Spec.RevisionCounterDisabled
 	}
 	return v, nil
 }

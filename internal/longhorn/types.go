@@ -72,11 +72,16 @@ type Volume struct {
 	Status            VolumeStatus `json:"status,omitzero"`
 }
 
-// VolumeSpec holds the desired attachment node and replica count.
+// VolumeSpec holds the desired attachment node and replica count, and
+// whether the engine compares replicas' revision counters when it starts.
 type VolumeSpec struct {
 	NodeID           string `json:"nodeID,omitempty"`
 	NumberOfReplicas int    `json:"numberOfReplicas,omitempty"`
 	AccessMode       string `json:"accessMode,omitempty"`
+	// RevisionCounterDisabled: the engine serves every replica that
+	// answers without comparing them (Longhorn's CSI default). Longhorn
+	// always writes it.
+	RevisionCounterDisabled bool `json:"revisionCounterDisabled"`
 }
 
 // VolumeStatus holds where the volume is attached and its health.
@@ -112,6 +117,10 @@ type ReplicaSpec struct {
 	FailedAt    string `json:"failedAt,omitempty"`
 	HealthyAt   string `json:"healthyAt,omitempty"`
 	DesireState string `json:"desireState,omitempty"`
+	// RevisionCounterDisabled is the Volume's setting when Longhorn
+	// created the replica (longhorn-manager controller/utils.go
+	// newReplicaCR); editing the Volume later does not change it.
+	RevisionCounterDisabled bool `json:"revisionCounterDisabled,omitempty"`
 }
 
 // ReplicaStatus holds the replica process state.

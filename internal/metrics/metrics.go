@@ -37,6 +37,7 @@ type Recorder struct {
 	attachmentsReleased *prometheus.CounterVec
 	fencingBlocked      *prometheus.GaugeVec
 	protection          *protectionMetrics
+	phases              *phaseMetrics
 
 	mu      sync.Mutex
 	blocked map[types.UID]string // remediation → reason its gate is closed
@@ -56,7 +57,7 @@ func New(reg prometheus.Registerer) *Recorder {
 			Namespace: namespace, Name: "phase_duration_seconds",
 			Help:    "Time a remediation spent in each phase.",
 			Buckets: []float64{0.1, 0.25, 0.5, 1, 2, 5, 10, 30, 60, 120, 300, 600, 1800},
-		}, []string{"phase"}),
+		}, []string{labelPhase}),
 		podsEvicted: prometheus.NewCounter(prometheus.CounterOpts{
 			Namespace: namespace, Name: "pods_evicted_total",
 			Help: "s3gw pods force-deleted from failed nodes.",
@@ -71,9 +72,10 @@ func New(reg prometheus.Registerer) *Recorder {
 		}, []string{"reason"}),
 		blocked:    map[types.UID]string{},
 		protection: newProtectionMetrics(),
+		phases:     newPhaseMetrics(),
 	}
 	reg.MustRegister(r.remediations, r.phaseDuration, r.podsEvicted, r.attachmentsReleased, r.fencingBlocked,
-		r.protection.protected, r.protection.expectedRTO)
+		r.protection.protected, r.protection.expectedRTO, r.phases.phase)
 	return r
 }
 

@@ -45,7 +45,7 @@ type protectionMetrics struct {
 
 // podLabels name a template's pod, where it runs and why it is (not)
 // protected.
-var podLabels = []string{"template_namespace", "template", "namespace", "pod", "node", labelReason}
+var podLabels = []string{"template_namespace", "template", labelNamespace, "pod", labelNode, labelReason}
 
 const labelReason = "reason"
 
@@ -72,7 +72,7 @@ func (r *Recorder) SetProtection(template types.NamespacedName, pods []PodProtec
 	exported := make([]prometheus.Labels, 0, len(pods))
 	for _, p := range pods {
 		l := prometheus.Labels{"template_namespace": template.Namespace, "template": template.Name,
-			"namespace": p.Namespace, "pod": p.Pod, "node": p.Node, labelReason: p.Reason}
+			labelNamespace: p.Namespace, "pod": p.Pod, labelNode: p.Node, labelReason: p.Reason}
 		value := 0.0
 		if p.Protected {
 			value = 1

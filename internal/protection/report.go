@@ -235,6 +235,9 @@ func fix(reason, node string) string {
 		return "Fix: reference this template from a NodeHealthCheck (spec.remediationTemplate or spec.escalatingRemediations) " +
 			"whose selector matches node " + node
 	default:
+		if f, ok := failover.VolumeRuleFix(reason); ok {
+			return f
+		}
 		return "See docs/troubleshooting.md, \"Is my s3gw protected?\""
 	}
 }

@@ -22,6 +22,7 @@ import (
 
 	storagev1 "k8s.io/api/storage/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
@@ -63,21 +64,15 @@ func VolumeAttachments(ctx context.Context, reader client.Reader, pv, node strin
 }
 
 // DeleteVolumeAttachment deletes a VolumeAttachment a pass observed on the
-// failed node, as the decision saw it: it reads it again (from the cache)
-// right before, and deletes it, preconditioned on its UID, only if it is
-// still there with that UID and not being deleted already. It reports
-// whether it deleted it.
-func DeleteVolumeAttachment(ctx context.Context, c client.Client, name string, uid types.UID) (bool, error) {
-	va := &storagev1.VolumeAttachment{}
-	if err := c.Get(ctx, client.ObjectKey{Name: name}, va); err != nil {
-		return false, client.IgnoreNotFound(err)
-	}
-	if va.UID != uid || va.DeletionTimestamp != nil {
-		return false, nil
-	}
+// failed node, as the decision saw it: preconditioned on its UID, so a
+// VolumeAttachment re-created under the same name since is never touched.
+// It reports whether it deleted it. No read first: the pass's observation
+// (from the cache) is the read, and the manager needs no get on the API.
+func DeleteVolumeAttachment(ctx context.Context, c client.Writer, name string, uid types.UID) (bool, error) {
+	va := &storagev1.VolumeAttachment{ObjectMeta: metav1.ObjectMeta{Name: name}}
 	if err := c.Delete(ctx, va, client.Preconditions{UID: &uid}); err != nil {
-		if apierrors.IsNotFound(err) {
-			return false, nil // gone meanwhile
+		if apierrors.IsNotFound(err) || apierrors.IsConflict(err) {
+			return false, nil // gone meanwhile, or another one by that name now
 		}
 		return false, fmt.Errorf("deleting VolumeAttachment %s: %w", name, err)
 	}

@@ -90,6 +90,9 @@ func deleteAttachments(ctx context.Context, w Write, plan failover.ReleasePlan, 
 		logf.FromContext(ctx).Info("Deleting VolumeAttachment", "volume", v.LonghornVolume)
 		deleted := 0
 		for _, a := range v.Attachments {
+			if a.Deleting {
+				continue // asked already; its finalizers hold it (the deadline names them)
+			}
 			ok, err := DeleteVolumeAttachment(ctx, w.Client, a.Name, a.UID)
 			if err != nil {
 				return err

@@ -91,7 +91,7 @@ func (p *Pass) Volume(ctx context.Context, tv s3gwv1alpha1.TargetVolume, node st
 	if err != nil {
 		return v, err
 	}
-	v.LonghornVolumeMissing = !view.Exists
+	v.LonghornVolumeMissing, v.RevisionCounterDisabled = !view.Exists, view.RevisionCounterDisabled
 	for _, t := range view.TicketsOnNode {
 		v.Tickets = append(v.Tickets, failover.Ticket{ID: t.ID, Type: t.Type})
 	}

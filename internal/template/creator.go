@@ -39,10 +39,12 @@ const DefaultName = "s3gw-remediation-default-template"
 // namespace (set from metadata.namespace in config/manager).
 const NamespaceEnv = "DEPLOYMENT_NAMESPACE"
 
-// NewDefault is the default template: the default spec, labelled
-// remediation.medik8s.io/default-template as SNR labels its own, and
-// carrying the multiple-templates-support annotation, so that the console
-// and a NodeHealthCheck can reference it without writing one.
+// NewDefault is the default template: the default spec with the
+// multiple-templates-support annotation, so that a NodeHealthCheck can
+// reference it without writing one (the console form picks it when it is
+// the kind's only instance). The remediation.medik8s.io/default-template
+// label follows SNR's default template; neither NHC nor the console reads
+// it.
 func NewDefault(namespace string) *s3gwv1alpha1.S3GWRemediationTemplate {
 	t := &s3gwv1alpha1.S3GWRemediationTemplate{
 		ObjectMeta: metav1.ObjectMeta{Namespace: namespace, Name: DefaultName,

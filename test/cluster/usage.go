@@ -33,8 +33,11 @@ const clockTicks = 100
 type Usage struct {
 	// PeakRSS is the resident set's high-water mark (VmHWM).
 	PeakRSS int64 `json:"peakRSSBytes"`
-	// RSS is the resident set now (VmRSS).
-	RSS int64 `json:"rssBytes"`
+	// RSS is the resident set now (VmRSS): RSSAnon (heap, stacks) plus
+	// RSSFile (mapped files, mostly the binary's code and read-only data).
+	RSS     int64 `json:"rssBytes"`
+	RSSAnon int64 `json:"rssAnonBytes"`
+	RSSFile int64 `json:"rssFileBytes"`
 	// CPU is user plus system time.
 	CPU time.Duration `json:"cpuNanoseconds"`
 }
@@ -57,6 +60,10 @@ func ProcessUsage(pid int) (Usage, error) {
 			dst = &u.PeakRSS
 		case "VmRSS":
 			dst = &u.RSS
+		case "RssAnon":
+			dst = &u.RSSAnon
+		case "RssFile":
+			dst = &u.RSSFile
 		default:
 			continue
 		}

@@ -38,6 +38,9 @@ func TestProcessUsageOfThisProcess(t *testing.T) {
 	if u.PeakRSS < 64<<20 || u.PeakRSS < u.RSS {
 		t.Errorf("usage %+v: want a peak RSS of at least 64 MiB, and at least the current RSS", u)
 	}
+	if u.RSSAnon < 64<<20 || u.RSSFile == 0 || u.RSSAnon+u.RSSFile > u.RSS {
+		t.Errorf("usage %+v: want the 64 MiB touched anonymous, the binary file-backed, both within the RSS", u)
+	}
 	if u.CPU < 10*time.Millisecond {
 		t.Errorf("usage %+v: want at least the 50 ms of CPU just spent, in ticks", u)
 	}

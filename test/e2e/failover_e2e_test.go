@@ -84,16 +84,18 @@ var _ = Describe("Failover of a fenced node", func() {
 		expectAttachedOnlyTo(ctx, g, s.spare)
 	}, SpecTimeout(specTimeout))
 
-	It("moves s3gw with OutOfServiceTaint on FAR evidence and removes the taint after the node recovers", func(ctx SpecContext) {
+	It("moves s3gw with OutOfServiceTaint once its FAR delegate fenced the node, and removes the taints after the node recovers", func(ctx SpecContext) {
 		s := newScenario(ctx, "oos", 1)
 		// The taint is for nodes proven shut down: the evidence is a fence
-		// agent's, not storage isolation.
-		Expect(env.EnableFAR(map[string]string{poolLabel: s.name}, time.Second)).To(Succeed())
+		// agent's (fence_dummy run by the FAR stand-in for the operator's
+		// delegate), not storage isolation. The FAR template and its
+		// credential Secret live in FAR's namespace, as FAR's users keep
+		// them; the delegate is created there, where FAR (with its own
+		// RBAC: Secrets only in its namespace) reads the Secret.
+		fence, err := env.CreateFARTemplate(ctx, harness.FARTemplate{Name: "far-" + s.name})
+		Expect(err).NotTo(HaveOccurred())
 		em := s.remediate(ctx, s3gwv1alpha1.S3GWRemediationSpec{
-			Fencing: s3gwv1alpha1.FencingSpec{
-				StorageIsolation: ptr.To(false),
-				Remediators:      []s3gwv1alpha1.RemediatorEvidence{harness.FARRemediator()},
-			},
+			Fencing: s3gwv1alpha1.FencingSpec{StorageIsolation: ptr.To(false), Delegate: harness.FARDelegate(fence)},
 			Release: s3gwv1alpha1.ReleaseSpec{Strategy: s3gwv1alpha1.ReleaseOutOfServiceTaint}})
 		g := s.gateway(ctx, "demo", s.victims[0], s.spare)
 
@@ -102,15 +104,19 @@ var _ = Describe("Failover of a fenced node", func() {
 		Expect(r.Wait(ctx, harness.RemediationSucceeded, crDeadline)).To(Succeed())
 		report(r)
 		rem := expectMoved(ctx, r, s.spare)
-		Expect(rem.Status.FencingEvidence).To(ConsistOf(harness.FARKind + "/" + harness.FARNamespace + "/" + r.Node))
+		Expect(rem.Status.FencingEvidence).To(ConsistOf(HavePrefix("delegate " + harness.FARKind + "/" + harness.FARNamespace + "/" + r.Node + "-")))
+		Expect(rem.Status.Delegate.Namespace).To(Equal(harness.FARNamespace))
+		Expect(env.PowerStatus(r.Node)).To(Equal("off"), "fence_dummy powered the node off")
 		Expect(rem.Status.AddedTaints).To(ConsistOf(HaveField("Key", corev1.TaintNodeOutOfService)))
 		Expect(nodeHasTaint(ctx, r.Node, outOfServiceTaint)).To(BeTrue())
+		Expect(nodeHasTaint(ctx, r.Node, farTaint)).To(BeTrue(), "FAR's own NoSchedule taint")
 
 		recoverAndExpectCleanup(ctx, r, em)
 		expectAttachedOnlyTo(ctx, g, s.spare)
 		Expect(nodeHasTaint(ctx, r.Node, outOfServiceTaint)).To(BeFalse(), "the operator removed its taint")
-		Eventually(ctx, func() bool { return farExists(ctx, r.Node) }).
-			WithTimeout(cleanupDeadline).Should(BeFalse(), "the FAR CR goes once the node is healthy")
+		Eventually(ctx, func() []string { return farCRs(ctx, r.Node) }).
+			WithTimeout(cleanupDeadline).Should(BeEmpty(), "the operator deleted its delegate once NHC deleted its CR")
+		Expect(nodeHasTaint(ctx, r.Node, farTaint)).To(BeFalse(), "FAR removed its taint before its finalizer")
 	}, SpecTimeout(specTimeout))
 
 	It("moves two gateways off two nodes that fail at once", func(ctx SpecContext) {

@@ -37,6 +37,7 @@ import (
 	s3gwv1alpha1 "github.com/s3gw-tech/s3gw-remediation/api/v1alpha1"
 	"github.com/s3gw-tech/s3gw-remediation/internal/longhorn"
 	"github.com/s3gw-tech/s3gw-remediation/test/attachrules"
+	"github.com/s3gw-tech/s3gw-remediation/test/far"
 	"github.com/s3gw-tech/s3gw-remediation/test/harness"
 	"github.com/s3gw-tech/s3gw-remediation/test/longhornsim"
 	"github.com/s3gw-tech/s3gw-remediation/test/nhc"
@@ -171,10 +172,33 @@ func nodeHasTaint(ctx context.Context, node string, taint corev1.Taint) bool {
 	return slices.ContainsFunc(n.Spec.Taints, func(t corev1.Taint) bool { return t.MatchTaint(&taint) })
 }
 
-var outOfServiceTaint = corev1.Taint{Key: corev1.TaintNodeOutOfService, Value: "nodeshutdown", Effect: corev1.TaintEffectNoExecute}
+var (
+	outOfServiceTaint = corev1.Taint{Key: corev1.TaintNodeOutOfService, Value: "nodeshutdown", Effect: corev1.TaintEffectNoExecute}
+	farTaint          = far.RemediationTaint()
+)
 
 // expectMoved checks the end state of a remediated failover.
 func expectMoved(ctx context.Context, r *harness.Run, spare string) *s3gwv1alpha1.S3GWRemediation {
+	rem := expectReleasedTarget(ctx, r, spare)
+	Expect(rem.Status.Targets[0].UID).To(Equal(r.OldUID))
+	expectOrder(r, harness.RemediationCreated, harness.OldPodGone)
+	return rem
+}
+
+// expectMovedAfterFAR is expectMoved for a gateway whose pod FAR deleted
+// (ResourceDeletion) before the remediation existed: its target is the
+// volume the pod left attached, and the remediation evicted nothing.
+func expectMovedAfterFAR(ctx context.Context, r *harness.Run, spare string) *s3gwv1alpha1.S3GWRemediation {
+	rem := expectReleasedTarget(ctx, r, spare)
+	Expect(rem.Status.Targets[0].UID).To(BeEmpty(), "a target without a pod")
+	Expect(rem.Status.Targets[0].Volumes).To(ConsistOf(HaveField("PersistentVolume", r.Gateway.Volume.Name)))
+	expectOrder(r, harness.OldPodGone, harness.RemediationCreated)
+	return rem
+}
+
+// expectReleasedTarget checks the end state of a remediated failover with
+// one target, moved to spare.
+func expectReleasedTarget(ctx context.Context, r *harness.Run, spare string) *s3gwv1alpha1.S3GWRemediation {
 	_, newNode := r.Replacement()
 	Expect(newNode).To(Equal(spare))
 	expectAttachedOnlyTo(ctx, r.Gateway, spare)
@@ -190,22 +214,21 @@ func expectMoved(ctx context.Context, r *harness.Run, spare string) *s3gwv1alpha
 	Expect(rem.Status.Conditions).To(haveCondition(s3gwv1alpha1.ConditionAttachmentsReleased, metav1.ConditionTrue, s3gwv1alpha1.ReasonReleased))
 	Expect(rem.Status.Conditions).To(haveCondition(s3gwv1alpha1.ConditionReplacementReady, metav1.ConditionTrue, s3gwv1alpha1.ReasonReplacementReady))
 	Expect(rem.Status.Targets).To(HaveLen(1))
-	Expect(rem.Status.Targets[0].UID).To(Equal(r.OldUID))
 	Expect(rem.Status.Targets[0].State).To(Equal(s3gwv1alpha1.TargetReplaced))
 	Expect(rem.Status.Targets[0].Replacement).To(HaveValue(HaveField("NodeName", spare)))
 	Expect(rem.Finalizers).NotTo(BeEmpty())
-
-	before := func(a, b harness.Milestone) {
-		ta, okA := r.Seen(a)
-		tb, okB := r.Seen(b)
-		Expect(okA && okB).To(BeTrue(), "%q and %q seen", a, b)
-		Expect(ta).To(BeNumerically("<=", tb), "%q before %q", a, b)
-	}
-	before(harness.NodeNotReady, harness.RemediationCreated)
-	before(harness.RemediationCreated, harness.OldPodGone)
-	before(harness.AttachmentReleased, harness.ReplacementReady)
-	before(harness.OldPodGone, harness.ReplacementReady)
+	expectOrder(r, harness.NodeNotReady, harness.RemediationCreated)
+	expectOrder(r, harness.AttachmentReleased, harness.ReplacementReady)
+	expectOrder(r, harness.OldPodGone, harness.ReplacementReady)
 	return rem
+}
+
+// expectOrder checks that milestone a was seen no later than b.
+func expectOrder(r *harness.Run, a, b harness.Milestone) {
+	ta, okA := r.Seen(a)
+	tb, okB := r.Seen(b)
+	Expect(okA && okB).To(BeTrue(), "%q and %q seen", a, b)
+	Expect(ta).To(BeNumerically("<=", tb), "%q before %q", a, b)
 }
 
 // recoverAndExpectCleanup brings the node back and checks NHC's side of
@@ -240,14 +263,17 @@ func setTaint(ctx context.Context, node string, taint *corev1.Taint) {
 	}).WithTimeout(10 * time.Second).Should(Succeed())
 }
 
-func farExists(ctx context.Context, node string) bool {
-	far := &unstructured.Unstructured{}
-	far.SetAPIVersion(harness.FARAPIVersion)
-	far.SetKind(harness.FARKind)
-	err := env.Client.Get(ctx, client.ObjectKey{Namespace: harness.FARNamespace, Name: node}, far)
-	if apierrors.IsNotFound(err) {
-		return false
+// farCRs names the node's FenceAgentsRemediations, in any namespace.
+func farCRs(ctx context.Context, node string) []string {
+	list := &unstructured.UnstructuredList{}
+	list.SetAPIVersion(harness.FARAPIVersion)
+	list.SetKind(harness.FARKind + "List")
+	Expect(env.Client.List(ctx, list)).To(Succeed())
+	var out []string
+	for i := range list.Items {
+		if far.NodeName(&list.Items[i]) == node {
+			out = append(out, list.Items[i].GetNamespace()+"/"+list.Items[i].GetName())
+		}
 	}
-	Expect(err).NotTo(HaveOccurred())
-	return true
+	return out
 }

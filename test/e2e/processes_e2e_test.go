@@ -70,7 +70,7 @@ var _ = Describe("The manager as processes", Ordered, func() {
 		Expect(base.Wait(ctx, harness.RemediationSucceeded, crDeadline)).To(Succeed())
 		report(base)
 		expectMoved(ctx, base, s.spare)
-		expectDoneOnce(ctx, base, s3gwv1alpha1.ReleaseControllerDetach, 0)
+		expectDoneOnce(ctx, base, s3gwv1alpha1.ReleaseControllerDetach, 0, false)
 		recoverAndExpectCleanup(ctx, base, em)
 
 		By("Failing s3gw's node and, at the same moment, the node of the leader " + leader.Name)
@@ -89,7 +89,7 @@ var _ = Describe("The manager as processes", Ordered, func() {
 		Expect(r.Wait(ctx, harness.RemediationSucceeded, crDeadline)).To(Succeed())
 		report(r)
 		expectMoved(ctx, r, s.spare)
-		expectDoneOnce(ctx, r, s3gwv1alpha1.ReleaseControllerDetach, 0)
+		expectDoneOnce(ctx, r, s3gwv1alpha1.ReleaseControllerDetach, 0, false)
 
 		after := leaseOf(ctx)
 		Expect(after.Spec.HolderIdentity).NotTo(Equal(before.Spec.HolderIdentity), "the Lease changed hands")
@@ -127,9 +127,9 @@ var _ = Describe("The manager as processes", Ordered, func() {
 			s := newScenario(ctx, "crash-"+strings.ToLower(string(strategy)), 1)
 			spec := s3gwv1alpha1.S3GWRemediationSpec{Release: s3gwv1alpha1.ReleaseSpec{Strategy: strategy}}
 			if strategy == s3gwv1alpha1.ReleaseOutOfServiceTaint {
-				Expect(env.EnableFAR(map[string]string{poolLabel: s.name}, time.Second)).To(Succeed())
-				spec.Fencing = s3gwv1alpha1.FencingSpec{StorageIsolation: ptr.To(false),
-					Remediators: []s3gwv1alpha1.RemediatorEvidence{harness.FARRemediator()}}
+				fence, err := env.CreateFARTemplate(ctx, harness.FARTemplate{Namespace: harness.TemplateNamespace, Name: "far-" + s.name})
+				Expect(err).NotTo(HaveOccurred())
+				spec.Fencing = s3gwv1alpha1.FencingSpec{StorageIsolation: ptr.To(false), Delegate: harness.FARDelegate(fence)}
 			}
 			pools[strategy], emulators[strategy] = s, s.remediate(ctx, spec)
 		}
@@ -156,7 +156,7 @@ var _ = Describe("The manager as processes", Ordered, func() {
 				recoverAndExpectCleanup(ctx, r, emulators[strategies[i]])
 			}
 			for i, r := range runs {
-				unsure += expectDoneOnce(ctx, r, strategies[i], k.count())
+				unsure += expectDoneOnce(ctx, r, strategies[i], k.count(), strategies[i] == s3gwv1alpha1.ReleaseOutOfServiceTaint)
 			}
 		}
 		k.stop()
@@ -171,27 +171,34 @@ var _ = Describe("The manager as processes", Ordered, func() {
 			name := "restart-" + strings.ToLower(strings.TrimPrefix(component, "kube-"))
 			s := newScenario(ctx, name, 1)
 			managers := startManagers(ctx, name, harness.ProcessOptions{LeaderElection: true}, 2)
-			// FAR reports the node fenced 15 s after NodeHealthCheck's
-			// remediation appears: the restart hits a remediation that is
-			// under way and has everything left to do.
-			Expect(env.EnableFAR(map[string]string{poolLabel: s.name}, 15*time.Second)).To(Succeed())
-			em := s.remediate(ctx, s3gwv1alpha1.S3GWRemediationSpec{Fencing: s3gwv1alpha1.FencingSpec{
-				StorageIsolation: ptr.To(false), Remediators: []s3gwv1alpha1.RemediatorEvidence{harness.FARRemediator()}}})
+			// FAR fences in a step of its own, its template and Secret in
+			// FAR's namespace; NHC creates the S3GWRemediation when that step
+			// times out, and the restart hits it with everything left to do.
+			// (Not a delegate: the manager finds its delegate through its cache
+			// and creates it with generateName, so a pass while the cache is
+			// behind, as after this restart, creates another; #17 item 3.)
+			fence, err := env.CreateFARTemplate(ctx, harness.FARTemplate{Name: s.name})
+			Expect(err).NotTo(HaveOccurred())
+			em, err := env.EnableRemediation(ctx, harness.Remediation{Name: s.name, NodeSelector: map[string]string{poolLabel: s.name},
+				Spec: s3gwv1alpha1.S3GWRemediationSpec{Fencing: s3gwv1alpha1.FencingSpec{
+					StorageIsolation: ptr.To(false), Remediators: []s3gwv1alpha1.RemediatorEvidence{harness.FARRemediator()}}},
+				FirstSteps: []nhc.Step{{Template: fence, Order: 1, Timeout: farStepTimeout}}})
+			Expect(err).NotTo(HaveOccurred())
 			g := s.gateway(ctx, "demo", s.victims[0], s.spare)
-			_, err := harness.WaitLeader(ctx, time.Minute, managers...)
+			_, err = harness.WaitLeader(ctx, time.Minute, managers...)
 			Expect(err).NotTo(HaveOccurred())
 
 			r := fail(ctx, g)[0]
-			Expect(r.Wait(ctx, harness.RemediationCreated, crDeadline)).To(Succeed())
+			Expect(r.Wait(ctx, harness.RemediationCreated, farStepTimeout+crDeadline)).To(Succeed())
 			By("Killing and restarting " + component)
 			down, err := env.Cluster.RestartComponents(ctx, 0, component)
 			Expect(err).NotTo(HaveOccurred())
 			Expect(r.Wait(ctx, harness.ReplacementReady, recoveryDeadline)).To(Succeed())
 			Expect(r.Wait(ctx, harness.RemediationSucceeded, crDeadline)).To(Succeed())
 			report(r)
-			rem := expectMoved(ctx, r, s.spare)
-			Expect(rem.Status.FencingEvidence).To(ConsistOf(harness.FARKind + "/" + harness.FARNamespace + "/" + r.Node))
-			expectDoneOnce(ctx, r, s3gwv1alpha1.ReleaseControllerDetach, 0)
+			rem := expectMovedAfterFAR(ctx, r, s.spare)
+			Expect(rem.Status.FencingEvidence).To(ConsistOf(HavePrefix(harness.FARKind + "/" + harness.FARNamespace + "/" + r.Node + "-")))
+			expectDoneOnce(ctx, r, s3gwv1alpha1.ReleaseControllerDetach, 0, true)
 			created, _ := r.Seen(harness.RemediationCreated)
 			ready, _ := r.Seen(harness.ReplacementReady)
 			exits := 0
@@ -256,7 +263,12 @@ func signed(d time.Duration) string {
 // more. So: at most the expected number of writes succeeded for sure, and
 // with the unsure ones there were at least as many. It returns the number
 // of unsure writes.
-func expectDoneOnce(ctx context.Context, r *harness.Run, strategy s3gwv1alpha1.ReleaseStrategy, kills int) int {
+//
+// A node FAR fenced is different: FAR deletes every pod on it (its
+// ResourceDeletion strategy) the moment its agent succeeded, the moment the
+// manager sees the evidence too, so the manager's force-delete may find the
+// pod gone; it must still not delete it twice.
+func expectDoneOnce(ctx context.Context, r *harness.Run, strategy s3gwv1alpha1.ReleaseStrategy, kills int, fencedByFAR bool) int {
 	writes, err := env.ManagerWrites()
 	Expect(err).NotTo(HaveOccurred())
 	type tally struct{ sure, unsure int }
@@ -296,9 +308,12 @@ func expectDoneOnce(ctx context.Context, r *harness.Run, strategy s3gwv1alpha1.R
 		t := got[what]
 		unsure += t.unsure
 		Expect(t.sure).To(BeNumerically("<=", n), "%s for %s (%s): %d for sure, %d unsure", what, r, strategy, t.sure, t.unsure)
-		if n == 0 {
+		switch {
+		case n == 0:
 			Expect(t.unsure).To(BeZero(), "%s for %s (%s)", what, r, strategy)
-		} else {
+		case what == "pod force-deleted" && fencedByFAR:
+			// FAR may have deleted it first.
+		default:
 			Expect(t.sure+t.unsure).To(BeNumerically(">=", n), "%s for %s (%s): %d for sure, %d unsure", what, r, strategy, t.sure, t.unsure)
 		}
 	}

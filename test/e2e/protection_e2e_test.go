@@ -25,7 +25,6 @@ import (
 
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
-	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	s3gwv1alpha1 "github.com/s3gw-tech/s3gw-remediation/api/v1alpha1"
@@ -33,6 +32,7 @@ import (
 	"github.com/s3gw-tech/s3gw-remediation/internal/protection"
 	"github.com/s3gw-tech/s3gw-remediation/test/harness"
 	"github.com/s3gw-tech/s3gw-remediation/test/longhornsim"
+	"github.com/s3gw-tech/s3gw-remediation/test/nhc"
 )
 
 // reportDeadline bounds how long the report takes to follow a change: it
@@ -64,8 +64,9 @@ var _ = Describe("Protection report", func() {
 			"-o", `jsonpath={range .status.pods[*]}{.namespace}/{.name} on {.node}: protected={.protected} reason={.reason}{"\n"}  {.message}{"\n"}{end}`)
 
 		By("Adding a FenceAgentsRemediationTemplate as the template's fencing delegate: it fences, but cannot save writes only the replica on the node holds")
-		createFARTemplate(ctx, "far")
-		setDelegate(ctx, template, "far")
+		fence, err := env.CreateFARTemplate(ctx, harness.FARTemplate{Namespace: harness.TemplateNamespace, Name: "far-" + s.name})
+		Expect(err).NotTo(HaveOccurred())
+		setDelegate(ctx, template, fence)
 		p = eventuallyReported(ctx, template, s3gwv1alpha1.ReasonReplicasUnreachable)
 		Expect(p.Protected).To(BeFalse())
 		Expect(p.Message).To(ContainSubstring(g.Volume.Replicas[0]))
@@ -87,8 +88,7 @@ var _ = Describe("Protection report", func() {
 		budget := p.ExpectedRTO.Duration
 		Expect(budget).To(Equal(grace + env.UnhealthyDuration() + protection.ReleaseTime(s3gwv1alpha1.ReleaseControllerDetach)))
 
-		By("Failing " + node + " with FAR fencing it; the pod must serve again within " + budget.String())
-		Expect(env.EnableFAR(map[string]string{poolLabel: s.name}, 0)).To(Succeed())
+		By("Failing " + node + " with the delegate FAR fencing it; the pod must serve again within " + budget.String())
 		r := fail(ctx, g)[0]
 		Expect(r.Wait(ctx, harness.ReplacementReady, recoveryDeadline)).To(Succeed())
 		Expect(r.Wait(ctx, harness.RemediationSucceeded, crDeadline)).To(Succeed())
@@ -101,7 +101,11 @@ var _ = Describe("Protection report", func() {
 		// prediction itself is wrong (a duration left out or doubled).
 		Expect(took).To(BeNumerically("<=", 2*budget), "the failover stays within twice the expected RTO")
 		rem := expectMoved(ctx, r, s.spare)
-		Expect(rem.Status.FencingEvidence).To(ContainElement("reused " + harness.FARKind + "/" + harness.FARNamespace + "/" + node))
+		// Storage isolation held the moment the remediation started, so it
+		// never waited for fencing and never created its delegate.
+		Expect(rem.Status.FencingEvidence).To(ConsistOf("StorageIsolation"))
+		Expect(rem.Status.Delegate).To(BeNil())
+		Expect(farCRs(ctx, node)).To(BeEmpty())
 		recoverAndExpectCleanup(ctx, r, em)
 	}, SpecTimeout(specTimeout))
 })
@@ -130,22 +134,11 @@ func moveReplica(ctx context.Context, name, node string) {
 	Expect(env.Client.Patch(ctx, replica, patch)).To(Succeed())
 }
 
-func createFARTemplate(ctx context.Context, name string) {
-	far := &unstructured.Unstructured{Object: map[string]any{"spec": map[string]any{"template": map[string]any{
-		"spec": map[string]any{"agent": "fence_ipmilan", "remediationStrategy": "ResourceDeletion"}}}}}
-	far.SetAPIVersion(harness.FARAPIVersion)
-	far.SetKind(harness.FARKind + "Template")
-	far.SetNamespace(harness.TemplateNamespace)
-	far.SetName(name)
-	Expect(env.Client.Create(ctx, far)).To(Succeed())
-}
-
-func setDelegate(ctx context.Context, key client.ObjectKey, farTemplate string) {
+func setDelegate(ctx context.Context, key client.ObjectKey, farTemplate nhc.TemplateRef) {
 	t := &s3gwv1alpha1.S3GWRemediationTemplate{}
 	Expect(env.Client.Get(ctx, key, t)).To(Succeed())
 	patch := client.MergeFrom(t.DeepCopy())
-	t.Spec.Template.Spec.Fencing.Delegate = &s3gwv1alpha1.DelegateFencing{APIVersion: harness.FARAPIVersion,
-		Kind: harness.FARKind + "Template", Name: farTemplate, ConditionType: harness.FARFencedCondition}
+	t.Spec.Template.Spec.Fencing.Delegate = harness.FARDelegate(farTemplate)
 	Expect(env.Client.Patch(ctx, t, patch)).To(Succeed())
 }
 

@@ -25,12 +25,17 @@ limitations under the License.
 //
 //   - the operator: a controller-runtime manager with the same reconcilers,
 //     scheme and clocks as cmd/manager (Options.Operator);
-//   - the cluster side (Options.NHC): NodeHealthCheck emulators
-//     (test/nhc), one per EnableRemediation, each selecting its nodes by
-//     label like a NodeHealthCheck's spec.selector and acting as NHC's
-//     service account (impersonated, bound to the operator's aggregated
-//     ext-remediation ClusterRole); and a fence-agents-remediation stand-in
-//     (EnableFAR) that reports a node fenced once it is not Ready.
+//   - the cluster side (unless Options.ExternalNHC): NodeHealthCheck
+//     emulators (test/nhc), one per EnableRemediation, each selecting its
+//     nodes by label like a NodeHealthCheck's spec.selector and acting as
+//     NHC's service account (impersonated, bound to the aggregated
+//     ext-remediation ClusterRoles, ours and FAR's); and the
+//     fence-agents-remediation stand-in (test/far), acting as FAR's service
+//     account with FAR's RBAC, which reconciles every FenceAgentsRemediation
+//     and runs Debian's fence_dummy for it. CreateFARTemplate makes a FAR
+//     template and its Secret, for a delegate or an escalation step; the
+//     agent's "off" stops the node's kubelet, "reboot" restarts it after
+//     Options.FARBootTime.
 //
 // With Options.NHC off, nothing creates S3GWRemediations: a real
 // NodeHealthCheck operator can run against Env.Cluster.KubeconfigPath

@@ -20,6 +20,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"os"
 	"slices"
 	"strings"
 	"sync"
@@ -37,6 +38,7 @@ import (
 	"github.com/s3gw-tech/s3gw-remediation/internal/longhorn"
 	"github.com/s3gw-tech/s3gw-remediation/test/apiaudit"
 	"github.com/s3gw-tech/s3gw-remediation/test/cluster"
+	"github.com/s3gw-tech/s3gw-remediation/test/far"
 	"github.com/s3gw-tech/s3gw-remediation/test/longhornsim"
 )
 
@@ -45,13 +47,34 @@ const (
 	// TemplateNamespace holds the S3GWRemediationTemplates, hence the
 	// S3GWRemediations NHC creates from them.
 	TemplateNamespace = "s3gw-remediation-system"
-	// FARNamespace holds the FenceAgentsRemediations of the fencer.
+	// FARNamespace is where FAR runs, and holds its templates and their
+	// Secrets unless a test puts them elsewhere.
 	FARNamespace = "fence-agents-remediation"
 	// OperatorUser is the identity the operator authenticates as, in
 	// process or as a process of its own: its requests are the ones
 	// OperatorRequests counts.
 	OperatorUser = "s3gw-remediation-manager"
 )
+
+// FARSecretAccess is where the FAR stand-in may read Secrets.
+type FARSecretAccess int
+
+const (
+	// FARInstalledByOLM: FAR's CSV supports only the AllNamespaces install
+	// mode, for which OLM lifts its Role for Secrets to a ClusterRole; FAR
+	// still reads a CR's Secrets from the CR's own namespace only.
+	FARInstalledByOLM FARSecretAccess = iota
+	// FARInstalledByKustomize: FAR's own RBAC, a Role for Secrets in FAR's
+	// namespace.
+	FARInstalledByKustomize
+)
+
+func (a FARSecretAccess) far() far.SecretAccess {
+	if a == FARInstalledByKustomize {
+		return far.SecretsInFARNamespace
+	}
+	return far.SecretsClusterWide
+}
 
 // Options configure an Env. The zero value runs everything with upstream
 // Kubernetes timings.
@@ -75,6 +98,12 @@ type Options struct {
 	// cluster; EnableRemediation then only creates the template and the
 	// NodeHealthCheck.
 	ExternalNHC bool
+	// FARSecrets is where FAR may read Secrets: FAR installed by OLM (the
+	// zero value) or with its own kustomize RBAC.
+	FARSecrets FARSecretAccess
+	// FARBootTime is how long a node FAR rebooted takes to be Ready again;
+	// zero means 30 s.
+	FARBootTime time.Duration
 	// UnhealthyDuration is how long a node must be NotReady before NHC
 	// creates a remediation, unless EnableRemediation says otherwise. Zero
 	// means the cluster's unreachable toleration: NHC's default 300 s
@@ -87,6 +116,14 @@ type Options struct {
 	// Logger receives the in-process controllers' logs; the zero value
 	// discards them.
 	Logger logr.Logger
+	// InstallOperator, if set, installs the operator as a user would (a
+	// Helm chart, dist/install.yaml): its CRDs, the manager's
+	// ServiceAccount, RBAC and admission policies, and NodeHealthCheck's
+	// ext-remediation ClusterRole, in place of the harness's own from
+	// config/. Manager processes then run under that ServiceAccount, which
+	// must be ManagerServiceAccount in ManagerNamespace. It runs once the
+	// medik8s fixture CRDs are established.
+	InstallOperator func(ctx context.Context, c *cluster.Cluster) error
 }
 
 // Env is a running cluster with simulated Longhorn, the operator and the
@@ -105,9 +142,14 @@ type Env struct {
 	tracker   *tracker
 	operator  *runner
 	infra     *runner
+	farRunner *runner
 	nhc       *nhcDispatcher
-	fencer    *farFencer
+	far       *far.Controller
 	oosFencer *oosFencer
+	// floorReleaser frees nodes at NotReady (EnableReleaseAtNotReady).
+	floorReleaser *floorReleaser
+	// powerDir holds fence_dummy's power status files, one per node.
+	powerDir string
 
 	// Manager processes (StartOperatorProcess).
 	prepareOnce       sync.Once
@@ -197,7 +239,7 @@ func (e *Env) start(ctx context.Context) error {
 func (e *Env) Stop() error {
 	e.stopOnce.Do(func() {
 		errs := []error{e.stopProcesses()}
-		for _, r := range []*runner{e.infra, e.operator} {
+		for _, r := range []*runner{e.farRunner, e.infra, e.operator} {
 			if r != nil {
 				errs = append(errs, r.stop())
 			}
@@ -213,6 +255,9 @@ func (e *Env) Stop() error {
 		}
 		if e.Cluster != nil {
 			errs = append(errs, e.Cluster.Stop())
+		}
+		if e.powerDir != "" {
+			errs = append(errs, os.RemoveAll(e.powerDir))
 		}
 		e.stopErr = errors.Join(errs...)
 	})

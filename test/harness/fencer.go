@@ -20,27 +20,33 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"sync"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strconv"
 	"time"
 
-	"github.com/medik8s/common/pkg/annotations"
 	corev1 "k8s.io/api/core/v1"
-	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
-	"k8s.io/apimachinery/pkg/labels"
-	"sigs.k8s.io/controller-runtime/pkg/client"
-	"sigs.k8s.io/controller-runtime/pkg/reconcile"
+	"k8s.io/utils/ptr"
 
 	s3gwv1alpha1 "github.com/s3gw-tech/s3gw-remediation/api/v1alpha1"
+	"github.com/s3gw-tech/s3gw-remediation/test/far"
+	"github.com/s3gw-tech/s3gw-remediation/test/nhc"
 )
 
 // The FenceAgentsRemediation kind and the condition FAR sets once its fence
-// agent has powered the node off.
+// agent exited 0.
 const (
-	FARAPIVersion      = "fence-agents-remediation.medik8s.io/v1alpha1"
-	FARKind            = "FenceAgentsRemediation"
-	FARFencedCondition = "FenceAgentActionSucceeded"
+	FARAPIVersion      = far.APIVersion
+	FARKind            = far.Kind
+	FARFencedCondition = far.FenceAgentActionSucceededType
+	// FARAgent is the fence agent the FAR templates run: Debian's
+	// fence-agents package ships it.
+	FARAgent = "fence_dummy"
+	// defaultFARBootTime is how long a machine FAR rebooted takes to run
+	// its kubelet again.
+	defaultFARBootTime = 30 * time.Second
 )
 
 // FARRemediator is the template entry that accepts a FenceAgentsRemediation
@@ -49,133 +55,145 @@ func FARRemediator() s3gwv1alpha1.RemediatorEvidence {
 	return s3gwv1alpha1.RemediatorEvidence{APIVersion: FARAPIVersion, Kind: FARKind, ConditionType: FARFencedCondition}
 }
 
-// EnableFAR has a stand-in for fence-agents-remediation fence the nodes
-// the selector matches: once such a node is not Ready, it creates a
-// FenceAgentsRemediation for it (named after the node, with the node-name
-// annotation, as NHC would) and, after delay, reports
-// FenceAgentActionSucceeded=True as FAR does once the node is powered off.
-// It never taints the node (FAR's ResourceDeletion strategy) and deletes
-// the CR once the node is Ready again. It needs the cluster side.
-func (e *Env) EnableFAR(selector map[string]string, delay time.Duration) error {
-	if e.fencer == nil {
-		return errors.New("the FAR stand-in runs with the emulated NodeHealthCheck only")
+// FARDelegate is the fencing delegate for a FenceAgentsRemediationTemplate
+// from CreateFARTemplate, in the template's namespace, where the operator
+// creates the FenceAgentsRemediation too.
+func FARDelegate(template nhc.TemplateRef) *s3gwv1alpha1.DelegateFencing {
+	return &s3gwv1alpha1.DelegateFencing{APIVersion: template.APIVersion, Kind: template.Kind, Name: template.Name,
+		Namespace: template.Namespace, ConditionType: FARFencedCondition}
+}
+
+// FARTemplate is a FenceAgentsRemediationTemplate running fence_dummy, set
+// up as a user sets up FAR with a real agent: the agent's connection
+// parameters in a Secret beside the template, the action and the plug
+// ({{.NodeName}}) in its shared parameters.
+type FARTemplate struct {
+	// Namespace and Name of the template; the Secret is <Name>-credentials
+	// in the same namespace. The namespace defaults to FARNamespace.
+	Namespace, Name string
+	// Action is "off" (the default: the node stays down until the test
+	// recovers it) or "reboot" (the node comes back after
+	// Options.FARBootTime).
+	Action string
+	// Strategy is FAR's remediationStrategy: ResourceDeletion (default) or
+	// OutOfServiceTaint.
+	Strategy string
+	// Delay is fence_dummy's --delay: the agent waits that long before it
+	// acts.
+	Delay time.Duration
+	// Fail makes every attempt fail (fence_dummy --type fail).
+	Fail bool
+	// RetryCount, RetryInterval and Timeout are FAR's; zero means FAR's
+	// defaults (5, 5 s, 60 s).
+	RetryCount             int
+	RetryInterval, Timeout time.Duration
+}
+
+// CreateFARTemplate creates the template and its Secret. The Secret holds
+// fence_dummy's status file, one per node ({{.NodeName}}), which says "off"
+// once the agent powered the node off.
+func (e *Env) CreateFARTemplate(ctx context.Context, t FARTemplate) (nhc.TemplateRef, error) {
+	if e.powerDir == "" {
+		return nhc.TemplateRef{}, errors.New("FAR runs with the emulated NodeHealthCheck only")
 	}
-	e.fencer.add(labels.SelectorFromSet(selector), delay)
-	return nil
+	if err := far.RequireAgent(FARAgent); err != nil {
+		return nhc.TemplateRef{}, err
+	}
+	if t.Namespace == "" {
+		t.Namespace = FARNamespace
+	}
+	if t.Action == "" {
+		t.Action = far.ActionOff
+	}
+	if err := e.ensureNamespace(ctx, t.Namespace); err != nil {
+		return nhc.TemplateRef{}, err
+	}
+	secret := &corev1.Secret{
+		ObjectMeta: metav1.ObjectMeta{Namespace: t.Namespace, Name: t.Name + "-credentials"},
+		StringData: map[string]string{"--status-file": filepath.Join(e.powerDir, "{{.NodeName}}.status")},
+	}
+	if err := e.Client.Create(ctx, secret); err != nil {
+		return nhc.TemplateRef{}, fmt.Errorf("creating Secret %s/%s: %w", secret.Namespace, secret.Name, err)
+	}
+	params := map[string]string{"--type": "file", "--action": t.Action, "--plug": "{{.NodeName}}"}
+	if t.Fail {
+		params["--type"], params["--power-timeout"] = "fail", "1"
+	}
+	if t.Delay > 0 {
+		params["--delay"] = strconv.Itoa(int(t.Delay.Seconds()))
+	}
+	spec := far.Spec{Agent: FARAgent, SharedParameters: params, SharedSecretName: ptr.To(secret.Name),
+		RemediationStrategy: t.Strategy, RetryCount: t.RetryCount}
+	if t.RetryInterval > 0 {
+		spec.RetryInterval = &metav1.Duration{Duration: t.RetryInterval}
+	}
+	if t.Timeout > 0 {
+		spec.Timeout = &metav1.Duration{Duration: t.Timeout}
+	}
+	template, err := far.NewTemplate(t.Namespace, t.Name, spec)
+	if err != nil {
+		return nhc.TemplateRef{}, err
+	}
+	if err := e.Client.Create(ctx, template); err != nil {
+		return nhc.TemplateRef{}, fmt.Errorf("creating %s %s/%s: %w", far.TemplateKind, t.Namespace, t.Name, err)
+	}
+	return nhc.TemplateRef{APIVersion: FARAPIVersion, Kind: far.TemplateKind, Namespace: t.Namespace, Name: t.Name}, nil
 }
 
-type farPool struct {
-	selector labels.Selector
-	delay    time.Duration
-}
-
-// farFencer is the FAR stand-in.
-type farFencer struct {
-	client client.Client
-	nodes  client.Reader
-
-	mu    sync.RWMutex
-	pools []farPool
-}
-
-var _ reconcile.Reconciler = &farFencer{}
-
-func (f *farFencer) add(selector labels.Selector, delay time.Duration) {
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	f.pools = append(f.pools, farPool{selector: selector, delay: delay})
-}
-
-func (f *farFencer) pool(node *corev1.Node) (farPool, bool) {
-	f.mu.RLock()
-	defer f.mu.RUnlock()
-	for _, p := range f.pools {
-		if p.selector.Matches(labels.Set(node.Labels)) {
-			return p, true
+// power applies a fence agent's action to the node, as its BMC would: off
+// stops its kubelet until the test recovers it; reboot stops it and starts
+// it again after the boot time. The agent has exited by then: FAR learns of
+// its success while the machine boots.
+func (e *Env) power(ctx context.Context, node, action string) {
+	log := e.log.WithValues("node", node, "action", action)
+	log.Info("Fence agent acted on the node")
+	if err := e.Cluster.FailNode(ctx, node); err != nil {
+		log.Error(err, "Failed to stop the fenced node's kubelet")
+		return
+	}
+	if action != far.ActionReboot {
+		return
+	}
+	go func() {
+		select {
+		case <-ctx.Done():
+			return
+		case <-time.After(e.farBootTime()):
 		}
-	}
-	return farPool{}, false
+		if err := e.Cluster.RecoverNode(ctx, node); err != nil && ctx.Err() == nil {
+			log.Error(err, "Failed to boot the rebooted node")
+		}
+	}()
 }
 
-func (f *farFencer) Reconcile(ctx context.Context, req reconcile.Request) (reconcile.Result, error) {
-	node := &corev1.Node{}
-	if err := f.nodes.Get(ctx, req.NamespacedName, node); err != nil {
-		return reconcile.Result{}, client.IgnoreNotFound(err)
+// farBootTime is Options.FARBootTime or its default.
+func (e *Env) farBootTime() time.Duration {
+	if e.opts.FARBootTime > 0 {
+		return e.opts.FARBootTime
 	}
-	pool, ok := f.pool(node)
-	if !ok {
-		return reconcile.Result{}, nil
-	}
-	far := &unstructured.Unstructured{}
-	far.SetAPIVersion(FARAPIVersion)
-	far.SetKind(FARKind)
-	err := f.client.Get(ctx, client.ObjectKey{Namespace: FARNamespace, Name: node.Name}, far)
-	exists := err == nil
-	if err != nil && !apierrors.IsNotFound(err) {
-		return reconcile.Result{}, fmt.Errorf("getting FenceAgentsRemediation %s: %w", node.Name, err)
-	}
-
-	ready := readyCondition(node)
-	if ready == nil || ready.Status == corev1.ConditionTrue {
-		if exists {
-			return reconcile.Result{}, client.IgnoreNotFound(f.client.Delete(ctx, far))
-		}
-		return reconcile.Result{}, nil
-	}
-	if !exists {
-		far = newFAR(node.Name)
-		if err := f.client.Create(ctx, far); err != nil {
-			return reconcile.Result{}, fmt.Errorf("creating FenceAgentsRemediation %s: %w", node.Name, err)
-		}
-	}
-	if conditionTrue(far, FARFencedCondition) {
-		return reconcile.Result{}, nil
-	}
-	if wait := pool.delay - time.Since(far.GetCreationTimestamp().Time); wait > 0 {
-		return reconcile.Result{RequeueAfter: wait}, nil
-	}
-	now := metav1.Now().UTC().Format(time.RFC3339)
-	conds := []any{
-		map[string]any{fieldType: "Processing", fieldStatus: "False", "reason": "RemediationFinishedSuccessfully", "message": "", "lastTransitionTime": now},
-		map[string]any{fieldType: FARFencedCondition, fieldStatus: conditionTrueValue, "reason": "FenceAgentSucceeded", "message": "fence_ipmilan: node powered off", "lastTransitionTime": now},
-	}
-	if err := unstructured.SetNestedSlice(far.Object, conds, fieldStatus, "conditions"); err != nil {
-		return reconcile.Result{}, err
-	}
-	if err := f.client.Status().Update(ctx, far); err != nil {
-		return reconcile.Result{}, fmt.Errorf("reporting FenceAgentsRemediation %s fenced: %w", node.Name, err)
-	}
-	return reconcile.Result{}, nil
+	return defaultFARBootTime
 }
 
-func newFAR(node string) *unstructured.Unstructured {
-	far := &unstructured.Unstructured{Object: map[string]any{fieldSpec: map[string]any{
-		"agent":               "fence_ipmilan",
-		"remediationStrategy": "ResourceDeletion",
-	}}}
-	far.SetAPIVersion(FARAPIVersion)
-	far.SetKind(FARKind)
-	far.SetNamespace(FARNamespace)
-	far.SetName(node)
-	far.SetAnnotations(map[string]string{annotations.NodeNameAnnotation: node})
-	return far
+// powerOn records the node's machine as on for fence_dummy, which reads a
+// missing status file as off (and would then report "Already OFF" without
+// acting).
+func (e *Env) powerOn(node string) error {
+	if e.powerDir == "" {
+		return nil
+	}
+	return os.WriteFile(e.powerStatusFile(node), []byte("on"), 0o600)
 }
 
-func conditionTrue(obj *unstructured.Unstructured, condType string) bool {
-	conds, _, _ := unstructured.NestedSlice(obj.Object, fieldStatus, "conditions")
-	for _, c := range conds {
-		if m, ok := c.(map[string]any); ok && m[fieldType] == condType {
-			return m[fieldStatus] == conditionTrueValue
-		}
-	}
-	return false
+func (e *Env) powerStatusFile(node string) string {
+	return filepath.Join(e.powerDir, node+".status")
 }
 
-func readyCondition(node *corev1.Node) *corev1.NodeCondition {
-	for i := range node.Status.Conditions {
-		if node.Status.Conditions[i].Type == corev1.NodeReady {
-			return &node.Status.Conditions[i]
-		}
+// PowerStatus is the node's power state as fence_dummy last wrote it ("off",
+// "on"), or "" if no agent ever acted on the node.
+func (e *Env) PowerStatus(node string) (string, error) {
+	data, err := os.ReadFile(e.powerStatusFile(node))
+	if errors.Is(err, fs.ErrNotExist) {
+		return "", nil
 	}
-	return nil
+	return string(data), err
 }

@@ -41,14 +41,19 @@ const ZoneLabel = corev1.LabelTopologyZone
 // s3gwName is the chart's name label and container name.
 const s3gwName = "s3gw"
 
-// readyTimeout bounds how long a gateway may take to start.
-const readyTimeout = 2 * time.Minute
+// readyTimeout bounds how long a gateway may take to start: at 1 000
+// nodes on a shared 2-core machine, 16 gateways deployed at once took more
+// than 2 minutes.
+const readyTimeout = 5 * time.Minute
 
 // AddNodes registers simulated nodes with the given labels (a zone, a
 // NodeHealthCheck pool) and waits until each is Ready.
 func (e *Env) AddNodes(ctx context.Context, nodeLabels map[string]string, names ...string) error {
 	for _, name := range names {
 		if err := e.Cluster.AddNodeWithLabels(ctx, name, nodeLabels); err != nil {
+			return err
+		}
+		if err := e.powerOn(name); err != nil {
 			return err
 		}
 	}

@@ -67,11 +67,18 @@ rules:
 }
 
 // installManagerIdentity gives the manager processes what config/default
-// gives the Deployment: the ServiceAccount, the generated ClusterRole and
-// the leader election Role, bound to it; then installs the optional
+// gives the Deployment, unless Options.InstallOperator did: the
+// ServiceAccount, the generated ClusterRole and the leader election Role,
+// bound to it; then installs the optional
 // admission policies of config/policy, and writes a kubeconfig with a
 // token of the ServiceAccount.
 func (e *Env) installManagerIdentity(ctx context.Context) error {
+	if e.opts.InstallOperator != nil {
+		// The user's install made the ServiceAccount and its rights.
+		var err error
+		e.managerKubeconfig, err = e.Cluster.ServiceAccountKubeconfig(ctx, ManagerNamespace, ManagerServiceAccount)
+		return err
+	}
 	root, err := cluster.RepoRoot()
 	if err != nil {
 		return err

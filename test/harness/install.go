@@ -35,6 +35,7 @@ import (
 
 	s3gwv1alpha1 "github.com/s3gw-tech/s3gw-remediation/api/v1alpha1"
 	"github.com/s3gw-tech/s3gw-remediation/test/cluster"
+	"github.com/s3gw-tech/s3gw-remediation/test/far"
 	"github.com/s3gw-tech/s3gw-remediation/test/nhc"
 )
 
@@ -52,13 +53,10 @@ const (
 	aggregationDeadline = time.Minute
 )
 
-// Keys and values of unstructured objects.
+// Keys of unstructured objects, and our template kind.
 const (
-	fieldSpec          = "spec"
-	fieldStatus        = "status"
-	fieldType          = "type"
-	conditionTrueValue = "True"
-	templateKind       = "S3GWRemediationTemplate"
+	fieldSpec    = "spec"
+	templateKind = "S3GWRemediationTemplate"
 )
 
 // readVerbs are a reader's RBAC verbs.
@@ -76,8 +74,12 @@ func (e *Env) install(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
+	dirs := []string{operatorCRDs, medik8sCRDFixtures}
+	if e.opts.InstallOperator != nil {
+		dirs = []string{medik8sCRDFixtures}
+	}
 	var crds []*unstructured.Unstructured
-	for _, dir := range []string{operatorCRDs, medik8sCRDFixtures} {
+	for _, dir := range dirs {
 		objs, err := cluster.ReadManifests(filepath.Join(root, dir))
 		if err != nil {
 			return err
@@ -94,12 +96,22 @@ func (e *Env) install(ctx context.Context) error {
 			return err
 		}
 	}
+	if e.opts.InstallOperator != nil {
+		if err := e.opts.InstallOperator(ctx, e.Cluster); err != nil {
+			return fmt.Errorf("installing the operator: %w", err)
+		}
+	}
 	for _, ns := range []string{TemplateNamespace, FARNamespace, NHCNamespace} {
 		if err := e.ensureNamespace(ctx, ns); err != nil {
 			return err
 		}
 	}
 	if err := e.warmUp(ctx); err != nil {
+		return err
+	}
+	// FAR as it installs itself: its ServiceAccount, which the stand-in
+	// acts as, its roles, and its ext-remediation role for NHC.
+	if err := far.InstallRBAC(ctx, e.Client, FARNamespace, e.opts.FARSecrets.far()); err != nil {
 		return err
 	}
 	return e.installNHCRBAC(ctx, filepath.Join(root, extRemediationRBAC))
@@ -152,7 +164,6 @@ func (e *Env) installNHCRBAC(ctx context.Context, extRolePath string) error {
 	}
 	subject := []rbacv1.Subject{{Kind: rbacv1.ServiceAccountKind, Name: NHCServiceAccount, Namespace: NHCNamespace}}
 	objs := []client.Object{
-		extRole,
 		&corev1.ServiceAccount{ObjectMeta: metav1.ObjectMeta{Namespace: NHCNamespace, Name: NHCServiceAccount}},
 		&rbacv1.ClusterRole{
 			ObjectMeta: metav1.ObjectMeta{Name: nhcAggregationRole},
@@ -180,22 +191,34 @@ func (e *Env) installNHCRBAC(ctx context.Context, extRolePath string) error {
 			Subjects:   subject,
 		},
 	}
+	if e.opts.InstallOperator == nil {
+		// Otherwise the operator's install brings its own copy.
+		objs = append(objs, extRole)
+	}
 	for _, obj := range objs {
 		if err := cluster.CreateIfAbsent(ctx, e.Client, obj); err != nil {
 			return err
 		}
 	}
 	// kube-controller-manager's clusterrole-aggregation controller copies
-	// the labelled roles' rules into the aggregation role.
+	// the labelled roles' rules (ours and FAR's) into the aggregation role.
 	err = wait.PollUntilContextTimeout(ctx, 100*time.Millisecond, aggregationDeadline, true, func(ctx context.Context) (bool, error) {
+		var labelled rbacv1.ClusterRoleList
+		if err := e.Client.List(ctx, &labelled, client.MatchingLabels{aggregateLabel: "true"}); err != nil {
+			return false, err
+		}
+		want := 0
+		for _, r := range labelled.Items {
+			want += len(r.Rules)
+		}
 		var role rbacv1.ClusterRole
 		if err := e.Client.Get(ctx, client.ObjectKey{Name: nhcAggregationRole}, &role); err != nil {
 			return false, err
 		}
-		return len(role.Rules) >= len(extRole.Rules), nil
+		return len(role.Rules) >= want, nil
 	})
 	if err != nil {
-		return fmt.Errorf("waiting for ClusterRole %s to aggregate %s: %w", nhcAggregationRole, extRole.Name, err)
+		return fmt.Errorf("waiting for ClusterRole %s to aggregate the ext-remediation roles: %w", nhcAggregationRole, err)
 	}
 	return nil
 }

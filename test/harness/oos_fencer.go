@@ -50,23 +50,28 @@ func (e *Env) EnableOutOfServiceFencer(selector map[string]string) error {
 type oosFencer struct {
 	client client.Client
 	nodes  client.Reader
-
-	mu        sync.RWMutex
-	selectors []labels.Selector
+	nodeSelectors
 }
 
 var _ reconcile.Reconciler = &oosFencer{}
 
-func (f *oosFencer) add(selector labels.Selector) {
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	f.selectors = append(f.selectors, selector)
+// nodeSelectors are the node label selectors an actor of the cluster side
+// was enabled for; it may be enabled for more while it runs.
+type nodeSelectors struct {
+	mu        sync.RWMutex
+	selectors []labels.Selector
 }
 
-func (f *oosFencer) selects(node *corev1.Node) bool {
-	f.mu.RLock()
-	defer f.mu.RUnlock()
-	return slices.ContainsFunc(f.selectors, func(s labels.Selector) bool { return s.Matches(labels.Set(node.Labels)) })
+func (n *nodeSelectors) add(selector labels.Selector) {
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	n.selectors = append(n.selectors, selector)
+}
+
+func (n *nodeSelectors) selects(node *corev1.Node) bool {
+	n.mu.RLock()
+	defer n.mu.RUnlock()
+	return slices.ContainsFunc(n.selectors, func(s labels.Selector) bool { return s.Matches(labels.Set(node.Labels)) })
 }
 
 func (f *oosFencer) Reconcile(ctx context.Context, req reconcile.Request) (reconcile.Result, error) {
@@ -94,4 +99,13 @@ func (f *oosFencer) Reconcile(ctx context.Context, req reconcile.Request) (recon
 		return reconcile.Result{}, fmt.Errorf("setting the out-of-service taint of Node %s to %v: %w", node.Name, notReady, err)
 	}
 	return reconcile.Result{}, nil
+}
+
+func readyCondition(node *corev1.Node) *corev1.NodeCondition {
+	for i := range node.Status.Conditions {
+		if node.Status.Conditions[i].Type == corev1.NodeReady {
+			return &node.Status.Conditions[i]
+		}
+	}
+	return nil
 }

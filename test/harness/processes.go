@@ -240,10 +240,13 @@ func (p *OperatorProcess) SelfExits() int {
 	return p.selfExits
 }
 
+// MetricsURL is where the process serves its metrics, in plain HTTP.
+func (p *OperatorProcess) MetricsURL() string { return "http://" + p.metrics + "/metrics" }
+
 // Leading reports whether the process holds the Lease, from its
 // leader_election_master_status metric.
 func (p *OperatorProcess) Leading(ctx context.Context) (bool, error) {
-	req, err := http.NewRequestWithContext(ctx, http.MethodGet, "http://"+p.metrics+"/metrics", nil)
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, p.MetricsURL(), nil)
 	if err != nil {
 		return false, err
 	}

@@ -23,6 +23,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/medik8s/common/pkg/annotations"
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
 	corev1 "k8s.io/api/core/v1"
@@ -32,9 +33,12 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/apimachinery/pkg/util/rand"
 	"k8s.io/client-go/rest"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
+	s3gwv1alpha1 "github.com/s3gw-tech/s3gw-remediation/api/v1alpha1"
+	"github.com/s3gw-tech/s3gw-remediation/internal/fencing"
 	"github.com/s3gw-tech/s3gw-remediation/internal/release"
 	"github.com/s3gw-tech/s3gw-remediation/test/testenv"
 )
@@ -195,6 +199,61 @@ var _ = Describe("The manager's admission policies (config/policy)", Ordered, fu
 				}, "may not change a node's labels, annotations, finalizers"),
 			)
 
+			It("allows creating, annotating and deleting the fencer CRs it marked, in any namespace", func() {
+				rem := delegatingRemediation()
+				d := fencing.Delegate{Client: manager, Live: manager}
+				name, err := d.Create(ctx, rem, node.Name)
+				Expect(err).NotTo(HaveOccurred())
+				Expect(name).To(HavePrefix(fencerNamespace + "/" + node.Name))
+				rem.Annotations = map[string]string{annotations.NhcTimedOut: "2026-12-01T21:00:00Z"}
+				Expect(d.MarkTimedOut(ctx, rem)).To(Succeed())
+				crs := fencerCRs(fencing.RemediationUIDLabel, string(rem.UID))
+				Expect(crs).To(HaveLen(1))
+				Expect(crs[0].GetAnnotations()).To(HaveKey(annotations.NhcTimedOut))
+				Expect(d.Delete(ctx, rem)).To(Succeed())
+				Expect(fencerCRs(fencing.RemediationUIDLabel, string(rem.UID))).To(BeEmpty())
+			})
+
+			DescribeTable("refuses every other fencer CR write",
+				func(write func(manager client.Client, marked, unmarked *unstructured.Unstructured) error, message string) {
+					marked, unmarked := fencerCR(true), fencerCR(false)
+					err := write(manager, marked, unmarked)
+					Expect(apierrors.IsForbidden(err)).To(BeTrue(), "want Forbidden, got %v", err)
+					Expect(err.Error()).To(ContainSubstring(message))
+					for _, cr := range []*unstructured.Unstructured{marked, unmarked} {
+						after := cr.DeepCopy()
+						Expect(k8sClient.Get(ctx, client.ObjectKeyFromObject(cr), after)).To(Succeed())
+						Expect(after.GetResourceVersion()).To(Equal(cr.GetResourceVersion()), "%s is unchanged", cr.GetName())
+					}
+				},
+				Entry("creating one without the marker", func(m client.Client, _, unmarked *unstructured.Unstructured) error {
+					cr := fencerObject(false)
+					cr.SetName(unmarked.GetName() + "-new")
+					return m.Create(ctx, cr)
+				}, "only create fencer CRs labelled s3gw-remediation.medik8s.io/remediation-uid"),
+				Entry("annotating one it did not create", func(m client.Client, _, unmarked *unstructured.Unstructured) error {
+					return patchFencer(m, unmarked, func(cr *unstructured.Unstructured) {
+						cr.SetAnnotations(map[string]string{annotations.NhcTimedOut: "now"})
+					})
+				}, "only change or delete fencer CRs labelled"),
+				Entry("marking one it did not create as its own", func(m client.Client, _, unmarked *unstructured.Unstructured) error {
+					return patchFencer(m, unmarked, func(cr *unstructured.Unstructured) {
+						cr.SetLabels(map[string]string{fencing.RemediationUIDLabel: "0b4e9a6c-remediation"})
+					})
+				}, "only change or delete fencer CRs labelled"),
+				Entry("deleting one it did not create", func(m client.Client, _, unmarked *unstructured.Unstructured) error {
+					return m.Delete(ctx, unmarked)
+				}, "only change or delete fencer CRs labelled"),
+				Entry("removing the marker of its own", func(m client.Client, marked, _ *unstructured.Unstructured) error {
+					return patchFencer(m, marked, func(cr *unstructured.Unstructured) { cr.SetLabels(nil) })
+				}, "change only the annotations of a fencer CR it created"),
+				Entry("changing the spec of its own", func(m client.Client, marked, _ *unstructured.Unstructured) error {
+					return patchFencer(m, marked, func(cr *unstructured.Unstructured) {
+						Expect(unstructured.SetNestedField(cr.Object, "fence_ipmilan", "spec", "agent")).To(Succeed())
+					})
+				}, "change only the annotations of a fencer CR it created"),
+			)
+
 			It("refuses to delete a VolumeAttachment of another driver", func() {
 				va := attachment(node.Name, "ebs.csi.aws.com")
 				err := manager.Delete(ctx, va)
@@ -216,6 +275,79 @@ var _ = Describe("The manager's admission policies (config/policy)", Ordered, fu
 		Expect(k8sClient.Delete(ctx, va)).To(Succeed())
 	})
 })
+
+// fencerNamespace is where the fencer's templates and CRs live.
+const fencerNamespace = "policy-fencer"
+
+// delegatingRemediation is a remediation whose delegate template is in
+// fencerNamespace, with the template there. It is not created: the
+// manager's delegate writes need only its name and UID.
+func delegatingRemediation() *s3gwv1alpha1.S3GWRemediation {
+	ensureNamespace(fencerNamespace)
+	template := &unstructured.Unstructured{Object: map[string]any{"spec": map[string]any{"template": map[string]any{
+		"spec": map[string]any{"agent": "fence_dummy"}}}}}
+	template.SetAPIVersion(farAPIVersion)
+	template.SetKind("FenceAgentsRemediationTemplate")
+	template.SetNamespace(fencerNamespace)
+	template.SetName("far")
+	template.SetAnnotations(map[string]string{annotations.MultipleTemplatesSupportedAnnotation: "true"})
+	if err := k8sClient.Create(ctx, template); !apierrors.IsAlreadyExists(err) {
+		Expect(err).NotTo(HaveOccurred())
+	}
+	return &s3gwv1alpha1.S3GWRemediation{
+		ObjectMeta: metav1.ObjectMeta{Namespace: "s3gw", Name: "policy", UID: types.UID(rand.String(12))},
+		Spec: s3gwv1alpha1.S3GWRemediationSpec{Fencing: s3gwv1alpha1.FencingSpec{
+			Delegate: &s3gwv1alpha1.DelegateFencing{APIVersion: farAPIVersion, Kind: "FenceAgentsRemediationTemplate",
+				Name: "far", Namespace: fencerNamespace}}},
+	}
+}
+
+const farAPIVersion = "fence-agents-remediation.medik8s.io/v1alpha1"
+
+// fencerObject is a FenceAgentsRemediation in fencerNamespace, with the
+// manager's marker or without.
+func fencerObject(marked bool) *unstructured.Unstructured {
+	cr := &unstructured.Unstructured{Object: map[string]any{"spec": map[string]any{"agent": "fence_dummy"}}}
+	cr.SetAPIVersion(farAPIVersion)
+	cr.SetKind("FenceAgentsRemediation")
+	cr.SetNamespace(fencerNamespace)
+	cr.SetName("policy-" + rand.String(6))
+	if marked {
+		cr.SetLabels(map[string]string{fencing.RemediationUIDLabel: "0b4e9a6c-remediation"})
+	}
+	return cr
+}
+
+// fencerCR creates a fencerObject as the admin.
+func fencerCR(marked bool) *unstructured.Unstructured {
+	ensureNamespace(fencerNamespace)
+	cr := fencerObject(marked)
+	Expect(k8sClient.Create(ctx, cr)).To(Succeed())
+	return cr
+}
+
+// fencerCRs lists the FenceAgentsRemediations with the label.
+func fencerCRs(key, value string) []unstructured.Unstructured {
+	list := &unstructured.UnstructuredList{}
+	list.SetAPIVersion(farAPIVersion)
+	list.SetKind("FenceAgentsRemediationList")
+	Expect(k8sClient.List(ctx, list, client.MatchingLabels{key: value})).To(Succeed())
+	return list.Items
+}
+
+// patchFencer sends the change as an optimistic-locked merge patch.
+func patchFencer(c client.Client, cr *unstructured.Unstructured, mutate func(*unstructured.Unstructured)) error {
+	changed := cr.DeepCopy()
+	mutate(changed)
+	return c.Patch(ctx, changed, client.MergeFromWithOptions(cr, client.MergeFromWithOptimisticLock{}))
+}
+
+func ensureNamespace(name string) {
+	err := k8sClient.Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: name}})
+	if !apierrors.IsAlreadyExists(err) {
+		Expect(err).NotTo(HaveOccurred())
+	}
+}
 
 // failedNode creates a node as the manager finds a failed one: Ready
 // Unknown, tainted unreachable and by its admin, with two volumes in use.

@@ -265,11 +265,10 @@ func TestHealthyDelay(t *testing.T) {
 	f := newFixture(t)
 	g := f.g
 	e := f.classic("delay", func(e *Emulator) { e.HealthyDelay = ptr.To(10 * time.Minute) })
-	f.failAndPass(e, "w1")
-	cr := f.onlyCR(e, "w1", "S3GWRemediation")
+	cr := f.failed(e, "w1")
 
 	f.setReady("w1", corev1.ConditionTrue)
-	g.Expect(f.pass(e)).To(Equal(time.Second), "back soon while the CR exists")
+	g.Expect(f.pass(e)).To(Equal(11*time.Second), "back to log the CR still there; its deletion would wake NHC sooner")
 	stamp := f.reread(cr).GetAnnotations()[HealthyDelayAnnotation]
 	g.Expect(stamp).NotTo(BeEmpty())
 	f.clock.Step(5 * time.Minute)
@@ -311,8 +310,7 @@ func TestPauseKeepsEverything(t *testing.T) {
 	f := newFixture(t)
 	g := f.g
 	e := f.classic("pause")
-	f.failAndPass(e, "w1")
-	cr := f.onlyCR(e, "w1", "S3GWRemediation")
+	cr := f.failed(e, "w1")
 
 	e.PauseRequests = []string{"uninstall"}
 	f.setReady("w1", corev1.ConditionTrue)

@@ -15,10 +15,15 @@ limitations under the License.
 */
 
 // Package nhc emulates NodeHealthCheck (NHC) for tests, the local cluster
-// and the demo, following NHC's own code (node-healthcheck-operator,
-// internal/controller/nodehealthcheck_controller.go, resources/manager.go,
-// resources/lease.go, its webhook) and the contract's section 8:
+// and the demo, following NHC's own code (node-healthcheck-operator
+// dd44432: internal/controller/nodehealthcheck_controller.go, shared.go,
+// resources/manager.go, templates.go, lease.go, status.go, watch.go,
+// utils/mapper.go, its webhook) and the contract's section 8:
 //
+//   - the pass in NHC's order: its templates first (one missing or without
+//     spec.template sets Disabled and returns before anything is deleted,
+//     looking again every 15 s while one is missing), then pause, orphans,
+//     healthy nodes, minHealthy and storm recovery, unhealthy nodes;
 //   - CRs built as NHC builds them: the template's namespace, name or
 //     generateName (multiple-templates support), node-name and
 //     template-name annotations, the part-of and control-plane labels, a
@@ -29,14 +34,22 @@ limitations under the License.
 //   - classic mode and escalation: ordered steps with timeouts, the next
 //     step about a second after Succeeded=False or the timeout,
 //     nhc-timed-out stamped with a metadata Update unless Succeeded=True,
-//     and NHC's status bookkeeping, quirks included;
+//     and NHC's status bookkeeping, quirks included (one remediation per
+//     kind);
 //   - the node lease medik8s-leases/node-<node>: owned by the Node, held by
 //     NodeHealthCheck-<name> for the current timeout plus a minute, taken
-//     over once expired, invalidated when overdue and when the node's last
-//     CR is gone;
-//   - the selector, minHealthy, one control-plane node at a time, the
-//     exclude label, pauseRequests, healthyDelay with its
-//     manually-confirmed-healthy override, and CRs of deleted nodes.
+//     over once expired, renewed while remediating, and once overdue
+//     (acquireTime + 3 × the timeout, plus earlier steps') invalidated and
+//     the CR timed out — in classic mode the only time-out, which
+//     Emulator.Timeout shortens for tests;
+//   - the selector, minHealthy and storm recovery (which skip remediation
+//     altogether: no creation, no time-out, no lease renewal), one
+//     control-plane node at a time, the exclude label, pauseRequests,
+//     healthyDelay with its manually-confirmed-healthy override, and the CRs
+//     of nodes deleted or no longer selected (orphans);
+//   - what wakes it: node events through NHC's predicate (NodePredicate),
+//     and update and delete events of its templates and CRs (WatchedKinds,
+//     WokenBy), besides its own requeues.
 //
 // It never writes status and never removes finalizers. Emulator.Reconcile
 // is one pass of NHC's reconcile; Remediate, TimeOut, NodeHealthy and

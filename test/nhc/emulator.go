@@ -120,7 +120,10 @@ type Emulator struct {
 	HealthyDelay *time.Duration
 	// PauseRequests is spec.pauseRequests.
 	PauseRequests []string
-	Clock         clock.PassiveClock
+	// StormCooldownDuration is spec.stormCooldownDuration: nil turns storm
+	// recovery off.
+	StormCooldownDuration *time.Duration
+	Clock                 clock.PassiveClock
 	// Timeout is NHC's classic remediation duration (DefaultRemediationDuration);
 	// zero means DefaultTimeout.
 	Timeout time.Duration
@@ -135,6 +138,14 @@ type Emulator struct {
 	uid       types.UID
 	unhealthy []*UnhealthyNode
 	events    []Event
+	// disabled is the Disabled condition's reason, "" when enabled;
+	// disabledSet once the condition was set.
+	disabled    string
+	disabledSet bool
+	// storm and cooldownSince are the StormActive and StormCooldownActive
+	// conditions.
+	storm         bool
+	cooldownSince *time.Time
 }
 
 // UnhealthyNode is an entry of NHC's status.unhealthyNodes.
@@ -264,6 +275,9 @@ func (e *Emulator) spec() map[string]any {
 	}
 	if e.HealthyDelay != nil {
 		spec["healthyDelay"] = e.HealthyDelay.String()
+	}
+	if e.StormCooldownDuration != nil {
+		spec["stormCooldownDuration"] = e.StormCooldownDuration.String()
 	}
 	if len(e.PauseRequests) > 0 {
 		spec["pauseRequests"] = anySlice(e.PauseRequests, func(r string) any { return r })

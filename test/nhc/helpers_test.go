@@ -30,6 +30,7 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/util/intstr"
+	"k8s.io/client-go/rest"
 	clocktesting "k8s.io/utils/clock/testing"
 	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -38,8 +39,12 @@ import (
 	"github.com/s3gw-tech/s3gw-remediation/test/testenv"
 )
 
-// adminClient talks to the one envtest control plane of this package.
-var adminClient client.Client
+// adminClient talks to the one envtest control plane of this package,
+// whose configuration is testConfig.
+var (
+	adminClient client.Client
+	testConfig  *rest.Config
+)
 
 func TestMain(m *testing.M) {
 	started, err := testenv.Start()
@@ -47,7 +52,7 @@ func TestMain(m *testing.M) {
 		fmt.Fprintln(os.Stderr, err)
 		os.Exit(1)
 	}
-	adminClient = started.Client
+	adminClient, testConfig = started.Client, started.Config
 	code := m.Run()
 	_ = started.Env.Stop()
 	os.Exit(code)
@@ -97,6 +102,15 @@ func (f *fixture) template(kind, name string, multi bool) TemplateRef {
 	}
 	f.g.Expect(f.c.Create(f.ctx, t)).To(Succeed())
 	return ref
+}
+
+// deleteTemplate deletes a template the fixture created.
+func (f *fixture) deleteTemplate(ref TemplateRef) {
+	t := &unstructured.Unstructured{}
+	t.SetGroupVersionKind(ref.GVK())
+	t.SetNamespace(ref.Namespace)
+	t.SetName(ref.Name)
+	f.g.Expect(f.c.Delete(f.ctx, t)).To(Succeed())
 }
 
 func (f *fixture) nodeName(short string) string { return f.ns + "-" + short }
@@ -149,6 +163,19 @@ func (f *fixture) classic(name string, opts ...func(*Emulator)) *Emulator {
 	})
 }
 
+// twoSteps is an escalating NodeHealthCheck: an S3GW template "first", then
+// a FAR template "second", with the given timeouts.
+func (f *fixture) twoSteps(name string, first, second time.Duration, opts ...func(*Emulator)) *Emulator {
+	steps := []Step{{Template: f.template(s3gwTemplate, "first", false), Order: 1, Timeout: first},
+		{Template: f.template(farTemplate, "second", false), Order: 2, Timeout: second}}
+	return f.emulator(name, func(e *Emulator) {
+		e.Escalation = steps
+		for _, o := range opts {
+			o(e)
+		}
+	})
+}
+
 // failAndPass adds failed nodes, waits out the unhealthy duration and runs
 // a pass.
 func (f *fixture) failAndPass(e *Emulator, shorts ...string) {
@@ -157,6 +184,13 @@ func (f *fixture) failAndPass(e *Emulator, shorts ...string) {
 	}
 	f.clock.Step(31 * time.Second)
 	f.pass(e)
+}
+
+// failed fails a new node and returns the CR of our kind the pass created.
+func (f *fixture) failed(e *Emulator, short string) *unstructured.Unstructured {
+	f.t.Helper()
+	f.failAndPass(e, short)
+	return f.onlyCR(e, short, "S3GWRemediation")
 }
 
 // pass runs one reconcile pass, which must not fail.

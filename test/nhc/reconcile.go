@@ -29,9 +29,11 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 )
 
-// pendingDeletionRequeue is how often the emulator looks again while a CR
-// of a healthy node is being deleted; NHC is woken by its watch on the CRs.
-const pendingDeletionRequeue = time.Second
+// pendingDeletionLog is logWhenCRPendingDeletionDuration: while a healthy
+// node's CRs still exist, NHC comes back this long (plus a second) after
+// first seeing it healthy, to log them; their deletion wakes it earlier
+// through its watch on the CRs.
+const pendingDeletionLog = 10 * time.Second
 
 // Reconcile runs one pass of NHC's reconcile and returns when to run again.
 func (e *Emulator) Reconcile(ctx context.Context) (time.Duration, error) {
@@ -39,12 +41,27 @@ func (e *Emulator) Reconcile(ctx context.Context) (time.Duration, error) {
 }
 
 // reconcile is NHC's Reconcile for this NodeHealthCheck, in NHC's order:
-// node conditions; pause; CRs of deleted nodes; healthy nodes, whose CRs are
-// deleted (after healthyDelay) and which count as healthy only once no CR is
-// left; minHealthy; then each unhealthy node is remediated.
+// templates (a missing or invalid one disables it before anything is
+// deleted); node conditions; pause; CRs of nodes gone or no longer
+// selected; healthy nodes, whose CRs are deleted (after healthyDelay) and
+// which count as healthy only once no CR is left; minHealthy and storm
+// recovery, which skip remediation altogether; then each unhealthy node is
+// remediated.
 func (e *Emulator) reconcile(ctx context.Context, nodeReader client.Reader) (time.Duration, error) {
 	e.mu.Lock()
 	defer e.mu.Unlock()
+	reason, err := e.checkTemplates(ctx)
+	if err != nil {
+		return 0, err
+	}
+	e.setDisabled(reason)
+	switch reason {
+	case ReasonTemplateNotFound:
+		return templateNotFoundRequeue, nil
+	case ReasonTemplateInvalid:
+		return 0, nil
+	}
+
 	selector, err := metav1.LabelSelectorAsSelector(&e.Selector)
 	if err != nil {
 		return 0, fmt.Errorf("NodeHealthCheck %s: %w", e.Name, err)
@@ -65,36 +82,28 @@ func (e *Emulator) reconcile(ctx context.Context, nodeReader client.Reader) (tim
 		return 0, err
 	}
 
-	healthyCount := 0
-	for _, node := range healthy {
-		listed, delay, err := e.handleHealthyNode(ctx, node.Name)
-		if err != nil {
-			return 0, err
-		}
-		requeue = minRequeue(requeue, delay)
-		if listed == 0 {
-			e.markHealthy(node.Name)
-			healthyCount++
-			continue
-		}
-		e.markConditionsHealthy(node.Name, e.Clock.Now())
-		requeue = minRequeue(requeue, pendingDeletionRequeue)
+	healthyCount, delay, err := e.handleHealthyNodes(ctx, healthy)
+	if err != nil {
+		return 0, err
 	}
+	requeue = minRequeue(requeue, delay)
 	if len(unhealthy) == 0 {
 		return requeue, nil
 	}
 
-	minHealthy := defaultMinHealthy
-	if e.MinHealthy != nil {
-		minHealthy = *e.MinHealthy
-	}
-	want, err := intstr.GetScaledValueFromIntOrPercent(&minHealthy, len(nodeList.Items), true)
+	minHealthy, err := e.minHealthy(len(nodeList.Items))
 	if err != nil {
-		return 0, fmt.Errorf("minHealthy %s: %w", minHealthy.String(), err)
+		return 0, err
 	}
-	skip := healthyCount < want
+	skip := healthyCount < minHealthy
 	if skip {
-		e.record("Warning", "RemediationSkipped", "Skipped remediation because the number of healthy nodes selected by the selector is %d and should equal or exceed %d", healthyCount, want)
+		e.record("Warning", "RemediationSkipped", "Skipped remediation because the number of healthy nodes selected by the selector is %d and should equal or exceed %d", healthyCount, minHealthy)
+	}
+	storm, stormRequeue := e.evaluateStorm(skip)
+	requeue = minRequeue(requeue, stormRequeue)
+	if storm && !skip {
+		e.record("Warning", "RemediationSkipped", "Storm recovery active: skipping creation of new remediations")
+		skip = true
 	}
 	for _, node := range unhealthy {
 		e.markUnhealthy(node.Name)
@@ -108,6 +117,61 @@ func (e *Emulator) reconcile(ctx context.Context, nodeReader client.Reader) (tim
 		requeue = minRequeue(requeue, delay)
 	}
 	return requeue, nil
+}
+
+// handleHealthyNodes deletes the CRs of healthy nodes and counts the nodes
+// that have none left, the only ones NHC counts as healthy.
+func (e *Emulator) handleHealthyNodes(ctx context.Context, healthy []*corev1.Node) (int, time.Duration, error) {
+	count := 0
+	var requeue time.Duration
+	for _, node := range healthy {
+		crs, delay, err := e.handleHealthyNode(ctx, node.Name)
+		if err != nil {
+			return 0, 0, err
+		}
+		requeue = minRequeue(requeue, delay)
+		if len(crs) == 0 {
+			e.markHealthy(node.Name)
+			count++
+			continue
+		}
+		if since := e.markConditionsHealthy(node.Name, e.Clock.Now()); since != nil {
+			requeue = minRequeue(requeue, pendingDeletionRequeue(crs, *since))
+		}
+	}
+	return count, requeue, nil
+}
+
+// minHealthy is getMinHealthy for spec.minHealthy (the CRD default, 51%,
+// when unset).
+func (e *Emulator) minHealthy(selected int) (int, error) {
+	minHealthy := defaultMinHealthy
+	if e.MinHealthy != nil {
+		minHealthy = *e.MinHealthy
+	}
+	want, err := intstr.GetScaledValueFromIntOrPercent(&minHealthy, selected, true)
+	if err != nil {
+		return 0, fmt.Errorf("minHealthy %s: %w", minHealthy.String(), err)
+	}
+	return want, nil
+}
+
+// pendingDeletionRequeue is when NHC looks again at a healthy node whose CRs
+// still exist: to log them once all have been deleted for
+// pendingDeletionLog since it first saw the node healthy.
+func pendingDeletionRequeue(crs []unstructured.Unstructured, healthySince time.Time) time.Duration {
+	threshold := healthySince.Add(-pendingDeletionLog)
+	var requeue time.Duration
+	for i := range crs {
+		deleted := crs[i].GetDeletionTimestamp()
+		switch {
+		case deleted == nil:
+			requeue = minRequeue(requeue, pendingDeletionLog+time.Second)
+		case deleted.After(threshold):
+			requeue = minRequeue(requeue, deleted.Sub(threshold)+time.Second)
+		}
+	}
+	return requeue
 }
 
 // classify sorts nodes by NHC's default unhealthy conditions: Ready False or
@@ -149,30 +213,30 @@ func readyCondition(node *corev1.Node) *corev1.NodeCondition {
 func (e *Emulator) NodeHealthy(ctx context.Context, node string) (int, error) {
 	e.mu.Lock()
 	defer e.mu.Unlock()
-	listed, _, err := e.handleHealthyNode(ctx, node)
-	if err == nil && listed > 0 {
-		listed, _, err = e.handleHealthyNode(ctx, node)
+	crs, _, err := e.handleHealthyNode(ctx, node)
+	if err == nil && len(crs) > 0 {
+		crs, _, err = e.handleHealthyNode(ctx, node)
 	}
-	if err == nil && listed == 0 {
+	if err == nil && len(crs) == 0 {
 		e.markHealthy(node)
 	}
-	return listed, err
+	return len(crs), err
 }
 
-// handleHealthyNode is NHC's HandleHealthyNode. It returns how many CRs it
+// handleHealthyNode is NHC's HandleHealthyNode. It returns the CRs it
 // found (deleted or kept) and when a delayed one may go.
-func (e *Emulator) handleHealthyNode(ctx context.Context, nodeName string) (int, time.Duration, error) {
+func (e *Emulator) handleHealthyNode(ctx context.Context, nodeName string) ([]unstructured.Unstructured, time.Duration, error) {
 	crs, err := e.ForNode(ctx, nodeName)
 	if err != nil {
-		return 0, 0, err
+		return nil, 0, err
 	}
 	node := &corev1.Node{}
 	if err := e.Client.Get(ctx, client.ObjectKey{Name: nodeName}, node); err != nil {
-		return len(crs), 0, fmt.Errorf("getting node %s: %w", nodeName, err)
+		return crs, 0, fmt.Errorf("getting node %s: %w", nodeName, err)
 	}
 	_, confirmed := node.Annotations[ManuallyConfirmedHealthyAnnotation]
 	if len(crs) == 0 {
-		return 0, 0, e.cleanUp(ctx, node, confirmed)
+		return nil, 0, e.cleanUp(ctx, node, confirmed)
 	}
 	var requeue time.Duration
 	for i := range crs {
@@ -186,10 +250,10 @@ func (e *Emulator) handleHealthyNode(ctx context.Context, nodeName string) (int,
 			}
 		}
 		if err := e.deleteCR(ctx, &crs[i]); err != nil {
-			return len(crs), 0, err
+			return crs, 0, err
 		}
 	}
-	return len(crs), requeue, nil
+	return crs, requeue, nil
 }
 
 // deletionDelay is NHC's calcCrDeletionDelay: with a positive healthyDelay,

@@ -54,11 +54,17 @@ func (e *Emulator) markHealthy(name string) {
 }
 
 // markConditionsHealthy records when the node's conditions turned healthy
-// while it still had CRs.
-func (e *Emulator) markConditionsHealthy(name string, now time.Time) {
-	if n := e.statusNode(name); n != nil && n.ConditionsHealthy == nil {
+// while it still had CRs (UpdateStatusNodeConditionsHealthy), and returns
+// that time (nil for a node not in status).
+func (e *Emulator) markConditionsHealthy(name string, now time.Time) *time.Time {
+	n := e.statusNode(name)
+	if n == nil {
+		return nil
+	}
+	if n.ConditionsHealthy == nil {
 		n.ConditionsHealthy = &now
 	}
+	return n.ConditionsHealthy
 }
 
 // markStarted records the CR as started at its creationTimestamp, or, for

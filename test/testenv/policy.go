@@ -121,6 +121,11 @@ func waitEnforced(ctx context.Context, admin, manager client.Client) error {
 			return manager.Delete(ctx, va.DeepCopy(), client.DryRunAll)
 		},
 	}
+	if far := farProbe(suffix); served(manager, far) {
+		probes["unmarked FenceAgentsRemediation create"] = func() error {
+			return manager.Create(ctx, far.DeepCopy(), client.DryRunAll)
+		}
+	}
 	for name, write := range probes {
 		var last error
 		err := wait.PollUntilContextTimeout(ctx, 100*time.Millisecond, 30*time.Second, true, func(context.Context) (bool, error) {
@@ -132,4 +137,22 @@ func waitEnforced(ctx context.Context, admin, manager client.Client) error {
 		}
 	}
 	return nil
+}
+
+// farProbe is a FenceAgentsRemediation without the manager's marker, which
+// the delegate policy refuses it to create.
+func farProbe(suffix string) *unstructured.Unstructured {
+	far := &unstructured.Unstructured{Object: map[string]any{"spec": map[string]any{"agent": "fence_dummy"}}}
+	far.SetAPIVersion("fence-agents-remediation.medik8s.io/v1alpha1")
+	far.SetKind("FenceAgentsRemediation")
+	far.SetNamespace(metav1.NamespaceDefault)
+	far.SetName("policy-probe-" + suffix)
+	return far
+}
+
+// served reports whether the API server serves obj's kind.
+func served(c client.Client, obj client.Object) bool {
+	gvk := obj.GetObjectKind().GroupVersionKind()
+	_, err := c.RESTMapper().RESTMapping(gvk.GroupKind(), gvk.Version)
+	return err == nil
 }

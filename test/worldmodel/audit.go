@@ -20,12 +20,10 @@ import (
 	"fmt"
 	"slices"
 	"strings"
-	"time"
 
 	corev1 "k8s.io/api/core/v1"
 	storagev1 "k8s.io/api/storage/v1"
 	"k8s.io/apimachinery/pkg/api/meta"
-	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	s3gwv1alpha1 "github.com/s3gw-tech/s3gw-remediation/api/v1alpha1"
@@ -35,11 +33,8 @@ import (
 // episodeStats is what an episode did, for the liveness figures and for
 // attributing a lost write to the operator.
 type episodeStats struct {
-	staleFAR []string
 	// acts are the operator's destructive writes, per volume index.
-	acts map[int][]operatorAct
-	// power is each node's off/on history.
-	power     map[string][]powerChange
+	acts      map[int][]operatorAct
 	succeeded bool
 	moved     bool
 	// foreignTaints are out-of-service taints the operator removed that
@@ -52,18 +47,8 @@ type operatorAct struct {
 	at   float64
 	what string
 	node string
-	// nodePowered is whether the node it acted on still ran.
-	nodePowered bool
 	// evidence is the remediation's status.fencingEvidence at that time.
 	evidence []string
-	// staleEvidence: evidence for the node older than its current failure
-	// existed (a FAR success or an out-of-service taint).
-	staleEvidence bool
-}
-
-type powerChange struct {
-	at float64
-	on bool
 }
 
 // audit records the controller's committed writes: destructive ones
@@ -155,39 +140,11 @@ func (w *World) act(v *Volume, node, what string) {
 		return
 	}
 	a := operatorAct{at: w.seconds(), what: what, node: node}
-	if n := w.nodeByName(node); n != nil {
-		a.nodePowered = n.Powered
-		a.staleEvidence = w.staleEvidenceFor(node)
-	}
 	if w.stats.acts == nil {
 		w.stats.acts = map[int][]operatorAct{}
 	}
 	w.stats.acts[v.Index] = append(w.stats.acts[v.Index], a)
 	w.tracef("ctrl", "destructive: %s (%s on %s)", what, v.Name, node)
-}
-
-// staleEvidenceFor reports evidence for a node that predates its current
-// not-Ready transition: a FAR success or an out-of-service taint.
-func (w *World) staleEvidenceFor(node string) bool {
-	kn := w.api.node(node)
-	since := readyCondition(kn).LastTransitionTime.Time
-	for _, t := range kn.Spec.Taints {
-		if t.Key == corev1.TaintNodeOutOfService && (t.TimeAdded == nil || t.TimeAdded.Time.Before(since)) {
-			return true
-		}
-	}
-	for _, obj := range w.api.list(gvkFAR) {
-		cr := obj.(*unstructured.Unstructured)
-		c := unstructuredCondition(cr, farCondition)
-		if crNodeName(cr) != node || c == nil || c[fieldStatus] != statusTrue {
-			continue
-		}
-		ts, _ := c["lastTransitionTime"].(string)
-		if at, err := time.Parse(time.RFC3339, ts); err == nil && at.Before(since) {
-			return true
-		}
-	}
-	return false
 }
 
 func (w *World) volumeByName(name string) *Volume {
@@ -204,24 +161,4 @@ func (s *episodeStats) started(v *Volume, n *Node) {
 	if n != v.Engines[0].Node {
 		s.moved = true
 	}
-}
-
-func (s *episodeStats) poweredOff(n *Node, at float64) { s.powerChange(n, at, false) }
-func (s *episodeStats) poweredOn(n *Node, at float64)  { s.powerChange(n, at, true) }
-
-func (s *episodeStats) powerChange(n *Node, at float64, on bool) {
-	if s.power == nil {
-		s.power = map[string][]powerChange{}
-	}
-	s.power[n.Name] = append(s.power[n.Name], powerChange{at: at, on: on})
-}
-
-// fencedBetween reports whether a node lost power in (from, to].
-func (s *episodeStats) fencedBetween(node string, from, to float64) bool {
-	for _, c := range s.power[node] {
-		if !c.on && c.at > from && c.at <= to {
-			return true
-		}
-	}
-	return false
 }

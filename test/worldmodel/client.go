@@ -43,7 +43,10 @@ var errCrashed = errors.New("worldmodel: the manager process crashed")
 // NotFound/Conflict/AlreadyExists, NoMatch for uninstalled kinds, label and
 // field selectors, status subresources, finalizers, pod graceful deletion).
 type apiClient struct {
-	s      *store
+	s *store
+	// cache, when set, is where Get and List read: the manager's informer
+	// cache, behind s. Writes always go to s.
+	cache  *store
 	mapper meta.RESTMapper
 	// before runs ahead of every call: other components may act between
 	// two calls of one reconcile, as in a real cluster.
@@ -109,24 +112,47 @@ func (c *apiClient) lookup(obj runtime.Object, key client.ObjectKey) (*kindStore
 	return k, stored, nil
 }
 
-// Get implements client.Reader.
+// Get implements client.Reader: from the cache when there is one.
 func (c *apiClient) Get(_ context.Context, key client.ObjectKey, obj client.Object, _ ...client.GetOption) error {
-	k, stored, err := c.lookup(obj, key)
-	if err != nil {
-		return err
-	}
-	return copyInto(k.gvk, stored, obj)
+	return c.get(c.reads(), key, obj)
 }
 
-// List implements client.Reader.
+// List implements client.Reader: from the cache when there is one.
 func (c *apiClient) List(_ context.Context, list client.ObjectList, opts ...client.ListOption) error {
+	return c.list(c.reads(), list, opts...)
+}
+
+func (c *apiClient) reads() *store {
+	if c.cache != nil {
+		return c.cache
+	}
+	return c.s
+}
+
+func (c *apiClient) get(from *store, key client.ObjectKey, obj client.Object) error {
 	if err := c.enter(); err != nil {
 		return err
 	}
-	k, gvk, err := c.kind(list)
+	k, gvk, err := c.kind(obj)
 	if err != nil {
 		return err
 	}
+	stored := from.kinds[gvk].objs[objKey{key.Namespace, key.Name}]
+	if stored == nil {
+		return apierrors.NewNotFound(k.resource, key.Name)
+	}
+	return copyInto(gvk, stored, obj)
+}
+
+func (c *apiClient) list(from *store, list client.ObjectList, opts ...client.ListOption) error {
+	if err := c.enter(); err != nil {
+		return err
+	}
+	_, gvk, err := c.kind(list)
+	if err != nil {
+		return err
+	}
+	k := from.kinds[gvk]
 	lo := (&client.ListOptions{}).ApplyOptions(opts)
 	_, wantUnstructured := list.(*unstructured.UnstructuredList)
 	var items []runtime.Object
@@ -152,6 +178,19 @@ func (c *apiClient) List(_ context.Context, list client.ObjectList, opts ...clie
 	}
 	list.SetResourceVersion(fmt.Sprint(c.s.rv))
 	return nil
+}
+
+// uncached is the manager's APIReader: it reads the API server itself.
+type uncached struct{ c *apiClient }
+
+// Get implements client.Reader.
+func (u uncached) Get(_ context.Context, key client.ObjectKey, obj client.Object, _ ...client.GetOption) error {
+	return u.c.get(u.c.s, key, obj)
+}
+
+// List implements client.Reader.
+func (u uncached) List(_ context.Context, list client.ObjectList, opts ...client.ListOption) error {
+	return u.c.list(u.c.s, list, opts...)
 }
 
 // matches applies a list's namespace, label and field selectors.

@@ -27,10 +27,18 @@ const (
 	statusTrue  = "True"
 	statusFalse = "False"
 
-	// Longhorn process and volume states.
-	stateRunning  = "running"
-	stateStopped  = "stopped"
-	stateAttached = "attached"
+	// Longhorn process states, volume states and robustness.
+	stateRunning       = "running"
+	stateStopped       = "stopped"
+	stateError         = "error"
+	stateUnknown       = "unknown"
+	stateAttached      = "attached"
+	stateAttaching     = "attaching"
+	stateDetached      = "detached"
+	stateDetaching     = "detaching"
+	robustnessHealthy  = "healthy"
+	robustnessDegraded = "degraded"
+	robustnessFaulted  = "faulted"
 
 	fieldSpec   = "spec"
 	fieldStatus = "status"

@@ -46,6 +46,9 @@ type manager struct {
 	client    *apiClient
 	rec       *controllers.RemediationReconciler
 	restartAt time.Time
+	// cache is the process's informer cache when the scenario's cache
+	// lags; nil: the cached client reads the API server as it is.
+	cache *informerCache
 }
 
 func newManager(w *World) *manager {
@@ -54,14 +57,20 @@ func newManager(w *World) *manager {
 	return m
 }
 
-// start runs a fresh process: its informers list every remediation.
+// start runs a fresh process: its informers list every object, and its
+// queue every remediation.
 func (m *manager) start() {
 	c := newAPIClient(m.w.api)
 	c.before = m.w.interleave
 	c.afterWrite = m.afterWrite
+	m.w.api.watch, m.cache = nil, nil
+	if m.w.sc.CacheLag > 0 {
+		m.cache = newInformerCache(m.w.api, m.w.sc.CacheLag, m.w.lagRand)
+		m.w.api.watch, c.cache = m.cache.observe, m.cache.store
+	}
 	m.client = c
 	m.rec = &controllers.RemediationReconciler{
-		Client: c, APIReader: c, Recorder: recorder{m.w}, Clock: worldClock{m.w},
+		Client: c, APIReader: uncached{c}, Recorder: recorder{m.w}, Clock: worldClock{m.w},
 		Metrics: metrics.New(prometheus.NewRegistry()), Intervals: controllers.DefaultIntervals(),
 	}
 	m.queue = newWorkqueue()
@@ -110,7 +119,7 @@ func (m *manager) enqueueNode(node string) {
 
 // dispatch delivers pending watch events and runs the due reconciles.
 func (m *manager) dispatch() {
-	changes := m.w.api.drain()
+	changes := m.events()
 	if m.client == nil {
 		if m.w.now.Before(m.restartAt) {
 			return
@@ -119,9 +128,9 @@ func (m *manager) dispatch() {
 		m.w.tracef("ctrl", "manager restarted")
 	}
 	m.watch(changes)
-	m.queue.resume(m.w.now, m.w.version())
+	m.queue.resume(m.w.now, m.version())
 	for range maxReconcilesPerStep {
-		key, ok := m.queue.pop(m.w.now, m.w.version())
+		key, ok := m.queue.pop(m.w.now, m.version())
 		if !ok {
 			return
 		}
@@ -129,8 +138,27 @@ func (m *manager) dispatch() {
 		if m.client == nil {
 			return
 		}
-		m.watch(m.w.api.drain())
+		m.watch(m.events())
 	}
+}
+
+// events are the watch events that reached the process: the writes since
+// the last call, or those that arrived in its lagging cache.
+func (m *manager) events() []change {
+	changes := m.w.api.drain()
+	if m.cache != nil {
+		changes = m.cache.advance(m.w.now)
+	}
+	return changes
+}
+
+// version is the world as the process sees it, for the workqueue.
+func (m *manager) version() version {
+	v := m.w.version()
+	if m.cache != nil {
+		v.cached = m.cache.applied
+	}
+	return v
 }
 
 const maxReconcilesPerStep = 20
@@ -140,7 +168,7 @@ func (m *manager) reconcile(key types.NamespacedName) {
 	ctx := logf.IntoContext(context.Background(), m.w.logger())
 	res, err := m.rec.Reconcile(ctx, reconcile.Request{NamespacedName: key})
 	if m.client.dead {
-		m.client, m.rec = nil, nil
+		m.client, m.rec, m.cache, m.w.api.watch = nil, nil, nil, nil
 		m.restartAt = m.w.now.Add(between(m.w.rnd, 2*time.Second, 30*time.Second))
 		m.w.tracef("ctrl", "manager crashed; restarts at +%.1fs", m.restartAt.Sub(m.w.start).Seconds())
 		return
@@ -148,7 +176,7 @@ func (m *manager) reconcile(key types.NamespacedName) {
 	if err != nil {
 		m.w.tracef("ctrl", "reconcile %s: error %v", key.Name, err)
 	}
-	m.queue.done(key, res, err, m.w.now, m.w.version())
+	m.queue.done(key, res, err, m.w.now, m.version())
 }
 
 // next is when the manager next has something to do.
@@ -156,14 +184,20 @@ func (m *manager) next() (time.Time, bool) {
 	if m.client == nil {
 		return m.restartAt, true
 	}
-	return m.queue.next()
+	next, ok := m.queue.next()
+	if m.cache != nil {
+		if at, pending := m.cache.next(); pending && (!ok || at.Before(next)) {
+			next, ok = at, true
+		}
+	}
+	return next, ok
 }
 
-// worldClock is the reconciler's clock: model time.
+// worldClock is the reconciler's clock: the controller machine's.
 type worldClock struct{ w *World }
 
-func (c worldClock) Now() time.Time                  { return c.w.now }
-func (c worldClock) Since(t time.Time) time.Duration { return c.w.now.Sub(t) }
+func (c worldClock) Now() time.Time                  { return c.w.controllerClock() }
+func (c worldClock) Since(t time.Time) time.Duration { return c.w.controllerClock().Sub(t) }
 
 // recorder puts the controller's events into the trace.
 type recorder struct{ w *World }

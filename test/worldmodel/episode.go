@@ -21,10 +21,10 @@ import (
 	"time"
 )
 
-// settleDuration is how long everything runs healed before the check:
-// kubelets kill what the API deleted, nodes turn Ready, Longhorn stops
-// stale engines and rebuilds stale replicas (all within seconds of the
-// heal), and the controller keeps running meanwhile.
+// settleDuration is how long everything runs healed before the final
+// reads: kubelets kill what the API deleted, nodes turn Ready, Longhorn
+// stops stale engines and rebuilds stale replicas, and the controller
+// keeps running meanwhile.
 const settleDuration = 3 * time.Minute
 
 // result is what one episode showed.
@@ -39,22 +39,22 @@ type result struct {
 }
 
 // episodeRand is the randomness of episode i of a run: the scenario and
-// everything that happens in it.
-func episodeRand(seed uint64, i int) *rand.Rand {
-	return rand.New(rand.NewPCG(seed, uint64(i)))
+// everything that happens in it; lagRand draws the informer cache's delays.
+func episodeRand(seed uint64, i int) (rnd, lagRand *rand.Rand) {
+	return rand.New(rand.NewPCG(seed, uint64(i))), rand.New(rand.NewPCG(^seed, uint64(i)))
 }
 
 // runEpisode draws and plays one episode; tr (may be nil) records it.
 func runEpisode(seed uint64, i int, p Policy, tr *trace) result {
-	rnd := episodeRand(seed, i)
+	rnd, lagRand := episodeRand(seed, i)
 	sc := generate(rnd, p)
-	w := newWorld(sc, rnd, tr)
+	w := newWorld(sc, rnd, lagRand, tr)
 	w.describe()
 	m := newManager(w)
 	w.run(m, w.start.Add(sc.Duration))
 	w.healAll()
 	w.run(m, w.start.Add(sc.Duration+settleDuration))
-	violations := w.checkWrites()
+	violations := w.checkReads()
 	for _, t := range w.stats.foreignTaints {
 		violations = append(violations, violation{category: "operator removed an out-of-service taint it did not add",
 			operator: true, detail: t})
@@ -121,8 +121,10 @@ func (w *World) describe() {
 		for _, r := range w.volumes[i].Replicas {
 			reps += " " + r.Node.Name
 		}
-		w.tracef("setup", "s3gw gw%d on %s, volume %s, replicas on%s", i, w.nodes[in.Node].Name, w.volumes[i].Name, reps)
+		w.tracef("setup", "s3gw gw%d on %s, volume %s, replicas on%s, revision counter disabled %v", i,
+			w.nodes[in.Node].Name, w.volumes[i].Name, reps, in.RevisionCounterDisabled)
 	}
+	w.tracef("setup", "clock skews %+v; cache lag up to %s", sc.Clocks, sc.CacheLag)
 	w.tracef("setup", "template spec: %s", specString(sc.Spec))
 	w.tracef("setup", "NHC %+v; FAR %+v; admin %+v", sc.NHC, sc.FAR, sc.Admin)
 	w.tracef("setup", "stale evidence %+v; crash rate %.2f; interleave rate %.2f", sc.Stale, sc.CrashRate, sc.InterleaveRate)

@@ -45,11 +45,14 @@ const (
 	ControlPlaneCut
 	// StorageCut cuts nodes' data path to the other nodes only.
 	StorageCut
+	// ManagerDown crash-loops the node's longhorn-manager: the kubelet, the
+	// instance manager and the data path go on.
+	ManagerDown
 )
 
 func (k FaultKind) String() string {
 	return [...]string{"power loss", "reboot", "kubelet down", "runtime down", "partition",
-		"control-plane cut", "storage cut"}[k]
+		"control-plane cut", "storage cut", "longhorn-manager down"}[k]
 }
 
 // Fault is one scripted physical failure; For is how long until it heals
@@ -101,7 +104,7 @@ func generateFaults(r *rand.Rand, sc *Scenario) []Fault {
 func generateFault(r *rand.Rand, sc *Scenario, node int, at time.Duration) Fault {
 	f := Fault{At: at, Nodes: []int{node}}
 	f.Kind = pick(r, PowerLoss, PowerLoss, Reboot, KubeletDown, RuntimeDown, Partition, Partition, Partition,
-		ControlPlaneCut, StorageCut)
+		ControlPlaneCut, StorageCut, ManagerDown)
 	if chance(r, 0.5) {
 		f.For = between(r, time.Minute, 12*time.Minute)
 	}
@@ -171,7 +174,7 @@ func (f Fault) apply(w *World) {
 // applyFaults sets every node from the faults in effect.
 func (w *World) applyFaults() {
 	for _, n := range w.nodes {
-		var off, kubeletDown, runtimeDown bool
+		var off, kubeletDown, runtimeDown, managerDown bool
 		cp, net := true, 0
 		for _, a := range w.faults {
 			if _, hit := a.groups[n]; !hit {
@@ -184,6 +187,8 @@ func (w *World) applyFaults() {
 				kubeletDown = true
 			case RuntimeDown:
 				runtimeDown = true
+			case ManagerDown:
+				managerDown = true
 			case Partition:
 				cp, net = false, a.groups[n]
 			case ControlPlaneCut:
@@ -198,6 +203,6 @@ func (w *World) applyFaults() {
 		case !n.Powered && !n.fencedOff:
 			w.powerOn(n)
 		}
-		n.KubeletUp, n.RuntimeUp, n.CP, n.Net = !kubeletDown, !runtimeDown, cp, net
+		n.KubeletUp, n.RuntimeUp, n.ManagerUp, n.CP, n.Net = !kubeletDown, !runtimeDown, !managerDown, cp, net
 	}
 }

@@ -29,7 +29,9 @@ import (
 // FenceAgentsRemediation (medik8s-remediation-contract.md §3.2): it runs
 // its agent out of band (the BMC reaches a partitioned node), then reports
 // FenceAgentActionSucceeded=True, then deletes the node's pods or adds the
-// out-of-service taint, and undoes its taints when the CR is deleted.
+// out-of-service taint, and undoes its taints when the CR is deleted. Its
+// conditions' lastTransitionTime and its taint's timeAdded come from its
+// own clock.
 const (
 	farFinalizer          = "fence-agents-remediation.medik8s.io/far-finalizer"
 	farTaintKey           = "remediation.medik8s.io/fence-agents-remediation"
@@ -72,9 +74,9 @@ func crNodeName(obj metav1.Object) string {
 func (w *World) farStart(cr *unstructured.Unstructured, node string) {
 	cr.SetFinalizers(append(cr.GetFinalizers(), farFinalizer))
 	if unstructuredCondition(cr, farCondition) == nil {
-		setUnstructuredCondition(cr, "Processing", statusTrue, w.now)
-		setUnstructuredCondition(cr, farCondition, "Unknown", w.now)
-		setUnstructuredCondition(cr, "Succeeded", "Unknown", w.now)
+		setUnstructuredCondition(cr, "Processing", statusTrue, w.farClock())
+		setUnstructuredCondition(cr, farCondition, "Unknown", w.farClock())
+		setUnstructuredCondition(cr, "Succeeded", "Unknown", w.farClock())
 		w.far[cr.GetUID()] = &farJob{at: w.now.Add(w.sc.FAR.Delay)}
 		w.wakeAt(w.now.Add(w.sc.FAR.Delay))
 	}
@@ -105,9 +107,9 @@ func (w *World) farRunAgent(cr *unstructured.Unstructured, node string, job *far
 	job.attempts++
 	if w.rnd.Float64() < w.sc.FAR.FailRate {
 		if job.attempts >= farMaxAttempts {
-			setUnstructuredCondition(cr, farCondition, statusFalse, w.now)
-			setUnstructuredCondition(cr, "Succeeded", statusFalse, w.now)
-			setUnstructuredCondition(cr, "Processing", statusFalse, w.now)
+			setUnstructuredCondition(cr, farCondition, statusFalse, w.farClock())
+			setUnstructuredCondition(cr, "Succeeded", statusFalse, w.farClock())
+			setUnstructuredCondition(cr, "Processing", statusFalse, w.farClock())
 			w.api.touch(cr)
 			w.tracef("far", "%s: fence agent failed for %s", cr.GetName(), node)
 			return
@@ -125,7 +127,7 @@ func (w *World) farRunAgent(cr *unstructured.Unstructured, node string, job *far
 			w.applyFaults()
 		})
 	}
-	setUnstructuredCondition(cr, farCondition, statusTrue, w.now)
+	setUnstructuredCondition(cr, farCondition, statusTrue, w.farClock())
 	w.api.touch(cr)
 }
 
@@ -134,7 +136,7 @@ func (w *World) farRunAgent(cr *unstructured.Unstructured, node string, job *far
 func (w *World) farRecover(cr *unstructured.Unstructured, node string) {
 	if n := w.api.node(node); n != nil {
 		if w.sc.FAR.Strategy == farStrategyOutOfServe {
-			w.addTaint(n, withTimeAdded(outOfServiceTaint(), metav1.NewTime(w.now)), "FAR")
+			w.addTaint(n, withTimeAdded(outOfServiceTaint(), metav1.NewTime(w.farClock())), "FAR")
 		} else {
 			for _, p := range w.api.pods() {
 				if p.Spec.NodeName == node {
@@ -144,8 +146,8 @@ func (w *World) farRecover(cr *unstructured.Unstructured, node string) {
 			}
 		}
 	}
-	setUnstructuredCondition(cr, "Succeeded", statusTrue, w.now)
-	setUnstructuredCondition(cr, "Processing", statusFalse, w.now)
+	setUnstructuredCondition(cr, "Succeeded", statusTrue, w.farClock())
+	setUnstructuredCondition(cr, "Processing", statusFalse, w.farClock())
 	w.api.touch(cr)
 	w.tracef("far", "%s: remediation of %s finished (%s)", cr.GetName(), node, w.sc.FAR.Strategy)
 }
@@ -208,7 +210,7 @@ func (w *World) adminConfirmsOff(n *Node, node *corev1.Node) {
 	}
 	taint := outOfServiceTaint()
 	if w.sc.Admin.TimeAdded {
-		taint = withTimeAdded(taint, metav1.NewTime(w.now))
+		taint = withTimeAdded(taint, metav1.NewTime(w.adminClock()))
 	}
 	w.addTaint(node, taint, "an admin")
 	w.admin.tainted[n.Name] = true

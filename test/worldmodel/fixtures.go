@@ -54,19 +54,21 @@ func gatewayLabels(release string) map[string]string {
 func (w *World) buildNodes() {
 	long := metav1.NewTime(w.now.Add(-time.Hour))
 	for i := range w.sc.Nodes {
-		n := &Node{Name: fmt.Sprintf("n%d", i+1), Powered: true, KubeletUp: true, RuntimeUp: true, CP: true, synced: true}
+		n := &Node{Name: fmt.Sprintf("n%d", i+1), Powered: true, KubeletUp: true, RuntimeUp: true, ManagerUp: true,
+			managerPodReady: true, CP: true, synced: true, Skew: w.sc.Clocks.Nodes[i]}
 		w.nodes = append(w.nodes, n)
+		kubeletNow := w.nodeClock(n)
 		w.api.create(&corev1.Node{
 			ObjectMeta: metav1.ObjectMeta{Name: n.Name, Labels: map[string]string{corev1.LabelHostname: n.Name}},
 			Status: corev1.NodeStatus{Conditions: []corev1.NodeCondition{{
 				Type: corev1.NodeReady, Status: corev1.ConditionTrue, Reason: "KubeletReady",
-				LastHeartbeatTime: metav1.NewTime(w.now), LastTransitionTime: long,
+				LastHeartbeatTime: metav1.NewTime(kubeletNow), LastTransitionTime: metav1.NewTime(kubeletNow.Add(-time.Hour)),
 			}}},
 		})
 		w.api.create(&coordinationv1.Lease{
 			ObjectMeta: metav1.ObjectMeta{Namespace: leaseNamespace, Name: n.Name},
 			Spec: coordinationv1.LeaseSpec{HolderIdentity: ptr.To(n.Name), LeaseDurationSeconds: ptr.To(int32(40)),
-				RenewTime: ptr.To(metav1.NewMicroTime(w.now))},
+				RenewTime: ptr.To(metav1.NewMicroTime(kubeletNow))},
 		})
 		w.api.create(&longhorn.Node{
 			ObjectMeta: metav1.ObjectMeta{Namespace: longhornNamespace, Name: n.Name},
@@ -81,7 +83,8 @@ func (w *World) buildNodes() {
 // engine and replicas with their processes.
 func (w *World) buildInstance(i int, spec InstanceSpec) {
 	node := w.nodes[spec.Node]
-	v := &Volume{Index: i, Name: fmt.Sprintf("pvc-%08x-5e1f-4d2a-9c3b-%012x", i+1, i+1)}
+	v := &Volume{Index: i, Name: fmt.Sprintf("pvc-%08x-5e1f-4d2a-9c3b-%012x", i+1, i+1),
+		RevisionCounterDisabled: spec.RevisionCounterDisabled}
 	w.volumes = append(w.volumes, v)
 	release := fmt.Sprintf("gw%d", i)
 	rs := w.buildWorkload(release)
@@ -150,7 +153,7 @@ func gatewayPod(rs *appsv1.ReplicaSet, suffix, release string) *corev1.Pod {
 }
 
 func setPodRunning(p *corev1.Pod, now time.Time) {
-	p.Status.Phase = corev1.PodRunning
+	p.Status.Phase, p.Status.StartTime = corev1.PodRunning, ptr.To(metav1.NewTime(now))
 	p.Status.Conditions = []corev1.PodCondition{{Type: corev1.PodReady, Status: corev1.ConditionTrue,
 		LastTransitionTime: metav1.NewTime(now)}}
 }
@@ -175,27 +178,37 @@ func (w *World) buildClaim(release, pv string) {
 	})
 }
 
+// buildLonghornVolume creates the volume attached to node, its replicas
+// healthy and in sync, and its running engine.
 func (w *World) buildLonghornVolume(v *Volume, spec InstanceSpec, node *Node) {
 	for k, ni := range spec.Replicas {
 		r := &Replica{Name: fmt.Sprintf("%s-r-%d", v.Name, k), Node: w.nodes[ni], Running: true, Inc: 1}
 		v.Replicas = append(v.Replicas, r)
 		w.api.create(&longhorn.Replica{
 			ObjectMeta: metav1.ObjectMeta{Namespace: longhornNamespace, Name: r.Name, Labels: map[string]string{longhorn.VolumeLabel: v.Name}},
-			Spec: longhorn.ReplicaSpec{NodeID: r.Node.Name, VolumeName: v.Name, HealthyAt: w.now.Add(-time.Hour).Format(time.RFC3339),
-				DesireState: stateRunning},
+			// controller/utils.go newReplicaCR copies the volume's revision counter setting.
+			Spec: longhorn.ReplicaSpec{NodeID: r.Node.Name, VolumeName: v.Name, HealthyAt: w.nodeClock(node).Add(-time.Hour).Format(time.RFC3339),
+				DesireState: stateRunning, RevisionCounterDisabled: v.RevisionCounterDisabled},
 			Status: longhorn.ReplicaStatus{CurrentState: stateRunning},
 		})
 	}
 	w.api.create(&longhorn.Volume{
 		ObjectMeta: metav1.ObjectMeta{Namespace: longhornNamespace, Name: v.Name, Finalizers: []string{longhornFinalizer}},
-		Spec:       longhorn.VolumeSpec{NodeID: node.Name, NumberOfReplicas: len(spec.Replicas), AccessMode: "rwo"},
-		Status:     longhorn.VolumeStatus{State: stateAttached, Robustness: "healthy", CurrentNodeID: node.Name, OwnerID: node.Name},
+		Spec: longhorn.VolumeSpec{NodeID: node.Name, NumberOfReplicas: len(spec.Replicas), AccessMode: "rwo",
+			RevisionCounterDisabled: v.RevisionCounterDisabled},
+		Status: longhorn.VolumeStatus{State: stateAttached, Robustness: robustnessHealthy, CurrentNodeID: node.Name, OwnerID: node.Name},
 	})
+	e := startEngine(w, v, node, v.Replicas, false)
+	v.Engines, v.current, v.hist = []*Engine{e}, e, newHistory(e)
+	modes := map[string]string{}
+	for _, r := range v.Replicas {
+		modes[r.Name] = modeRW.String()
+	}
 	w.api.create(&longhorn.Engine{
-		ObjectMeta: metav1.ObjectMeta{Namespace: longhornNamespace, Name: v.Name + "-e-0", Labels: map[string]string{longhorn.VolumeLabel: v.Name}},
-		Spec:       longhorn.EngineSpec{VolumeName: v.Name},
+		ObjectMeta: metav1.ObjectMeta{Namespace: longhornNamespace, Name: engineName(v), Labels: map[string]string{longhorn.VolumeLabel: v.Name}},
+		Spec:       longhorn.EngineSpec{VolumeName: v.Name, NodeID: node.Name, DesireState: stateRunning},
+		Status:     longhorn.EngineStatus{CurrentState: stateRunning, ReplicaModeMap: modes},
 	})
-	w.startEngine(v, node, v.Replicas)
 
 	ticket := attachmentName(v.Name, node.Name)
 	w.api.create(&longhorn.VolumeAttachment{
@@ -243,11 +256,10 @@ func (w *World) buildTemplates() {
 func (w *World) buildStaleEvidence() {
 	for _, st := range w.sc.Stale {
 		node := w.nodes[st.Node]
-		then := w.now.Add(-st.Age)
 		if !st.FAR {
 			taint := outOfServiceTaint()
 			if st.TimeAdded {
-				taint = withTimeAdded(taint, metav1.NewTime(then))
+				taint = withTimeAdded(taint, metav1.NewTime(w.adminClock().Add(-st.Age)))
 			}
 			w.addTaint(w.api.node(node.Name), taint, "an earlier incident")
 			continue
@@ -257,11 +269,11 @@ func (w *World) buildStaleEvidence() {
 		cr.SetNamespace(remediationNamespace)
 		cr.SetName("stale-" + node.Name)
 		cr.SetAnnotations(map[string]string{annotations.NodeNameAnnotation: node.Name})
+		then := w.farClock().Add(-st.Age)
 		for _, c := range []string{farCondition, "Succeeded"} {
 			setUnstructuredCondition(cr, c, statusTrue, then)
 		}
 		setUnstructuredCondition(cr, "Processing", statusFalse, then)
 		w.api.create(cr)
-		w.stats.staleFAR = append(w.stats.staleFAR, node.Name)
 	}
 }

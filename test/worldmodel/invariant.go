@@ -21,147 +21,298 @@ import (
 	"strings"
 )
 
-// The invariant is physical: once everything is healed and settled, every
-// write any engine acknowledged is in the volume's authoritative data.
+// The invariant is what the gateway reads. Every read of a block returns
+// the last value acknowledged for it, or a write that was in flight at a
+// crash after that (crash consistency allows either); and until the block
+// is written again, every read returns the same value as the first. The gateway reads
+// every block each round, and once everything is healed and settled every
+// block is read from every replica the volume is served from.
 
-// violation is one volume's lost acknowledged writes.
+// write is one write the gateway sent.
+type write struct {
+	id     int
+	block  int
+	engine *Engine
+	at     float64
+	onto   []*Replica
+	acked  bool
+}
+
+// history is what the gateway was told about its volume, and what its
+// reads returned.
+type history struct {
+	// last is the last acknowledged write of each block (id 0: the initial
+	// content); pending are writes sent after it and never acknowledged.
+	last    [volumeBlocks]write
+	pending [volumeBlocks][]write
+	// seen is the value reads returned since last (-1: none yet).
+	seen [volumeBlocks]int
+	// acks are all acknowledged writes, in order; byID every write sent.
+	acks []write
+	byID map[int]write
+	bad  []badRead
+}
+
+// badRead is a read that broke the invariant.
+type badRead struct {
+	at      float64
+	block   int
+	got     int
+	want    write
+	engine  *Engine
+	replica *Replica
+	// before is the different value an earlier read returned, or -1.
+	before int
+}
+
+func newHistory(first *Engine) history {
+	h := history{byID: map[int]write{}}
+	for b := range volumeBlocks {
+		h.last[b] = write{block: b, engine: first, acked: true}
+		h.seen[b] = -1
+	}
+	return h
+}
+
+func (h *history) acked(w write) {
+	w.acked = true
+	h.last[w.block], h.pending[w.block], h.seen[w.block] = w, nil, -1
+	h.acks = append(h.acks, w)
+	h.byID[w.id] = w
+}
+
+// inFlight records a write that was never acknowledged: from now on a
+// read may return it or the last acknowledged value, whichever the first
+// read after it returns.
+func (h *history) inFlight(w write) {
+	h.pending[w.block], h.seen[w.block] = append(h.pending[w.block], w), -1
+	h.byID[w.id] = w
+}
+
+// checkRead records a read of block b that returned got from replica r
+// through engine e.
+func (w *World) checkRead(v *Volume, e *Engine, r *Replica, b, got int) {
+	h := &v.hist
+	allowed := got == h.last[b].id
+	for _, p := range h.pending[b] {
+		allowed = allowed || got == p.id
+	}
+	switch {
+	case !allowed:
+		h.bad = append(h.bad, badRead{at: w.seconds(), block: b, got: got, want: h.last[b], engine: e, replica: r, before: -1})
+	case h.seen[b] >= 0 && h.seen[b] != got:
+		h.bad = append(h.bad, badRead{at: w.seconds(), block: b, got: got, want: h.last[b], engine: e, replica: r, before: h.seen[b]})
+	default:
+		h.seen[b] = got
+	}
+}
+
+// finalReads reads every block from every replica the volume is served
+// from once settled: the running engine's RW replicas, else those the
+// next engine would start with (longhorn-manager's choice, then
+// Controller.Start's checks, salvage included).
+func (w *World) finalReads(v *Volume) {
+	e := v.current
+	if e == nil || !e.Running {
+		e = w.nextEngine(v)
+	}
+	if e == nil {
+		return // nothing can be served: unavailable, not wrong
+	}
+	for range 2 {
+		for b := range volumeBlocks {
+			for _, ref := range e.reps {
+				if ref.mode == modeRW {
+					w.checkRead(v, e, ref.r, b, ref.r.disk.blocks[b])
+				}
+			}
+		}
+	}
+}
+
+// nextEngine is the engine the next attach would start, every node being
+// reachable: the replicas not failed, or (auto-salvage) those that were
+// healthy once and failed within a minute of the last, with salvage.
+func (w *World) nextEngine(v *Volume) *Engine {
+	var candidates []*Replica
+	for _, r := range v.Replicas {
+		if w.api.longhornReplica(r.Name).Spec.FailedAt == "" {
+			candidates = append(candidates, r)
+		}
+	}
+	salvage := v.salvageRequested || len(candidates) == 0
+	if len(candidates) == 0 {
+		candidates = w.salvageCandidates(v)
+	}
+	if len(candidates) == 0 {
+		return nil
+	}
+	e := &Engine{Seq: len(v.Engines), Node: candidates[0].Node, vol: v, StartedAt: w.seconds(), salvage: salvage}
+	for _, r := range candidates {
+		e.reps = append(e.reps, engineReplica{r: r, inc: r.Inc, mode: modeRW})
+	}
+	e.startChecks(salvage)
+	return e
+}
+
+// violation is one volume's reads that broke the invariant.
 type violation struct {
-	volume   string
-	lost     int
+	volume string
+	// bad counts the reads that broke it.
+	bad      int
 	category string
-	// operator: the controller made a destructive write before the engine
-	// that lost the writes started. Losses without one are Longhorn's and
+	// operator: the controller made a destructive write that can have
+	// moved the volume between the engines involved, before the engine
+	// that served the read started. Losses without one are Longhorn's and
 	// the fencers' own (reported, not counted).
 	operator bool
 	detail   string
 }
 
-func (w *World) checkWrites() []violation {
+func (w *World) checkReads() []violation {
 	var out []violation
 	for _, v := range w.volumes {
-		have := map[int]bool{}
-		for _, id := range w.authoritative(v) {
-			have[id] = true
-		}
-		var lost []ack
-		for _, a := range v.acked {
-			if !have[a.id] {
-				lost = append(lost, a)
-			}
-		}
-		if len(lost) > 0 {
-			out = append(out, w.explain(v, lost))
+		w.finalReads(v)
+		if len(v.hist.bad) > 0 {
+			out = append(out, w.explain(v))
 		}
 	}
 	return out
 }
 
-// authoritative is the data Longhorn serves: the running engine's, else
-// what the next attach would start from.
-func (w *World) authoritative(v *Volume) []int {
-	if e := v.current; e != nil && e.Running && len(e.Set) > 0 {
-		return e.data()
+// explain names the cause of a volume's first bad read and whether an
+// operator write led to it.
+func (w *World) explain(v *Volume) violation {
+	h := &v.hist
+	bad := h.bad[0]
+	served, want := bad.engine, bad.want
+	vi := violation{volume: v.Name, bad: len(h.bad)}
+	involved := []*Engine{want.engine}
+	if gotW, ok := h.byID[bad.got]; ok {
+		involved = append(involved, gotW.engine)
 	}
-	candidates := w.startable(v)
-	if len(candidates) == 0 {
-		candidates = v.Replicas
-	}
-	var best []int
-	for _, r := range candidates {
-		if len(r.Data) > len(best) {
-			best = r.Data
-		}
-	}
-	return best
-}
-
-// explain attributes the first lost write to the failover that forked
-// the volume's history: the first engine started elsewhere after the one
-// that acknowledged it (or, when the old history won, that engine's own
-// start), and whether an operator write came before that engine started.
-func (w *World) explain(v *Volume, lost []ack) violation {
-	a := lost[0]
-	fork := w.fork(v, a.engine)
-	vi := violation{volume: v.Name, lost: len(lost)}
-	if fork == nil {
-		vi.category, vi.operator = "write lost without a failover", true
-		return vi
-	}
-	var act *operatorAct
-	for i := range w.stats.acts[v.Index] {
-		if x := &w.stats.acts[v.Index][i]; x.at <= fork.StartedAt && couldRelease(x, a.engine, fork) {
-			act = x
-		}
-	}
-	vi.operator = act != nil
-	if fork == a.engine {
-		vi.category = "new engine's writes discarded for an old replica's divergent data"
+	after := served
+	if old, young := splitBrain(h); old != nil {
+		vi.category = "two engines acknowledged writes at once (split brain)"
+		involved, after = []*Engine{old, young}, young
 	} else {
-		vi.category = category(a, fork, act, w.stats.fencedBetween(a.engine.Node.Name, a.at, fork.StartedAt))
+		vi.category = mechanism(h, bad, want)
 	}
-	vi.detail = fmt.Sprintf("%s: %d acknowledged write(s) lost; first: write %d acked at %.1fs by engine e%d on %s onto %s; "+
-		"engine e%d started on %s at %.1fs", v.Name, len(lost), a.id, a.at, a.engine.Seq, a.engine.Node.Name, replicaNames(a.onto),
-		fork.Seq, fork.Node.Name, fork.StartedAt)
+	if v.RevisionCounterDisabled {
+		vi.category += "; revision counter disabled"
+	}
+	act := w.movingAct(v, involved, after)
+	vi.operator = act != nil
+	vi.detail = fmt.Sprintf("%s: %d bad read(s); first at %.1fs: block %d read %d from replica %s through engine e%d on %s "+
+		"(started %.1fs, RW at start %s, salvage %v); last acknowledged: write %d by engine e%d on %s at %.1fs onto %s",
+		v.Name, len(h.bad), bad.at, bad.block, bad.got, replicaName(bad.replica), served.Seq, served.Node.Name,
+		served.StartedAt, replicaNames(served.startRW), served.salvage, want.id, want.engine.Seq, want.engine.Node.Name,
+		want.at, replicaNames(want.onto))
+	if bad.before >= 0 {
+		vi.detail += fmt.Sprintf("; an earlier read returned %d", bad.before)
+	}
 	if act != nil {
-		vi.detail += fmt.Sprintf("; last operator write before it: %s on %s at %.1fs (evidence %v)", act.what, act.node, act.at, act.evidence)
+		vi.detail += fmt.Sprintf("; operator write before it: %s on %s at %.1fs (evidence %v)", act.what, act.node, act.at, act.evidence)
 	}
 	return vi
 }
 
-// couldRelease is whether an operator write can have moved the volume away
-// from engine e. Every write of a remediation (a pod force-delete, a
-// release) concerns the attachment on its own node, so only a write on e's
-// node can have released e; one that may still hold when e ran (an
-// out-of-service taint outlives the failure it was added for) counts too.
-// A write for another node only moved a pod that was waiting for the volume,
-// whatever released e. When e's own writes were discarded (fork == e),
-// every earlier write counts.
-func couldRelease(x *operatorAct, e, fork *Engine) bool {
-	return fork == e || x.node == e.Node.Name
-}
-
-// fork is the engine start that split the history a lost write of e
-// belongs to.
-func (w *World) fork(v *Volume, e *Engine) *Engine {
-	for _, next := range v.Engines[e.Seq+1:] {
-		if next.Node != e.Node {
-			return next
+// mechanism says how a read that is not a split brain went wrong.
+func mechanism(h *history, bad badRead, want write) string {
+	served := bad.engine
+	if bad.before >= 0 {
+		for _, v := range []int{bad.got, bad.before} {
+			if p, ok := h.byID[v]; ok && !p.acked {
+				return "a write in flight at a crash reached some replicas only, and both were served"
+			}
 		}
+		return "a block returned two different values"
 	}
-	for i := e.Seq; i > 0; i-- {
-		if v.Engines[i-1].Node != e.Node {
-			return v.Engines[i]
+	if p, ok := h.byID[bad.got]; ok && !p.acked {
+		return "a write in flight at an earlier crash was served after a newer acknowledged one"
+	}
+	holds := func(rs []*Replica) bool {
+		for _, r := range rs {
+			for _, o := range want.onto {
+				if r == o {
+					return true
+				}
+			}
 		}
+		return false
 	}
-	return nil
-}
-
-func category(a ack, next *Engine, act *operatorAct, fenced bool) string {
-	where := "old engine acked to the failed node's own replica"
-	for _, r := range a.onto {
-		if r.Node != a.engine.Node {
-			where = "old engine acked to a replica on another node Longhorn did not stop"
-		}
-	}
-	var when string
 	switch {
-	case fenced:
-		when = "acked before the old node was fenced"
-	case act != nil && act.staleEvidence:
-		when = "old node still running; evidence older than the failure present"
+	case served.salvage:
+		return "salvage started the engine from a replica without acknowledged writes"
+	case !holds(served.startRW):
+		return "acknowledged writes on no replica the new engine started with"
+	case !holds([]*Replica{bad.replica}):
+		return "a replica without acknowledged writes served beside replicas with them"
 	default:
-		when = "old node still running"
+		return "a replica lost acknowledged writes it held (rebuilt from a replica without them)"
 	}
-	if a.at >= next.StartedAt {
-		when += ", two engines acked at once"
+}
+
+// splitBrain finds two engines that both acknowledged writes: an older one
+// that acknowledged after a younger one started and acknowledged.
+func splitBrain(h *history) (old, young *Engine) {
+	firstAck := map[*Engine]float64{}
+	for _, a := range h.acks {
+		if _, ok := firstAck[a.engine]; !ok {
+			firstAck[a.engine] = a.at
+		}
 	}
-	return where + "; " + when
+	for _, a := range h.acks {
+		for e, first := range firstAck {
+			if e.Seq > a.engine.Seq && first <= a.at && (young == nil || e.Seq < young.Seq) {
+				old, young = a.engine, e
+			}
+		}
+		if old != nil {
+			return old, young
+		}
+	}
+	return nil, nil
+}
+
+// movingAct is the last operator write that can have moved the volume
+// between the engines involved before after started: one concerning the
+// attachment on the node of an involved engine, when the engines involved
+// did not all run on one node (a restart in place is Longhorn's own).
+func (w *World) movingAct(v *Volume, involved []*Engine, after *Engine) *operatorAct {
+	nodes := map[string]bool{after.Node.Name: true}
+	for _, e := range involved {
+		nodes[e.Node.Name] = true
+	}
+	if len(nodes) < 2 {
+		return nil
+	}
+	var act *operatorAct
+	for i := range w.stats.acts[v.Index] {
+		x := &w.stats.acts[v.Index][i]
+		if x.at > after.StartedAt {
+			continue
+		}
+		for _, e := range involved {
+			if x.node == e.Node.Name {
+				act = x
+			}
+		}
+	}
+	return act
+}
+
+func replicaName(r *Replica) string {
+	if r == nil {
+		return "-"
+	}
+	return r.Name[strings.LastIndex(r.Name, "-r-")+1:] + "@" + r.Node.Name
 }
 
 func replicaNames(rs []*Replica) string {
 	names := make([]string, len(rs))
 	for i, r := range rs {
-		names[i] = r.Name[strings.LastIndex(r.Name, "-r-")+1:] + "@" + r.Node.Name
+		names[i] = replicaName(r)
 	}
-	return strings.Join(names, ",")
+	return "[" + strings.Join(names, ",") + "]"
 }

@@ -48,6 +48,10 @@ func (w *World) kubelets() {
 		w.renewLease(n)
 		w.syncPods(n)
 		w.syncNodeStatus(n)
+		if n.managerPodReady != n.ManagerUp {
+			n.managerPodReady = n.ManagerUp // the pod's status; watched by Longhorn's node controller
+			w.api.reactive++
+		}
 	}
 }
 
@@ -59,7 +63,7 @@ func (w *World) renewLease(n *Node) {
 	}
 	n.nextLease = now + leaseRenewInterval
 	lease := w.api.lease(n.Name)
-	t := metav1.NewMicroTime(w.now)
+	t := metav1.NewMicroTime(w.nodeClock(n))
 	lease.Spec.RenewTime = &t
 	w.api.touch(lease)
 }
@@ -135,14 +139,15 @@ func (w *World) startContainer(n *Node, p *corev1.Pod) {
 		return
 	}
 	n.containers = append(n.containers, &Container{PodUID: p.UID, Vol: v, Engine: v.current})
-	setPodRunning(p, w.now)
+	setPodRunning(p, w.nodeClock(n))
 	w.api.touch(p)
 	w.tracef("kubelet", "%s: started s3gw (pod %s) on engine e%d", n.Name, p.Name, v.current.Seq)
 	w.stats.started(v, n)
 }
 
 // syncNodeStatus computes Ready and volumesInUse every 10 s and posts
-// them when they differ from the API's or the report is 5 minutes old.
+// them when they differ from the API's or the report is 5 minutes old,
+// with its own clock's times (kubelet setNodeReadyCondition).
 func (w *World) syncNodeStatus(n *Node) {
 	now := w.unix()
 	if now < n.nextStatus {
@@ -160,16 +165,17 @@ func (w *World) syncNodeStatus(n *Node) {
 		inUse = append(inUse, longhorn.UniqueVolumeName(m))
 	}
 	ready := readyCondition(node)
+	kubeletNow := w.nodeClock(n)
 	if ready.Status == status && slices.Equal(node.Status.VolumesInUse, inUse) &&
-		w.now.Sub(ready.LastHeartbeatTime.Time) < nodeStatusReportFrequency {
+		kubeletNow.Sub(ready.LastHeartbeatTime.Time) < nodeStatusReportFrequency {
 		return
 	}
 	if ready.Status != status {
-		ready.LastTransitionTime = metav1.NewTime(w.now)
+		ready.LastTransitionTime = metav1.NewTime(kubeletNow)
 		w.tracef("kubelet", "%s posts Ready=%s", n.Name, status)
 	}
 	ready.Status, ready.Reason, ready.Message = status, reason, ""
-	ready.LastHeartbeatTime = metav1.NewTime(w.now)
+	ready.LastHeartbeatTime = metav1.NewTime(kubeletNow)
 	node.Status.VolumesInUse = inUse
 	w.api.touch(node)
 }

@@ -25,16 +25,30 @@ import (
 )
 
 // kube-controller-manager's node lifecycle controller, taint-based
-// eviction and Pod GC, with their default timings.
+// eviction and Pod GC, with their default timings (k8s.io/kubernetes
+// v1.37.2, pkg/controller/nodelifecycle, pkg/controller/tainteviction,
+// pkg/controller/podgc). They run on the control plane's clock.
 const (
 	nodeMonitorPeriod      = 5
 	nodeMonitorGracePeriod = 50 * time.Second
 	podGCPeriod            = 20
 )
 
-// nodeLifecycle marks a node Unknown once neither its Lease nor its status
-// was renewed for the grace period, keeping the kubelet's heartbeat time,
-// and keeps the not-ready/unreachable taints in line with Ready.
+// nodeHealth is what the node lifecycle controller remembers of a node
+// (nodeHealthData): the heartbeat and Lease renewal it last saw, and when
+// it saw either change, on its own clock.
+type nodeHealth struct {
+	heartbeat metav1.Time
+	renew     time.Time
+	probe     time.Time
+}
+
+// nodeLifecycle is tryUpdateNodeHealth: a node whose Ready
+// lastHeartbeatTime changed, or whose Lease renewTime moved forward, was
+// probed now; once not probed for the grace period it is marked Unknown,
+// keeping the kubelet's heartbeat time. The kubelet's timestamps are
+// compared with nothing but their previous values: its clock never counts.
+// It keeps the not-ready/unreachable taints in line with Ready.
 func (w *World) nodeLifecycle() {
 	if !w.tick(nodeMonitorPeriod) {
 		return
@@ -42,11 +56,18 @@ func (w *World) nodeLifecycle() {
 	for _, n := range w.nodes {
 		node := w.api.node(n.Name)
 		ready := readyCondition(node)
-		probe := ready.LastHeartbeatTime.Time
-		if renew := w.api.lease(n.Name).Spec.RenewTime; renew != nil && renew.After(probe) {
-			probe = renew.Time
+		h := w.health[n.Name]
+		if h == nil {
+			h = &nodeHealth{heartbeat: ready.LastHeartbeatTime, probe: w.now}
+			w.health[n.Name] = h
 		}
-		if ready.Status != corev1.ConditionUnknown && w.now.Sub(probe) >= nodeMonitorGracePeriod {
+		if !ready.LastHeartbeatTime.Equal(&h.heartbeat) {
+			h.heartbeat, h.probe = ready.LastHeartbeatTime, w.now
+		}
+		if renew := w.api.lease(n.Name).Spec.RenewTime; renew != nil && h.renew.Before(renew.Time) {
+			h.renew, h.probe = renew.Time, w.now
+		}
+		if ready.Status != corev1.ConditionUnknown && w.now.After(h.probe.Add(nodeMonitorGracePeriod)) {
 			ready.Status, ready.Reason = corev1.ConditionUnknown, "NodeStatusUnknown"
 			ready.Message = "Kubelet stopped posting node status."
 			ready.LastTransitionTime = metav1.NewTime(w.now)
@@ -106,50 +127,64 @@ func (w *World) syncConditionTaints(node *corev1.Node) {
 	}
 }
 
-// taintEviction deletes (gracefully) pods on nodes with NoExecute taints
-// they do not tolerate, at once or when their tolerationSeconds run out.
+// taintEviction is the taint eviction controller (processPodOnNode): a
+// pod on a node with a NoExecute taint it does not tolerate is deleted
+// (gracefully) at once; one it tolerates for a while is deleted that long
+// after the controller first saw the node tainted, on its own clock (the
+// taints' timeAdded is not read).
 func (w *World) taintEviction() {
 	for _, p := range w.api.pods() {
 		if p.Spec.NodeName == "" || podTerminating(p) {
+			delete(w.taintedSince, p.UID)
 			continue
 		}
 		node := w.api.node(p.Spec.NodeName)
-		if due, ok := w.evictionTime(p, node); ok {
-			if w.now.Before(due) {
+		tolerated, wait, tainted := evictionWait(p, node)
+		switch {
+		case !tainted:
+			delete(w.taintedSince, p.UID)
+			continue
+		case tolerated && wait < 0:
+			delete(w.taintedSince, p.UID)
+			continue // tolerated forever
+		case tolerated:
+			since, ok := w.taintedSince[p.UID]
+			if !ok {
+				since = w.now
+				w.taintedSince[p.UID] = since
+			}
+			if due := since.Add(wait); w.now.Before(due) {
 				w.wakeAt(due)
 				continue
 			}
-			w.tracef("kcm", "taint eviction of pod %s on %s", p.Name, node.Name)
-			deletePod(w.api, p, nil)
 		}
+		delete(w.taintedSince, p.UID)
+		w.tracef("kcm", "taint eviction of pod %s on %s", p.Name, node.Name)
+		deletePod(w.api, p, nil)
 	}
 }
 
-// evictionTime is when the taint manager evicts a pod, if at all.
-func (w *World) evictionTime(p *corev1.Pod, node *corev1.Node) (time.Time, bool) {
-	var due time.Time
-	found := false
+// evictionWait is whether the node has NoExecute taints, whether the pod
+// tolerates them all, and the shortest tolerationSeconds (-1: forever).
+func evictionWait(p *corev1.Pod, node *corev1.Node) (tolerated bool, wait time.Duration, tainted bool) {
+	tolerated, wait = true, -1
 	for i := range node.Spec.Taints {
 		t := &node.Spec.Taints[i]
 		if t.Effect != corev1.TaintEffectNoExecute {
 			continue
 		}
-		added := w.now
-		if t.TimeAdded != nil {
-			added = t.TimeAdded.Time
-		}
-		at := added
-		if tol := tolerationFor(p, t); tol != nil {
-			if tol.TolerationSeconds == nil {
-				continue // tolerated forever
+		tainted = true
+		tol := tolerationFor(p, t)
+		switch {
+		case tol == nil:
+			return false, 0, true
+		case tol.TolerationSeconds != nil:
+			if d := time.Duration(*tol.TolerationSeconds) * time.Second; wait < 0 || d < wait {
+				wait = d
 			}
-			at = added.Add(time.Duration(*tol.TolerationSeconds) * time.Second)
-		}
-		if !found || at.Before(due) {
-			due, found = at, true
 		}
 	}
-	return due, found
+	return tolerated, wait, tainted
 }
 
 func tolerationFor(p *corev1.Pod, t *corev1.Taint) *corev1.Toleration {

@@ -44,7 +44,10 @@ type summary struct {
 	categories  map[string]int
 	environment map[string]int
 	// example is the first episode of each category.
-	example    map[string]int
+	example map[string]int
+	// causes count violating episodes by the hazards whose removal alone
+	// ends their violations (attributeHazards).
+	causes     map[string]int
 	elapsed    time.Duration
 	cpu        time.Duration
 	steps      int
@@ -54,24 +57,67 @@ type summary struct {
 // runEpisodes plays episodes [0, n) on every core; the result does not
 // depend on scheduling.
 func runEpisodes(seed uint64, n int, p Policy) *summary {
-	results := make([]result, n)
-	var next atomic.Int64
-	var wg sync.WaitGroup
 	began, cpuBefore := time.Now(), cpuTime()
-	for range runtime.GOMAXPROCS(0) {
-		wg.Go(func() {
-			for i := int(next.Add(1) - 1); i < n; i = int(next.Add(1) - 1) {
-				results[i] = runEpisode(seed, i, p, nil)
-			}
-		})
-	}
-	wg.Wait()
+	results := parallel(n, func(i int) result { return runEpisode(seed, i, p, nil) })
 	s := &summary{seed: seed, policy: p, episodes: n, categories: map[string]int{}, environment: map[string]int{},
-		example: map[string]int{}, elapsed: time.Since(began), cpu: cpuTime() - cpuBefore}
+		example: map[string]int{}, causes: map[string]int{}, elapsed: time.Since(began), cpu: cpuTime() - cpuBefore}
 	for i, r := range results {
 		s.add(i, r)
 	}
 	return s
+}
+
+// parallel computes f(0..n-1) on every core.
+func parallel[T any](n int, f func(int) T) []T {
+	out := make([]T, n)
+	var next atomic.Int64
+	var wg sync.WaitGroup
+	for range runtime.GOMAXPROCS(0) {
+		wg.Go(func() {
+			for i := int(next.Add(1) - 1); i < n; i = int(next.Add(1) - 1) {
+				out[i] = f(i)
+			}
+		})
+	}
+	wg.Wait()
+	return out
+}
+
+// attributeHazards replays every violating episode with each of the run's
+// hazards taken out in turn (the episode is otherwise the same) and counts
+// the episodes by the hazards whose removal alone ends their counted
+// violations.
+func (s *summary) attributeHazards() {
+	causes := parallel(len(s.violating), func(k int) string {
+		var cures []string
+		for _, h := range hazardNames {
+			if !*h.field(&s.policy.Hazards) {
+				continue
+			}
+			p := s.policy
+			p.Hazards = p.Hazards.without(h.name)
+			if !runEpisode(s.seed, s.violating[k], p, nil).counted() {
+				cures = append(cures, h.name)
+			}
+		}
+		if len(cures) == 0 {
+			return "no single hazard (violates without each of them)"
+		}
+		return "without " + strings.Join(cures, " or ")
+	})
+	for _, c := range causes {
+		s.causes[c]++
+	}
+}
+
+// counted reports whether an episode had a violation the operator caused.
+func (r result) counted() bool {
+	for _, v := range r.violations {
+		if v.operator {
+			return true
+		}
+	}
+	return false
 }
 
 func (s *summary) add(i int, r result) {
@@ -143,6 +189,15 @@ func (s *summary) breakdown() string {
 		}
 	}
 	write("violations by category (episodes may count in several)", s.categories, true)
-	write("acknowledged writes lost without an operator write (Longhorn and fencers alone; not counted)", s.environment, false)
+	write("bad reads without an operator write (Longhorn and fencers alone; not counted)", s.environment, false)
+	if len(s.causes) > 0 {
+		fmt.Fprintf(&b, "violating episodes by the hazard whose removal alone ends them:\n")
+		keys := slices.SortedFunc(maps.Keys(s.causes), func(x, y string) int {
+			return cmp.Or(cmp.Compare(s.causes[y], s.causes[x]), cmp.Compare(x, y))
+		})
+		for _, k := range keys {
+			fmt.Fprintf(&b, "  %6d  %s\n", s.causes[k], k)
+		}
+	}
 	return b.String()
 }

@@ -49,12 +49,18 @@ type Scenario struct {
 	// the controller.
 	InterleaveRate float64
 	Duration       time.Duration
+	// Clocks are the machines' skews; CacheLag is the most the
+	// controller's informer cache trails the API server.
+	Clocks   ClockSpec
+	CacheLag time.Duration
 }
 
-// InstanceSpec places one s3gw release: its pod's node and its replicas' nodes.
+// InstanceSpec places one s3gw release: its pod's node and its replicas'
+// nodes, and whether its Longhorn volume has the revision counter disabled.
 type InstanceSpec struct {
-	Node     int
-	Replicas []int
+	Node                    int
+	Replicas                []int
+	RevisionCounterDisabled bool
 }
 
 // NHCSpec configures the NodeHealthCheck.
@@ -105,22 +111,30 @@ func between(r *rand.Rand, lo, hi time.Duration) time.Duration {
 	return lo + time.Duration(r.Int64N(int64(hi-lo)+1))
 }
 
-// Policy is what an episode's template is drawn under: its fencing mode,
-// and whether it accepts releasing while a replica lives where Longhorn
-// cannot reach it (release.requireReachableReplicas: false).
+// Policy is what an episode is drawn under: the template's fencing mode,
+// whether it accepts releasing while a replica lives where Longhorn cannot
+// reach it (release.requireReachableReplicas: false), and which hazards
+// the world has.
 type Policy struct {
 	Mode                      s3gwv1alpha1.FencingMode
 	AcceptUnreachableReplicas bool
+	// AcceptStaleReads sets release.acceptStaleReadsWithoutRevisionCounter.
+	AcceptStaleReads bool
+	Hazards          Hazards
 }
 
 // safePolicy is the one the safety run uses: the defaults.
-var safePolicy = Policy{Mode: s3gwv1alpha1.FencingModeRequireEvidence}
+var safePolicy = Policy{Mode: s3gwv1alpha1.FencingModeRequireEvidence, Hazards: defaultHazards}
 
 func (p Policy) String() string {
+	s := string(p.Mode)
 	if p.AcceptUnreachableReplicas {
-		return string(p.Mode) + ", requireReachableReplicas false"
+		s += ", requireReachableReplicas false"
 	}
-	return string(p.Mode)
+	if p.AcceptStaleReads {
+		s += ", acceptStaleReadsWithoutRevisionCounter"
+	}
+	return s + ", hazards " + p.Hazards.String()
 }
 
 // generate draws a scenario under the policy.
@@ -151,6 +165,18 @@ func generate(r *rand.Rand, p Policy) *Scenario {
 	}
 	sc.Stale = generateStale(r, sc)
 	sc.Faults = generateFaults(r, sc)
+	// Drawn whatever the hazards, so that switching one off changes
+	// nothing else in the episode.
+	sc.Clocks = generateClocks(r, sc.Nodes)
+	for i := range sc.Instances {
+		// longhorn-manager csi/util.go: a StorageClass without
+		// disableRevisionCounter gets the default, true. The gate refuses
+		// such volumes outright, so a third of them is enough to catch a
+		// gate that does not, and leaves most episodes to the other rules.
+		sc.Instances[i].RevisionCounterDisabled = chance(r, 0.3)
+	}
+	sc.CacheLag = pick(r, 0, 200*time.Millisecond, time.Second, 3*time.Second)
+	p.Hazards.apply(sc)
 	return sc
 }
 
@@ -184,6 +210,7 @@ func generateSpec(r *rand.Rand, p Policy, far bool) s3gwv1alpha1.S3GWRemediation
 	if p.AcceptUnreachableReplicas {
 		spec.Release.RequireReachableReplicas = ptr.To(false)
 	}
+	spec.Release.AcceptStaleReadsWithoutRevisionCounter = p.AcceptStaleReads
 	spec.Release.Strategy = pick(r, s3gwv1alpha1.ReleaseControllerDetach, s3gwv1alpha1.ReleaseDeleteVolumeAttachment,
 		s3gwv1alpha1.ReleaseOutOfServiceTaint)
 	if mode == s3gwv1alpha1.FencingModeDisabled {

@@ -36,8 +36,11 @@ const basePeriod = 5 * time.Second
 // World is one episode: the physical state, the API view and the
 // components that keep it, on one model clock.
 type World struct {
-	sc      *Scenario
-	rnd     *rand.Rand
+	sc  *Scenario
+	rnd *rand.Rand
+	// lagRand draws the cache's event delays, apart from rnd so that a
+	// replay without cache lag sees the same episode otherwise.
+	lagRand *rand.Rand
 	start   time.Time
 	now     time.Time
 	api     *store
@@ -56,6 +59,10 @@ type World struct {
 	taintedBy map[string]string
 	// terminating is when the finalizer's owner saw each pod deleted.
 	terminating map[types.UID]time.Time
+	// health and taintedSince are kube-controller-manager's memory of
+	// node heartbeats and of pods' taints.
+	health       map[string]*nodeHealth
+	taintedSince map[types.UID]time.Time
 	// lastTick is the last period index each periodic component ran at.
 	lastTick map[int64]int64
 
@@ -75,9 +82,10 @@ type event struct {
 	do   func()
 }
 
-func newWorld(sc *Scenario, rnd *rand.Rand, tr *trace) *World {
-	w := &World{sc: sc, rnd: rnd, start: epoch, now: epoch, adc: newAttachDetach(), far: map[types.UID]*farJob{},
+func newWorld(sc *Scenario, rnd, lagRand *rand.Rand, tr *trace) *World {
+	w := &World{sc: sc, rnd: rnd, lagRand: lagRand, start: epoch, now: epoch, adc: newAttachDetach(), far: map[types.UID]*farJob{},
 		admin: admin{offSince: map[string]time.Time{}, tainted: map[string]bool{}}, lastTick: map[int64]int64{}, terminating: map[types.UID]time.Time{}, taintedBy: map[string]string{},
+		health: map[string]*nodeHealth{}, taintedSince: map[types.UID]time.Time{},
 		pending: map[time.Time]bool{}, trace: tr, stats: &episodeStats{}}
 	w.api = newStore(scheme, func() time.Time { return w.now }, w.suffix)
 	installKinds(w.api, sc.FAR.Installed)
@@ -209,7 +217,6 @@ func (w *World) powerOff(n *Node, why string) {
 		return
 	}
 	n.powerOff(w)
-	w.stats.poweredOff(n, w.seconds())
 	w.tracef("phys", "%s powered off (%s)", n.Name, why)
 }
 
@@ -218,7 +225,6 @@ func (w *World) powerOn(n *Node) {
 		return
 	}
 	n.powerOn()
-	w.stats.poweredOn(n, w.seconds())
 	w.tracef("phys", "%s powered on", n.Name)
 }
 

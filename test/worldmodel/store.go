@@ -82,8 +82,10 @@ type store struct {
 	// suffix draws generateName suffixes.
 	suffix  func() string
 	changes []change
-	// onChange sees every committed write (the trace).
+	// onChange sees every committed write (the trace); watch feeds the
+	// manager's informer cache, when it lags.
 	onChange func(verb string, obj client.Object)
+	watch    func(now time.Time, c change, obj client.Object, deleted bool)
 	// k resolves the kinds the components read all the time.
 	k hotKinds
 }
@@ -255,6 +257,9 @@ func (s *store) record(verb string, gvk schema.GroupVersionKind, obj client.Obje
 	s.changes = append(s.changes, c)
 	if gvk != gvkLease {
 		s.reactive++
+	}
+	if s.watch != nil {
+		s.watch(s.now(), c, obj, verb == "delete")
 	}
 	if s.onChange != nil {
 		s.onChange(verb, obj)

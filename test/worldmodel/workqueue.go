@@ -43,10 +43,12 @@ type workqueue struct {
 	deferred map[types.NamespacedName]bool
 }
 
-// version identifies a state of the world: API writes and world steps.
+// version identifies a state of the world: API writes and world steps,
+// and the watch events that reached a lagging cache.
 type version struct {
-	rv    int64
-	steps int
+	rv     int64
+	steps  int
+	cached int
 }
 
 const (

@@ -17,6 +17,8 @@ limitations under the License.
 package worldmodel
 
 import (
+	"time"
+
 	"k8s.io/apimachinery/pkg/types"
 )
 
@@ -32,15 +34,26 @@ type Node struct {
 	// RuntimeUp is whether the container runtime answers. While it is down
 	// a live kubelet reports NotReady, but running containers go on.
 	RuntimeUp bool
-	// CP is whether the node reaches the control plane (API server and the
-	// Longhorn managers, which run beside it).
+	// ManagerUp is whether the node's longhorn-manager process runs: it
+	// can crash-loop while the kubelet, the instance manager and the data
+	// path go on.
+	ManagerUp bool
+	// CP is whether the node reaches the control plane (the API server).
 	CP bool
 	// Net is the node's data-path partition: two nodes reach each other
 	// iff they share Net.
 	Net int
+	// Skew is how far the node's clock is ahead of true time: every
+	// timestamp its kubelet, its longhorn-manager and its replicas' files
+	// carry comes from it.
+	Skew time.Duration
 	// fencedOff: a fencer switched it off (FAR action off); only the final
 	// heal brings it back.
 	fencedOff bool
+
+	// managerPodReady is the longhorn-manager pod's readiness as the
+	// kubelet last reported it.
+	managerPodReady bool
 
 	// The kubelet's node-local state.
 	synced     bool // resynced with the API since boot
@@ -52,11 +65,12 @@ type Node struct {
 	nextStatus int64 // model seconds of the next node status computation
 }
 
-// Container is the s3gw gateway process, the writer of its volume.
+// Container is the s3gw gateway process, the client of its volume: it
+// reads every block and writes one each I/O round.
 type Container struct {
 	PodUID types.UID
 	Vol    *Volume
-	// Engine is the engine process its mount goes through; writes fail
+	// Engine is the engine process its mount goes through; I/O fails
 	// once it stops, whatever else runs.
 	Engine *Engine
 }
@@ -67,13 +81,24 @@ type Volume struct {
 	Name     string // PV name, CSI handle, Longhorn volume name
 	Replicas []*Replica
 	Engines  []*Engine // every engine process ever started
-	// current is the engine longhorn-manager believes serves the volume.
-	current *Engine
-	acked   []ack
+	// RevisionCounterDisabled is the Longhorn Volume's
+	// spec.revisionCounterDisabled: the engine then compares nothing
+	// between replicas when it starts.
+	RevisionCounterDisabled bool
+	// current is the engine longhorn-manager believes serves the volume;
+	// salvageRequested is its Engine's spec.salvageRequested, which
+	// auto-salvage sets and a started engine clears.
+	current          *Engine
+	salvageRequested bool
+	// retryStart is when longhorn-manager next tries to start an engine
+	// after one failed; remountRequestedAt is the Volume's
+	// status.remountRequestedAt (its owner's clock, whole seconds).
+	retryStart, remountRequestedAt time.Time
+	hist                           history
 }
 
-// Replica is a replica process and its disk. Data is the sequence of write
-// IDs the disk holds; it survives a stopped process and a power cycle.
+// Replica is a replica process and its disk, which survives a stopped
+// process and a power cycle.
 type Replica struct {
 	Name    string
 	Node    *Node
@@ -81,34 +106,7 @@ type Replica struct {
 	// Inc is the process incarnation: a restart breaks every engine's
 	// connection to the old process.
 	Inc  int
-	Data []int
-}
-
-// Engine is an engine process.
-type Engine struct {
-	Seq     int
-	Node    *Node
-	Running bool
-	// Set is the replica processes it still writes to. It only shrinks:
-	// only longhorn-manager adds replicas (by rebuilding them).
-	Set []replicaRef
-	// dropped are replicas it gave up, not yet seen by longhorn-manager.
-	dropped []*Replica
-	// StartedAt is the model time in seconds it started.
-	StartedAt float64
-}
-
-type replicaRef struct {
-	r   *Replica
-	inc int
-}
-
-// ack is one write an engine acknowledged to its client.
-type ack struct {
-	id     int
-	engine *Engine
-	at     float64
-	onto   []*Replica
+	disk disk
 }
 
 // linked reports whether two powered nodes reach each other on the data path.
@@ -116,46 +114,12 @@ func linked(a, b *Node) bool {
 	return a == b || (a.Powered && b.Powered && a.Net == b.Net)
 }
 
-// reaches reports whether an engine can still use a replica process.
-func (e *Engine) reaches(ref replicaRef) bool {
-	r := ref.r
-	return r.Running && r.Inc == ref.inc && r.Node.Powered && linked(e.Node, r.Node)
-}
-
-// uses reports whether r (its current process) is in the engine's set.
-func (e *Engine) uses(r *Replica) bool {
-	for _, ref := range e.Set {
-		if ref.r == r && ref.inc == r.Inc {
-			return true
-		}
-	}
-	return false
-}
-
-// dropUnreachable is the engine's replica timeout: replicas it cannot
-// reach leave its set for good.
-func (e *Engine) dropUnreachable() {
-	kept := e.Set[:0]
-	for _, ref := range e.Set {
-		if e.reaches(ref) {
-			kept = append(kept, ref)
-		} else {
-			e.dropped = append(e.dropped, ref.r)
-		}
-	}
-	e.Set = kept
-}
-
-// data is what the engine serves: every replica in its set holds it.
-func (e *Engine) data() []int {
-	if len(e.Set) == 0 {
-		return nil
-	}
-	return e.Set[0].r.Data
-}
-
-// powerOff kills everything on the node; disks keep their data.
+// powerOff kills everything on the node; disks keep their data. A write
+// the gateway had in flight may have reached some replicas (inFlightAtCrash).
 func (n *Node) powerOff(w *World) {
+	for _, c := range n.containers {
+		w.inFlightAtCrash(c)
+	}
 	n.Powered, n.synced = false, false
 	n.containers, n.mounts = nil, nil
 	for _, v := range w.volumes {
@@ -173,7 +137,7 @@ func (n *Node) powerOff(w *World) {
 }
 
 // powerOn boots the node; no container runs until the kubelet has
-// resynced with the API.
+// resynced with the API, and longhorn-manager starts with it.
 func (n *Node) powerOn() {
 	n.Powered, n.fencedOff = true, false
 }
@@ -188,13 +152,15 @@ func (n *Node) container(uid types.UID) *Container {
 	return nil
 }
 
-// physics runs one I/O round: every running writer writes once through
-// its engine, which acknowledges iff it still reaches a replica.
+// physics runs one I/O round: engines give up replicas they cannot reach,
+// rebuilds that finished turn RW, and every running gateway reads each
+// block of its volume and writes one.
 func (w *World) physics() {
 	for _, v := range w.volumes {
 		for _, e := range v.Engines {
 			if e.Running {
-				e.dropUnreachable()
+				e.monitorReplicas()
+				e.finishRebuild(w)
 			}
 		}
 	}
@@ -203,21 +169,47 @@ func (w *World) physics() {
 			continue
 		}
 		for _, c := range n.containers {
-			w.write(c)
+			w.clientIO(c)
 		}
 	}
 }
 
-func (w *World) write(c *Container) {
+// clientIO is one round of the gateway: read every block, then write a
+// new value to one of them.
+func (w *World) clientIO(c *Container) {
 	e := c.Engine
-	if e == nil || !e.Running || len(e.Set) == 0 {
-		return // I/O error: nothing acknowledged
+	if e == nil || !e.Running {
+		return // I/O error
+	}
+	for b := range volumeBlocks {
+		if got, from, ok := e.read(w, b); ok {
+			w.checkRead(c.Vol, e, from, b, got)
+		}
 	}
 	w.writes++
-	a := ack{id: w.writes, engine: e, at: w.seconds()}
-	for _, ref := range e.Set {
-		ref.r.Data = append(ref.r.Data, a.id)
-		a.onto = append(a.onto, ref.r)
+	b := w.rnd.IntN(volumeBlocks)
+	if onto, acked := e.write(w, b, w.writes); acked {
+		c.Vol.hist.acked(write{id: w.writes, block: b, engine: e, at: w.seconds(), onto: onto})
 	}
-	c.Vol.acked = append(c.Vol.acked, a)
 }
+
+// inFlightAtCrash is the write a gateway may have had in flight when its
+// node lost power: sent to the engine's replicas, never acknowledged,
+// landed on any subset of them (longhorn-engine MultiWriterAt writes to
+// every replica in parallel).
+func (w *World) inFlightAtCrash(c *Container) {
+	e := c.Engine
+	if e == nil || !e.Running || !chance(w.rnd, inFlightChance) {
+		return
+	}
+	w.writes++
+	b := w.rnd.IntN(volumeBlocks)
+	onto := e.writeSome(w, b, w.writes, func() bool { return chance(w.rnd, 0.5) })
+	c.Vol.hist.inFlight(write{id: w.writes, block: b, engine: e, at: w.seconds(), onto: onto})
+	if w.trace != nil {
+		w.tracef("phys", "%s: write %d to block %d in flight at the crash reached %s", c.Vol.Name, w.writes, b, replicaNames(onto))
+	}
+}
+
+// inFlightChance is how often a crash catches the gateway mid-write.
+const inFlightChance = 0.5

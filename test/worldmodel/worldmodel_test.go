@@ -40,14 +40,22 @@ import (
 //	WORLDMODEL_POLICY=accept-unreachable-replicas
 //	                            run TestWorldModel with release.requireReachableReplicas
 //	                            false (hack/mutations: evidence rules are the only guard then)
+//	WORLDMODEL_POLICY=accept-stale-reads
+//	                            run TestWorldModel with release.acceptStaleReadsWithoutRevisionCounter
+//	                            (the gate without its revision-counter rule)
+//	WORLDMODEL_HAZARDS=none|all|revision-counter,clock-skew,informer-lag
+//	                            the hazards of TestWorldModel (default: revision-counter,
+//	                            informer-lag; see defaultHazards)
 const (
 	defaultSeed     = 0x5eed_2026
 	defaultEpisodes = 20000
 	// tracesShown is how many violating episodes a failure replays.
 	tracesShown = 3
 	// minDestructiveShare keeps the test from passing by never acting.
-	// About 16 % do; a fresh seed varies it by a quarter of a point.
-	minDestructiveShare = 0.12
+	// About 8 % do (16 % before the gate refused volumes whose revision
+	// counter is disabled, a third of them); a fresh seed varies it by a
+	// quarter of a point.
+	minDestructiveShare = 0.06
 )
 
 func TestWorldModel(t *testing.T) {
@@ -68,20 +76,43 @@ func TestWorldModel(t *testing.T) {
 		t.Errorf("no remediation succeeded (%d) or no s3gw ran elsewhere (%d)", s.succeeded, s.moved)
 	}
 	if len(s.violating) > 0 {
+		if policy.Hazards != defaultHazards {
+			s.attributeHazards()
+		}
 		t.Errorf("%d of %d episodes broke an invariant\n%s%s",
 			len(s.violating), s.episodes, s.breakdown(), traces(s, policy))
+	}
+}
+
+// hazardEpisodes is how many episodes TestWorldModelHazards plays.
+const hazardEpisodes = 2000
+
+// TestWorldModelHazards runs the world with every hazard, clock skew
+// included, and requires the gate to hold there too. Skew is not in
+// defaultHazards yet: it halves the share of episodes where the operator
+// acts (the gate waits longer on skewed Leases), so TestWorldModel's floor
+// and its fixed-seed figures change with it, and the trusted-clock rules
+// (issue #16 item 3b) change the gate's clocks first. A violation here is
+// attributed to the hazard whose removal alone ends it. Once skew is in
+// defaultHazards this test goes.
+func TestWorldModelHazards(t *testing.T) {
+	defer debug.SetGCPercent(debug.SetGCPercent(400))
+	p := safePolicy
+	p.Hazards = allHazards
+	s := runEpisodes(seedFromEnv(t), hazardEpisodes, p)
+	t.Log(s.line())
+	if len(s.violating) > 0 {
+		s.attributeHazards()
+		t.Errorf("%d of %d episodes broke an invariant with every hazard\n%s%s", len(s.violating), s.episodes, s.breakdown(),
+			traces(s, p))
 	}
 }
 
 // TestWorldModelCatchesDisabledFencing proves the checker can fail: with
 // fencing.mode Disabled (unsafe by design) the operator loses writes.
 func TestWorldModelCatchesDisabledFencing(t *testing.T) {
-	s := runEpisodes(seedFromEnv(t), 1000, Policy{Mode: s3gwv1alpha1.FencingModeDisabled})
-	t.Log(s.line())
-	t.Log(s.breakdown())
-	if len(s.violating) == 0 {
-		t.Errorf("no violation with fencing disabled: the model cannot see split brain")
-	}
+	requireViolations(t, 1000, Policy{Mode: s3gwv1alpha1.FencingModeDisabled, Hazards: defaultHazards},
+		"fencing disabled: the model cannot see split brain")
 }
 
 // TestWorldModelCatchesUnreachableReplicas shows the rule that no replica
@@ -89,29 +120,58 @@ func TestWorldModelCatchesDisabledFencing(t *testing.T) {
 // fencing alone loses writes an engine cut off from its other replicas
 // acknowledged to the ones it still reached, before it was fenced.
 func TestWorldModelCatchesUnreachableReplicas(t *testing.T) {
-	s := runEpisodes(seedFromEnv(t), 2000, Policy{Mode: s3gwv1alpha1.FencingModeRequireEvidence, AcceptUnreachableReplicas: true})
+	requireViolations(t, 2000, Policy{Mode: s3gwv1alpha1.FencingModeRequireEvidence, AcceptUnreachableReplicas: true,
+		Hazards: defaultHazards}, "requireReachableReplicas false: the model cannot see writes stranded on a fenced node")
+}
+
+// TestWorldModelCatchesStaleReads shows the revision-counter rule is
+// load-bearing: with release.acceptStaleReadsWithoutRevisionCounter, a
+// volume whose revision counter is disabled is released on fencing
+// evidence, and its next engine serves replicas that differ.
+func TestWorldModelCatchesStaleReads(t *testing.T) {
+	requireViolations(t, 2000, Policy{Mode: s3gwv1alpha1.FencingModeRequireEvidence, AcceptStaleReads: true,
+		Hazards: defaultHazards}, "acceptStaleReadsWithoutRevisionCounter: the model cannot see replicas served side by side")
+}
+
+// requireViolations runs episodes under a policy that gives up a rule and
+// fails unless the model finds the harm; blind says what it would miss.
+func requireViolations(t *testing.T, episodes int, p Policy, blind string) {
+	s := runEpisodes(seedFromEnv(t), episodes, p)
 	t.Log(s.line())
 	t.Log(s.breakdown())
 	if len(s.violating) == 0 {
-		t.Errorf("no violation with requireReachableReplicas false: the model cannot see writes stranded on a fenced node")
+		t.Errorf("no violation with %s", blind)
 	}
 }
 
-// policyFromEnv is safePolicy unless WORLDMODEL_POLICY names the opt-out.
+// policyFromEnv is safePolicy unless WORLDMODEL_POLICY names an opt-out
+// or WORLDMODEL_HAZARDS other hazards.
 func policyFromEnv(t *testing.T) Policy {
+	p := safePolicy
 	switch v := os.Getenv("WORLDMODEL_POLICY"); v {
 	case "":
-		return safePolicy
 	case acceptUnreachableReplicas:
-		return Policy{Mode: s3gwv1alpha1.FencingModeRequireEvidence, AcceptUnreachableReplicas: true}
+		p.AcceptUnreachableReplicas = true
+	case acceptStaleReads:
+		p.AcceptStaleReads = true
 	default:
-		t.Fatalf("WORLDMODEL_POLICY=%q: want empty or %q", v, acceptUnreachableReplicas)
-		return Policy{}
+		t.Fatalf("WORLDMODEL_POLICY=%q: want empty, %q or %q", v, acceptUnreachableReplicas, acceptStaleReads)
 	}
+	if v := os.Getenv("WORLDMODEL_HAZARDS"); v != "" {
+		h, err := parseHazards(v)
+		if err != nil {
+			t.Fatalf("WORLDMODEL_HAZARDS=%q: %v", v, err)
+		}
+		p.Hazards = h
+	}
+	return p
 }
 
-// acceptUnreachableReplicas is WORLDMODEL_POLICY's opt-out value.
-const acceptUnreachableReplicas = "accept-unreachable-replicas"
+// WORLDMODEL_POLICY's opt-out values.
+const (
+	acceptUnreachableReplicas = "accept-unreachable-replicas"
+	acceptStaleReads          = "accept-stale-reads"
+)
 
 func report(t *testing.T, s *summary) {
 	t.Log(s.line())

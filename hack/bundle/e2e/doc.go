@@ -34,6 +34,15 @@ limitations under the License.
 // copied CSVs and the phase Succeeded.
 //
 // What it does not prove: that the manager image starts (kwok only reports
-// its pod Running), that a catalog resolves (the catalog is validated with
-// operator-registry by internal/olm instead), or anything about upgrades.
+// its pod Running), or that a catalog image's registry pod runs.
+//
+// TestUpgradesThroughOLM (`make test-olm-upgrade`) runs OLM's catalog
+// operator too (bin/olm-catalog), against a catalog served from the test
+// process (Registry, as `opm serve` serves one): the newest published
+// release (frozen in hack/bundle/releases) and this tree's bundle as the
+// next version. The catalog operator resolves the Subscription along the
+// channel (replaces, olm.skipRange) and executes the InstallPlans, the olm
+// operator replaces the CSV; the remediation CRs must come through
+// unchanged. The bundles' objects travel in the catalog
+// (olm.bundle.object), so no bundle image is unpacked.
 package e2e

@@ -173,7 +173,7 @@ func TestCommittedBundleInstallPlan(t *testing.T) {
 	csv.UID = types.UID("6f0f3c1e-0000-4000-8000-000000000001")
 	objs, err := b.InstallPlanObjects(csv, func(gvk schema.GroupVersionKind) (bool, error) {
 		switch gvk.Kind {
-		case "Service", "PodDisruptionBudget":
+		case "Service", "PodDisruptionBudget", "ServiceMonitor", "PrometheusRule":
 			return true, nil
 		case kindClusterRole:
 			return false, nil
@@ -189,7 +189,7 @@ func TestCommittedBundleInstallPlan(t *testing.T) {
 		if o.GetLabels()[OLMManagedLabel] != "true" {
 			t.Errorf("%s lacks %s", Describe(o), OLMManagedLabel)
 		}
-		if u, ok := o.(*unstructured.Unstructured); ok && (u.GetKind() == "Service" || u.GetKind() == "PodDisruptionBudget") {
+		if u, ok := o.(*unstructured.Unstructured); ok && u.GetNamespace() != "" {
 			if u.GetNamespace() != ns || len(u.GetOwnerReferences()) != 1 || u.GetOwnerReferences()[0].UID != csv.UID {
 				t.Errorf("%s %s: namespace %q, owners %v; want %s, owned by the CSV", u.GetKind(), u.GetName(), u.GetNamespace(), u.GetOwnerReferences(), ns)
 			}
@@ -201,6 +201,9 @@ func TestCommittedBundleInstallPlan(t *testing.T) {
 	}
 	if kinds["PodDisruptionBudget"] != 1 {
 		t.Errorf("want the manager's PodDisruptionBudget, got %v", kinds)
+	}
+	if kinds["ServiceMonitor"] != 1 || kinds["PrometheusRule"] != 1 {
+		t.Errorf("want the ServiceMonitor and the PrometheusRule of config/prometheus, got %v", kinds)
 	}
 }
 

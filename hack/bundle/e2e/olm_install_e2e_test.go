@@ -31,7 +31,6 @@ import (
 
 	"github.com/go-logr/logr"
 	"github.com/go-logr/logr/testr"
-	"github.com/operator-framework/api/crds"
 	operatorsv1 "github.com/operator-framework/api/pkg/operators/v1"
 	operatorsv1alpha1 "github.com/operator-framework/api/pkg/operators/v1alpha1"
 	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
@@ -68,10 +67,11 @@ const (
 	aggregationLabel = "rbac.ext-remediation/aggregate-to-ext-remediation"
 	// nhcRoleName and nhcServiceAccount are what the NodeHealthCheck
 	// operator creates and runs as (node-healthcheck-operator
-	// controllers/rbac): a ClusterRole aggregating every ClusterRole with
-	// aggregationLabel, bound to its ServiceAccount.
+	// internal/controller/rbac/aggregation.go: roleName, saName): a
+	// ClusterRole aggregating every ClusterRole with aggregationLabel,
+	// bound to its ServiceAccount.
 	nhcRoleName       = "node-healthcheck-operator-aggregation"
-	nhcServiceAccount = "node-healthcheck-operator-controller-manager"
+	nhcServiceAccount = "node-healthcheck-controller-manager"
 	nhcNamespace      = "node-healthcheck"
 
 	multipleTemplatesAnnotation = "remediation.medik8s.io/multiple-templates-support"
@@ -82,10 +82,7 @@ const (
 // package documentation for what plays the catalog operator's part.
 func TestInstallsThroughOLM(t *testing.T) {
 	began := time.Now()
-	root := repoRoot(t)
-	ctx, cancel := context.WithTimeout(t.Context(), 5*time.Minute)
-	defer cancel()
-	ctx = logr.NewContext(ctx, testr.New(t))
+	root, ctx := olmTest(t, 5*time.Minute)
 
 	b, err := ReadBundle(filepath.Join(root, olm.BundleDir, "manifests"))
 	if err != nil {
@@ -97,34 +94,12 @@ func TestInstallsThroughOLM(t *testing.T) {
 	}
 
 	// The cluster, with two simulated nodes for the operator's pod.
-	opts := cluster.Compressed()
-	if dir := os.Getenv(logDirEnv); dir != "" {
-		opts.LogDir = filepath.Join(dir, t.Name())
-	}
-	c, err := cluster.Start(ctx, opts)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		if err := c.Stop(); err != nil {
-			t.Error(err)
-		}
-	})
 	nodes := []string{"node-a", "node-b"}
-	for _, n := range nodes {
-		if err := c.AddNode(ctx, n); err != nil {
-			t.Fatal(err)
-		}
-	}
-	cl := newClient(t, c)
+	c, cl := startCluster(ctx, t, nodes...)
 	t.Logf("Cluster with %d nodes ready after %s (%s)", len(nodes), since(began), c.Describe())
 
 	// OLM: its CRDs, then the olm operator.
-	olmCRDs := []*apiextensionsv1.CustomResourceDefinition{
-		crds.CatalogSource(), crds.ClusterServiceVersion(), crds.InstallPlan(), crds.OLMConfig(),
-		crds.Operator(), crds.OperatorCondition(), crds.OperatorGroup(), crds.Subscription(),
-	}
-	createCRDs(ctx, t, cl, olmCRDs)
+	createCRDs(ctx, t, cl, olmCRDs())
 	create(ctx, t, cl, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: olmNamespace}})
 	o := startOLM(t, root, c)
 	w := waiter{olm: o}
@@ -148,6 +123,7 @@ func TestInstallsThroughOLM(t *testing.T) {
 	// What the catalog operator would do with an InstallPlan for the
 	// bundle: the CRDs, the CSV, then everything that refers to the CSV.
 	installBegan := time.Now()
+	createCRDs(ctx, t, cl, monitoringCRDs(t, root)) // the bundle's ServiceMonitor and PrometheusRule need them
 	createCRDs(ctx, t, cl, b.CRDsForInstall())
 	csv := b.CSVForInstall(namespace)
 	create(ctx, t, cl, csv)
@@ -216,6 +192,40 @@ func TestInstallsThroughOLM(t *testing.T) {
 	t.Logf("Done in %s", since(began))
 }
 
+// olmTest returns the repository root and a context that logs through t
+// and ends with the test, or after timeout.
+func olmTest(t *testing.T, timeout time.Duration) (string, context.Context) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(t.Context(), timeout)
+	t.Cleanup(cancel)
+	return repoRoot(t), logr.NewContext(ctx, testr.New(t))
+}
+
+// startCluster starts the local cluster with simulated nodes until the
+// test ends, keeping its logs under $LOCAL_CLUSTER_LOG_DIR/<test>.
+func startCluster(ctx context.Context, t *testing.T, nodes ...string) (*cluster.Cluster, client.Client) {
+	t.Helper()
+	opts := cluster.Compressed()
+	if dir := os.Getenv(logDirEnv); dir != "" {
+		opts.LogDir = filepath.Join(dir, t.Name())
+	}
+	c, err := cluster.Start(ctx, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		if err := c.Stop(); err != nil {
+			t.Error(err)
+		}
+	})
+	for _, n := range nodes {
+		if err := c.AddNode(ctx, n); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return c, newClient(t, c)
+}
+
 func newClient(t *testing.T, c *cluster.Cluster) client.Client {
 	t.Helper()
 	scheme := runtime.NewScheme()
@@ -247,12 +257,18 @@ func startOLM(t *testing.T, root string, c *cluster.Cluster) *OLM {
 		t.Fatalf("kube-apiserver reports the unstamped version %s, which fails OLM's minKubeVersion check: "+
 			"rebuild it with 'make control-plane', which stamps the release", v.GitVersion)
 	}
-	kubeconfig := c.KubeconfigPath
+	return runOLMBinary(t, c, filepath.Join(root, "bin", "olm"), "olm.log")
+}
+
+// runOLMBinary runs one of OLM's operators against the cluster until the
+// test ends, printing the end of its log if the test fails.
+func runOLMBinary(t *testing.T, c *cluster.Cluster, binary, logName string) *OLM {
+	t.Helper()
 	o, err := StartOLM(OLMOptions{
-		Binary:     filepath.Join(root, "bin", "olm"),
-		Kubeconfig: kubeconfig,
+		Binary:     binary,
+		Kubeconfig: c.KubeconfigPath,
 		Namespace:  olmNamespace,
-		LogPath:    filepath.Join(c.LogDir(), "olm.log"),
+		LogPath:    filepath.Join(c.LogDir(), logName),
 	})
 	if err != nil {
 		t.Fatal(err)
@@ -265,7 +281,7 @@ func startOLM(t *testing.T, root string, c *cluster.Cluster) *OLM {
 		// the test).
 		if exited, _ := o.Exited(); !exited {
 			if err := o.Stop(15 * time.Second); err != nil {
-				t.Error(err)
+				t.Errorf("%v; last lines of %s:\n%s", err, o.LogPath, o.LogTail(40))
 			}
 		}
 	})
@@ -603,12 +619,19 @@ func checkAggregation(ctx context.Context, t *testing.T, w waiter, cl client.Cli
 		Subjects:   []rbacv1.Subject{{Kind: rbacv1.ServiceAccountKind, Name: nhcServiceAccount, Namespace: nhcNamespace}},
 	})
 	group := strings.SplitN(b.CSV.Spec.CustomResourceDefinitions.Owned[0].Name, ".", 2)[1]
-	checks := []authorizationv1.ResourceAttributes{
-		{Group: group, Resource: "s3gwremediationtemplates", Verb: "get", Namespace: namespace},
-		{Group: group, Resource: "s3gwremediationtemplates", Verb: "watch"},
-		{Group: group, Resource: "s3gwremediations", Verb: "create", Namespace: namespace},
-		{Group: group, Resource: "s3gwremediations", Verb: "delete", Namespace: "any-namespace"},
+	// What NHC does with them (internal/controller/resources): gets
+	// templates and watches them cluster-wide (watch.go), its webhook lists
+	// them; lists CRs cluster-wide to find a node's (ListRemediationCRs),
+	// creates them, updates them (nhc-timed-out, healthy-delay), deletes
+	// them, and watches them.
+	checks := make([]authorizationv1.ResourceAttributes, 0, 10)
+	for _, verb := range []string{"get", "list", "watch"} {
+		checks = append(checks, authorizationv1.ResourceAttributes{Group: group, Resource: "s3gwremediationtemplates", Verb: verb})
 	}
+	for _, verb := range []string{"get", "list", "watch", "create", "update", "delete"} {
+		checks = append(checks, authorizationv1.ResourceAttributes{Group: group, Resource: "s3gwremediations", Verb: verb})
+	}
+	checks = append(checks, authorizationv1.ResourceAttributes{Group: group, Resource: "s3gwremediations", Verb: "create", Namespace: namespace})
 	user := fmt.Sprintf("system:serviceaccount:%s:%s", nhcNamespace, nhcServiceAccount)
 	w.until(ctx, t, 30*time.Second, "kube-controller-manager to aggregate the remediator ClusterRole into NHC's", func(ctx context.Context) (bool, error) {
 		for _, attrs := range checks {
@@ -622,7 +645,8 @@ func checkAggregation(ctx context.Context, t *testing.T, w waiter, cl client.Cli
 		}
 		return true, nil
 	})
-	t.Logf("%s may get/watch S3GWRemediationTemplates and create/delete S3GWRemediations through ClusterRole %s aggregated into %s", user, aggregated[0], nhcRoleName)
+	t.Logf("%s may get/list/watch S3GWRemediationTemplates and get/list/watch/create/update/delete S3GWRemediations cluster-wide through ClusterRole %s aggregated into %s",
+		user, aggregated[0], nhcRoleName)
 }
 
 // checkSamples creates the sample S3GWRemediationTemplate and a

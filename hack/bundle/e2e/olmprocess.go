@@ -22,14 +22,16 @@ import (
 	"io"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"strings"
 	"syscall"
 	"time"
 )
 
-// OLMOptions say how to run OLM's olm operator.
+// OLMOptions say how to run OLM's olm operator, or its catalog operator.
 type OLMOptions struct {
-	// Binary is the olm executable: bin/olm, the Makefile's $(OLM).
+	// Binary is the olm executable: bin/olm, the Makefile's $(OLM); or the
+	// catalog operator's, bin/olm-catalog ($(OLM_CATALOG)).
 	Binary string
 	// Kubeconfig is the admin kubeconfig of the cluster. The olm operator
 	// reads it through KUBECONFIG: it parses its flags with pflag, so
@@ -50,6 +52,10 @@ type OLMOptions struct {
 // --tls-cert and --tls-key, OLM serves /healthz and /metrics in plain HTTP
 // on :8080; no flag moves that port, and OLM only logs an error if it is
 // taken, so the proof does not rely on it.
+//
+// The catalog operator takes the same flags (its --namespace is the global
+// catalog namespace); it serves on :8080 too, so when both run one of them
+// logs that the port is taken.
 func (o OLMOptions) Args() []string {
 	args := []string{"--namespace=" + o.Namespace, "--writeStatusName="}
 	if o.Debug {
@@ -72,7 +78,7 @@ type OLM struct {
 // the test process if that dies first. Stop it with Stop.
 func StartOLM(o OLMOptions) (*OLM, error) {
 	if err := checkExecutable(o.Binary); err != nil {
-		return nil, fmt.Errorf("%w (`make test-olm` builds it, as the Makefile's $(OLM))", err)
+		return nil, fmt.Errorf("%w (`make test-olm` and `make test-olm-upgrade` build OLM's operators into bin/)", err)
 	}
 	logFile, err := os.OpenFile(o.LogPath, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644)
 	if err != nil {
@@ -123,12 +129,12 @@ func (p *OLM) Stop(grace time.Duration) error {
 	select {
 	case <-p.done:
 		if p.exitErr != nil {
-			err = fmt.Errorf("olm exited with %w after SIGTERM", p.exitErr)
+			err = fmt.Errorf("%s exited with %w after SIGTERM", filepath.Base(p.cmd.Path), p.exitErr)
 		}
 	case <-time.After(grace):
 		_ = syscall.Kill(-pgid, syscall.SIGKILL)
 		<-p.done
-		err = fmt.Errorf("olm ignored SIGTERM for %s and was killed", grace)
+		err = fmt.Errorf("%s ignored SIGTERM for %s and was killed", filepath.Base(p.cmd.Path), grace)
 	}
 	// Nothing of the group may outlive the test.
 	_ = syscall.Kill(-pgid, syscall.SIGKILL)

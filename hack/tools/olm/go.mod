@@ -1,10 +1,14 @@
-// Module olm builds Operator Lifecycle Manager's olm operator, which the
-// install proof runs as a process against the local cluster.
+// Module olm builds Operator Lifecycle Manager's olm and catalog operators,
+// which the install and upgrade proofs run as processes against the local
+// cluster.
 module github.com/s3gw-tech/s3gw-remediation/hack/tools/olm
 
 go 1.26
 
-tool github.com/operator-framework/operator-lifecycle-manager/cmd/olm
+tool (
+	github.com/operator-framework/operator-lifecycle-manager/cmd/catalog
+	github.com/operator-framework/operator-lifecycle-manager/cmd/olm
+)
 
 require (
 	cel.dev/expr v0.24.0 // indirect
@@ -69,6 +73,7 @@ require (
 	github.com/json-iterator/go v1.1.12 // indirect
 	github.com/klauspost/compress v1.18.0 // indirect
 	github.com/mailru/easyjson v0.9.0 // indirect
+	github.com/mitchellh/hashstructure v1.1.0 // indirect
 	github.com/mitchellh/mapstructure v1.5.0 // indirect
 	github.com/moby/locker v1.0.1 // indirect
 	github.com/moby/sys/capability v0.4.0 // indirect

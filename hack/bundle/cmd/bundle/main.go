@@ -17,7 +17,7 @@ limitations under the License.
 // Command bundle renders the OLM bundle (bundle/ and bundle.Dockerfile) from
 // config/manifests. make bundle runs it:
 //
-//	go run ./cmd/bundle --version 0.1.0 --image quay.io/s3gw-tech/s3gw-remediation:v0.1.0
+//	go run ./cmd/bundle --version 0.1.0 --image quay.io/s3gw/s3gw-remediation:v0.1.0
 package main
 
 import (
@@ -36,6 +36,7 @@ func main() {
 	flag.StringVar(&opts.Version, "version", "", "operator version, semver without a leading v (required)")
 	flag.StringVar(&opts.Image, "image", "", "manager image the CSV deploys (required)")
 	flag.StringVar(&opts.CreatedAt, "created-at", "", "CSV createdAt annotation (default: the CSV base's, so output is reproducible)")
+	flag.StringVar(&opts.Replaces, "replaces", "", "version of the previous release, which the CSV replaces (empty for the first)")
 	flag.Parse()
 	logrus.SetLevel(logrus.WarnLevel) // operator-registry logs every bundle it reads
 

@@ -56,6 +56,9 @@ type BundleOptions struct {
 	// CreatedAt overrides the CSV's createdAt annotation; empty keeps the
 	// value in the CSV base, so regenerating is reproducible.
 	CreatedAt string
+	// Replaces is the previous release's version, which the CSV replaces;
+	// empty for the first release.
+	Replaces string
 }
 
 // bundleAnnotations are written both to bundle/metadata/annotations.yaml and
@@ -92,6 +95,12 @@ func RenderBundle(opts BundleOptions) (Files, error) {
 	}
 	if opts.Image == "" {
 		return nil, fmt.Errorf("no image")
+	}
+	if opts.Replaces != "" {
+		prev, err := semver.Parse(opts.Replaces)
+		if err != nil || !prev.LT(semver.MustParse(opts.Version)) {
+			return nil, fmt.Errorf("replaces %q must be a semver version before %s", opts.Replaces, opts.Version)
+		}
 	}
 	in, err := render(filepath.Join(opts.Root, manifestsInput))
 	if err != nil {

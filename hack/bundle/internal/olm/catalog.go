@@ -24,6 +24,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/blang/semver/v4"
 	"github.com/operator-framework/operator-registry/alpha/declcfg"
 	"github.com/operator-framework/operator-registry/alpha/property"
 	"github.com/operator-framework/operator-registry/pkg/image"
@@ -46,9 +47,10 @@ type CatalogOptions struct {
 }
 
 // RenderCatalog renders the file-based catalog for the bundle in
-// Root/bundle: catalog/<package>/catalog.yaml and catalog.Dockerfile.
+// Root/bundle and the releases before it: catalog/<package>/catalog.yaml
+// and catalog.Dockerfile.
 func RenderCatalog(opts CatalogOptions) (Files, error) {
-	cfg, err := catalogConfig(filepath.Join(opts.Root, BundleDir), opts.BundleImage)
+	cfg, err := CatalogConfig(opts.Root, filepath.Join(opts.Root, BundleDir), opts.BundleImage)
 	if err != nil {
 		return nil, err
 	}
@@ -63,36 +65,26 @@ func RenderCatalog(opts CatalogOptions) (Files, error) {
 	}, nil
 }
 
-// catalogConfig makes the package, its stable channel and the bundle, the
-// bundle as "opm render <dir>" makes it (alpha/action is not imported: it
-// pulls in containers/image and its cgo gpgme dependency).
-func catalogConfig(bundleDir, bundleImage string) (*declcfg.DeclarativeConfig, error) {
-	input, err := registry.NewImageInput(image.SimpleReference(""), bundleDir)
-	if err != nil {
-		return nil, fmt.Errorf("reading bundle %s: %w", bundleDir, err)
-	}
-	b := input.Bundle
-	csv, err := b.ClusterServiceVersion()
-	if err != nil {
-		return nil, err
-	}
-	version, err := b.Version()
-	if err != nil {
-		return nil, err
-	}
-	if bundleImage == "" {
-		bundleImage, err = defaultBundleImage(csv.GetAnnotations()["containerImage"], version)
-		if err != nil {
-			return nil, err
-		}
-	}
-	b.BundleImage = bundleImage
+// ReleasesDir holds the bundle of every published release, frozen when it
+// was published (docs/releasing.md): the catalog lists them before the
+// current bundle, so that OLM can upgrade from each.
+const ReleasesDir = "hack/bundle/releases"
 
-	bundle, err := renderBundle(b)
+// CatalogConfig makes the package, its stable channel and its bundles:
+// the frozen releases older than the bundle in bundleDir, then that bundle
+// (at bundleImage, or the default image), each as "opm render <dir>" makes
+// it (alpha/action is not imported: it pulls in containers/image and its
+// cgo gpgme dependency).
+func CatalogConfig(root, bundleDir, bundleImage string) (*declcfg.DeclarativeConfig, error) {
+	current, err := readCatalogBundle(bundleDir, bundleImage)
 	if err != nil {
 		return nil, err
 	}
-
+	older, err := releasesBefore(root, current.version)
+	if err != nil {
+		return nil, err
+	}
+	b := current.bundle
 	pkg := declcfg.Package{
 		Schema:         declcfg.SchemaPackage,
 		Name:           b.Package,
@@ -112,21 +104,80 @@ func catalogConfig(bundleDir, bundleImage string) (*declcfg.DeclarativeConfig, e
 		pkg.Icon = &declcfg.Icon{Data: icons[0].Base64data, MediaType: icons[0].MediaType}
 	}
 
-	entry := declcfg.ChannelEntry{Name: b.Name}
-	if entry.SkipRange, err = b.SkipRange(); err != nil {
+	cfg := &declcfg.DeclarativeConfig{Packages: []declcfg.Package{pkg}}
+	channel := declcfg.Channel{Schema: declcfg.SchemaChannel, Name: Channel, Package: b.Package}
+	for _, cb := range append(older, current) {
+		channel.Entries = append(channel.Entries, cb.entry)
+		cfg.Bundles = append(cfg.Bundles, *cb.rendered)
+	}
+	cfg.Channels = []declcfg.Channel{channel}
+	return cfg, nil
+}
+
+// catalogBundle is one bundle as the catalog lists it.
+type catalogBundle struct {
+	bundle   *registry.Bundle
+	version  semver.Version
+	entry    declcfg.ChannelEntry
+	rendered *declcfg.Bundle
+}
+
+// readCatalogBundle reads the bundle in dir, to be pulled from
+// bundleImage (empty: <manager repository>-bundle:v<version>).
+func readCatalogBundle(dir, bundleImage string) (*catalogBundle, error) {
+	input, err := registry.NewImageInput(image.SimpleReference(""), dir)
+	if err != nil {
+		return nil, fmt.Errorf("reading bundle %s: %w", dir, err)
+	}
+	b := input.Bundle
+	csv, err := b.ClusterServiceVersion()
+	if err != nil {
 		return nil, err
 	}
-	channel := declcfg.Channel{
-		Schema:  declcfg.SchemaChannel,
-		Name:    Channel,
-		Package: b.Package,
-		Entries: []declcfg.ChannelEntry{entry},
+	v, err := b.Version()
+	if err != nil {
+		return nil, err
 	}
-	return &declcfg.DeclarativeConfig{
-		Packages: []declcfg.Package{pkg},
-		Channels: []declcfg.Channel{channel},
-		Bundles:  []declcfg.Bundle{*bundle},
-	}, nil
+	cb := &catalogBundle{bundle: b, entry: declcfg.ChannelEntry{Name: b.Name}}
+	if cb.version, err = semver.Parse(v); err != nil {
+		return nil, fmt.Errorf("bundle %s: %w", dir, err)
+	}
+	if bundleImage == "" {
+		if bundleImage, err = defaultBundleImage(csv.GetAnnotations()["containerImage"], v); err != nil {
+			return nil, err
+		}
+	}
+	b.BundleImage = bundleImage
+	if cb.entry.SkipRange, err = b.SkipRange(); err != nil {
+		return nil, err
+	}
+	if cb.entry.Replaces, err = b.Replaces(); err != nil {
+		return nil, err
+	}
+	if cb.rendered, err = renderBundle(b); err != nil {
+		return nil, err
+	}
+	return cb, nil
+}
+
+// releasesBefore reads the frozen releases older than v, oldest first.
+func releasesBefore(root string, v semver.Version) ([]*catalogBundle, error) {
+	dirs, err := filepath.Glob(filepath.Join(root, ReleasesDir, "v*"))
+	if err != nil {
+		return nil, err
+	}
+	var out []*catalogBundle
+	for _, dir := range dirs {
+		cb, err := readCatalogBundle(dir, "")
+		if err != nil {
+			return nil, err
+		}
+		if cb.version.LT(v) {
+			out = append(out, cb)
+		}
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].version.LT(out[j].version) })
+	return out, nil
 }
 
 // renderBundle mirrors operator-registry's alpha/action bundleToDeclcfg,

@@ -94,3 +94,46 @@ func TestCatalogLoadsAndValidates(t *testing.T) {
 		t.Errorf("bundle %s carries no olm.bundle.object", head.Name)
 	}
 }
+
+// TestNextVersionCatalogUpgradesFromTheReleases renders this tree as the
+// release after the newest frozen one, as docs/releasing.md cuts it, and
+// checks the catalog offers an upgrade path: both bundles on stable, the
+// new one the head, replacing the release and skipping everything older.
+func TestNextVersionCatalogUpgradesFromTheReleases(t *testing.T) {
+	root := repoRoot(t)
+	files, err := olm.RenderBundle(olm.BundleOptions{Root: root, Version: "0.2.0",
+		Image: "quay.io/s3gw/s3gw-remediation:v0.2.0", Replaces: "0.1.0"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := t.TempDir()
+	if err := files.Write(out, olm.BundleDir); err != nil {
+		t.Fatal(err)
+	}
+	cfg, err := olm.CatalogConfig(root, filepath.Join(out, olm.BundleDir), "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	m, err := declcfg.ConvertToModel(*cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := m.Validate(); err != nil {
+		t.Fatalf("catalog model: %v", err)
+	}
+	channel := m[olm.PackageName].Channels[olm.Channel]
+	head, err := channel.Head()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if head.Name != olm.PackageName+".v0.2.0" || head.Replaces != olm.PackageName+".v0.1.0" || head.SkipRange != "<0.2.0" {
+		t.Errorf("head %s replaces %q skipRange %q; want v0.2.0 replacing v0.1.0, skipping <0.2.0", head.Name, head.Replaces, head.SkipRange)
+	}
+	old, ok := channel.Bundles[olm.PackageName+".v0.1.0"]
+	if !ok {
+		t.Fatalf("the channel lost the release v0.1.0: %v", channel.Bundles)
+	}
+	if old.Image != "quay.io/s3gw-tech/s3gw-remediation-bundle:v0.1.0" {
+		t.Errorf("v0.1.0's bundle image is %s, want where it was published", old.Image)
+	}
+}

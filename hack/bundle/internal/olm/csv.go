@@ -70,8 +70,12 @@ func buildCSV(in *inputs, opts BundleOptions, description string, icon []byte) (
 	}
 	csv.Annotations["alm-examples"] = examples
 	csv.Annotations["containerImage"] = opts.Image
-	// Any earlier version upgrades straight to this one.
+	// Any earlier version upgrades straight to this one; the previous
+	// release is the one it replaces in the channel.
 	csv.Annotations["olm.skipRange"] = "<" + opts.Version
+	if opts.Replaces != "" {
+		csv.Spec.Replaces = PackageName + ".v" + opts.Replaces
+	}
 	if opts.CreatedAt != "" {
 		csv.Annotations["createdAt"] = opts.CreatedAt
 	}

@@ -42,6 +42,9 @@ var skippedKinds = map[schema.GroupKind]bool{
 	{Group: "remediation.medik8s.io", Kind: "NodeHealthCheck"}: true,
 }
 
+// monitoringGroup is the Prometheus Operator's API group.
+const monitoringGroup = "monitoring.coreos.com"
+
 // inputs are the objects config/manifests renders to, sorted by role.
 type inputs struct {
 	csvBase             *operatorsv1alpha1.ClusterServiceVersion
@@ -53,8 +56,8 @@ type inputs struct {
 	roleBindings        []*unstructured.Unstructured
 	clusterRoleBindings []*unstructured.Unstructured
 	// others go to bundle/manifests as they are (Services, the
-	// PodDisruptionBudget: kinds OLM's InstallPlan creates), except the
-	// webhook Service.
+	// PodDisruptionBudget, the ServiceMonitor and PrometheusRule: kinds
+	// OLM's InstallPlan creates), except the webhook Service.
 	others []*unstructured.Unstructured
 	// mutatingWebhooks become the CSV's webhookdefinitions.
 	mutatingWebhooks []*unstructured.Unstructured
@@ -143,7 +146,9 @@ func (in *inputs) add(u *unstructured.Unstructured, crdGroups map[string]bool) e
 	case schema.GroupKind{Group: rbacv1.GroupName, Kind: "ClusterRoleBinding"}:
 		in.clusterRoleBindings = append(in.clusterRoleBindings, u)
 	case schema.GroupKind{Group: corev1.GroupName, Kind: serviceKind},
-		schema.GroupKind{Group: policyv1.GroupName, Kind: "PodDisruptionBudget"}:
+		schema.GroupKind{Group: policyv1.GroupName, Kind: "PodDisruptionBudget"},
+		schema.GroupKind{Group: monitoringGroup, Kind: "ServiceMonitor"},
+		schema.GroupKind{Group: monitoringGroup, Kind: "PrometheusRule"}:
 		in.others = append(in.others, u)
 	case schema.GroupKind{Group: admissionregistrationv1.GroupName, Kind: "MutatingWebhookConfiguration"}:
 		in.mutatingWebhooks = append(in.mutatingWebhooks, u)

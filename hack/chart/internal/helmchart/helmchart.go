@@ -1,0 +1,105 @@
+/*
+Copyright 2026 The s3gw-remediation Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+// Package helmchart lints and renders charts/s3gw-remediation with the
+// Helm SDK, as `helm lint --strict` and `helm template --include-crds` do.
+package helmchart
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"log/slog"
+	"path/filepath"
+
+	"helm.sh/helm/v4/pkg/action"
+	"helm.sh/helm/v4/pkg/chart/common"
+	chartv2 "helm.sh/helm/v4/pkg/chart/v2"
+	"helm.sh/helm/v4/pkg/chart/v2/lint"
+	"helm.sh/helm/v4/pkg/chart/v2/lint/support"
+	"helm.sh/helm/v4/pkg/chart/v2/loader"
+	"helm.sh/helm/v4/pkg/release"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+
+	"github.com/s3gw-tech/s3gw-remediation/hack/chart/internal/generate"
+	"github.com/s3gw-tech/s3gw-remediation/hack/chart/internal/manifests"
+)
+
+// ReleaseName is the release name the docs use; names do not depend on it.
+const ReleaseName = "s3gw-remediation"
+
+// KubeVersion is the local cluster's Kubernetes release, for Capabilities.
+const KubeVersion = "v1.37.2"
+
+// Dir is the chart's directory under root.
+func Dir(root string) string { return filepath.Join(root, generate.ChartDir) }
+
+// Load reads the chart from root.
+func Load(root string) (*chartv2.Chart, error) {
+	return loader.LoadDir(Dir(root))
+}
+
+// Quiet is a Helm configuration that logs nothing.
+func Quiet() *action.Configuration {
+	return action.NewConfiguration(action.ConfigurationSetLogger(slog.NewTextHandler(io.Discard, nil)))
+}
+
+// Render renders the chart with values into namespace, CRDs first, as
+// `helm template --include-crds` does, and returns the objects and NOTES.txt.
+func Render(ch *chartv2.Chart, namespace string, values map[string]any) ([]*unstructured.Unstructured, string, error) {
+	kube, err := common.ParseKubeVersion(KubeVersion)
+	if err != nil {
+		return nil, "", err
+	}
+	install := action.NewInstall(Quiet())
+	install.DryRunStrategy = action.DryRunClient
+	install.ReleaseName = ReleaseName
+	install.Namespace = namespace
+	install.Replace = true
+	install.IncludeCRDs = true
+	install.KubeVersion = kube
+	rel, err := install.RunWithContext(context.Background(), ch, values)
+	if err != nil {
+		return nil, "", err
+	}
+	acc, err := release.NewAccessor(rel)
+	if err != nil {
+		return nil, "", err
+	}
+	objs, err := manifests.Parse([]byte(acc.Manifest()))
+	if err != nil {
+		return nil, "", fmt.Errorf("parsing the rendered chart: %w", err)
+	}
+	return objs, acc.Notes(), nil
+}
+
+// Lint runs Helm's chart linter on the chart in root with values and
+// returns its messages of at least warning severity (`helm lint --strict`
+// fails on those).
+func Lint(root, namespace string, values map[string]any) ([]support.Message, error) {
+	kube, err := common.ParseKubeVersion(KubeVersion)
+	if err != nil {
+		return nil, err
+	}
+	result := lint.RunAll(Dir(root), values, namespace, lint.WithKubeVersion(kube))
+	var out []support.Message
+	for _, m := range result.Messages {
+		if m.Severity >= support.WarningSev {
+			out = append(out, m)
+		}
+	}
+	return out, nil
+}

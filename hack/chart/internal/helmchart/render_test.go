@@ -1,0 +1,158 @@
+/*
+Copyright 2026 The s3gw-remediation Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package helmchart_test
+
+import (
+	"fmt"
+	"path/filepath"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/onsi/gomega"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime"
+	"sigs.k8s.io/yaml"
+
+	"github.com/s3gw-tech/s3gw-remediation/hack/chart/internal/helmchart"
+	"github.com/s3gw-tech/s3gw-remediation/hack/chart/internal/manifests"
+)
+
+// namespace is config/default's; the chart renders into the release's.
+const namespace = "s3gw-remediation-system"
+
+// helmLabels are the labels only the chart adds (Helm's own conventions);
+// config/ says managed-by kustomize where the chart says Helm.
+var helmLabels = []string{"helm.sh/chart", "app.kubernetes.io/instance", "app.kubernetes.io/version", "app.kubernetes.io/managed-by"}
+
+func root(t *testing.T) string {
+	t.Helper()
+	dir, err := filepath.Abs(filepath.Join("..", "..", "..", ".."))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return dir
+}
+
+// values parses a values document.
+func values(t *testing.T, doc string) map[string]any {
+	t.Helper()
+	v := map[string]any{}
+	if err := yaml.Unmarshal([]byte(doc), &v); err != nil {
+		t.Fatalf("values %q: %v", doc, err)
+	}
+	return v
+}
+
+func render(t *testing.T, doc string) []*unstructured.Unstructured {
+	t.Helper()
+	g := gomega.NewWithT(t)
+	ch, err := helmchart.Load(root(t))
+	g.Expect(err).NotTo(gomega.HaveOccurred())
+	objs, _, err := helmchart.Render(ch, namespace, values(t, doc))
+	g.Expect(err).NotTo(gomega.HaveOccurred())
+	return objs
+}
+
+func build(t *testing.T, dirs ...string) []*unstructured.Unstructured {
+	t.Helper()
+	var out []*unstructured.Unstructured
+	for _, dir := range dirs {
+		objs, err := manifests.Build(root(t), dir)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, u := range objs {
+			if u.GetKind() != "Namespace" { // the release's namespace is Helm's to create
+				out = append(out, u)
+			}
+		}
+	}
+	return out
+}
+
+func key(u *unstructured.Unstructured) string {
+	return fmt.Sprintf("%s %s/%s", u.GroupVersionKind(), u.GetNamespace(), u.GetName())
+}
+
+// withoutHelmLabels drops the labels only Helm adds, wherever labels are.
+func withoutHelmLabels(u *unstructured.Unstructured) map[string]any {
+	m := runtime.DeepCopyJSON(u.Object)
+	for _, path := range [][]string{{"metadata", "labels"}, {"spec", "template", "metadata", "labels"}} {
+		labels, found, _ := unstructured.NestedStringMap(m, path...)
+		if !found {
+			continue
+		}
+		for _, l := range helmLabels {
+			delete(labels, l)
+		}
+		if len(labels) == 0 {
+			unstructured.RemoveNestedField(m, path...)
+			continue
+		}
+		_ = unstructured.SetNestedStringMap(m, labels, path...)
+	}
+	return m
+}
+
+// expectSame expects the chart to render exactly the objects kustomize
+// builds from dirs, but for Helm's labels, plus the objects of the kinds
+// in extra.
+func expectSame(t *testing.T, chart, config []*unstructured.Unstructured, extra ...string) {
+	t.Helper()
+	g := gomega.NewWithT(t)
+	rendered := map[string]*unstructured.Unstructured{}
+	for _, u := range chart {
+		g.Expect(rendered).NotTo(gomega.HaveKey(key(u)), "the chart renders %s twice", key(u))
+		rendered[key(u)] = u
+	}
+	for _, want := range config {
+		got, ok := rendered[key(want)]
+		g.Expect(ok).To(gomega.BeTrue(), "the chart does not render %s", key(want))
+		if !ok {
+			continue
+		}
+		if diff := cmp.Diff(withoutHelmLabels(want), withoutHelmLabels(got)); diff != "" {
+			t.Errorf("%s differs from config/ (-config +chart):\n%s", key(want), diff)
+		}
+		delete(rendered, key(want))
+	}
+	for k, u := range rendered {
+		g.Expect(extra).To(gomega.ContainElement(u.GetKind()), "the chart renders %s, which config/ does not", k)
+	}
+}
+
+func TestDefaultsRenderConfigDefault(t *testing.T) {
+	expectSame(t, render(t, ""), build(t, "config/default"), "S3GWRemediationTemplate")
+}
+
+func TestCertManagerWebhookRendersConfigWithCertManager(t *testing.T) {
+	expectSame(t, render(t, "webhook: {enabled: true, certManager: {enabled: true}}"),
+		build(t, "config/with-cert-manager"), "S3GWRemediationTemplate")
+}
+
+func TestAdmissionPoliciesRenderConfigPolicy(t *testing.T) {
+	expectSame(t, render(t, "admissionPolicies: {enabled: true}"),
+		build(t, "config/default", "config/policy-standalone"), "S3GWRemediationTemplate")
+}
+
+func TestMonitoringRendersConfigPrometheusAndGrafana(t *testing.T) {
+	expectSame(t, render(t, `monitoring:
+  serviceMonitor: {enabled: true}
+  prometheusRule: {enabled: true}
+  dashboard: {enabled: true}`),
+		build(t, "config/default", "config/prometheus", "config/grafana"), "S3GWRemediationTemplate")
+}

@@ -1,0 +1,128 @@
+/*
+Copyright 2026 The s3gw-remediation Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package worldmodel
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+)
+
+// Hazards are parts of the world that an episode may have or not. Every
+// episode draws them; a hazard that is off is then taken out (every clock
+// synchronised, every revision counter enabled, no cache lag), so that the
+// same episode can be replayed with and without it.
+type Hazards struct {
+	// RevisionCounterDisabled: volumes draw spec.revisionCounterDisabled
+	// (60 % disabled, the CSI default); off, every volume has it enabled.
+	RevisionCounterDisabled bool
+	// ClockSkew: machines' clocks drift up to maxSkew apart.
+	ClockSkew bool
+	// InformerLag: the controller's cache trails the API server.
+	InformerLag bool
+}
+
+// defaultHazards are the hazards of TestWorldModel, the fixed-seed run of
+// make test, and of the mutation runs: the ones the gate handles. Volumes
+// with the revision counter disabled are refused (failover.VolumeRules).
+// Clock skew is the switch left off: the gate still compares other
+// machines' clocks with its own (issue #16 item 3b, trusted clocks), and
+// skew halves the share of episodes where the operator acts, which moves
+// TestWorldModel's floor and figures. TestWorldModelHazards meanwhile runs
+// 2 000 episodes with every hazard and requires zero violations. Turning
+// skew on here makes TestWorldModel demand them over the fixed seed.
+var defaultHazards = Hazards{RevisionCounterDisabled: true, InformerLag: true}
+
+var allHazards = Hazards{RevisionCounterDisabled: true, ClockSkew: true, InformerLag: true}
+
+// hazard names one field of Hazards.
+type hazard struct {
+	name  string
+	field func(*Hazards) *bool
+}
+
+// hazardNames are the names WORLDMODEL_HAZARDS takes.
+var hazardNames = []hazard{
+	{"revision-counter", func(h *Hazards) *bool { return &h.RevisionCounterDisabled }},
+	{"clock-skew", func(h *Hazards) *bool { return &h.ClockSkew }},
+	{"informer-lag", func(h *Hazards) *bool { return &h.InformerLag }},
+}
+
+// parseHazards reads "none", "all" or a comma-separated list of names.
+func parseHazards(s string) (Hazards, error) {
+	var h Hazards
+	switch s {
+	case "none":
+		return h, nil
+	case "all":
+		return allHazards, nil
+	}
+	for _, name := range strings.Split(s, ",") {
+		i := slices.IndexFunc(hazardNames, func(n hazard) bool { return n.name == name })
+		if i < 0 {
+			return h, fmt.Errorf("unknown hazard %q (want none, all, or a list of %s)", name, hazardList())
+		}
+		*hazardNames[i].field(&h) = true
+	}
+	return h, nil
+}
+
+func hazardList() string {
+	names := make([]string, len(hazardNames))
+	for i, n := range hazardNames {
+		names[i] = n.name
+	}
+	return strings.Join(names, ",")
+}
+
+func (h Hazards) String() string {
+	var on []string
+	for _, n := range hazardNames {
+		if *n.field(&h) {
+			on = append(on, n.name)
+		}
+	}
+	if len(on) == 0 {
+		return "none"
+	}
+	return strings.Join(on, ",")
+}
+
+// without is h with one hazard off.
+func (h Hazards) without(name string) Hazards {
+	for _, n := range hazardNames {
+		if n.name == name {
+			*n.field(&h) = false
+		}
+	}
+	return h
+}
+
+// apply takes the hazards that are off out of a drawn scenario.
+func (h Hazards) apply(sc *Scenario) {
+	if !h.ClockSkew {
+		sc.Clocks = sc.Clocks.synchronised()
+	}
+	if !h.RevisionCounterDisabled {
+		for i := range sc.Instances {
+			sc.Instances[i].RevisionCounterDisabled = false
+		}
+	}
+	if !h.InformerLag {
+		sc.CacheLag = 0
+	}
+}

@@ -1,0 +1,60 @@
+/*
+Copyright 2026 The s3gw-remediation Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package worldmodel
+
+import "testing"
+
+func TestReadsCheckWhatWasAcknowledged(t *testing.T) {
+	type read struct{ got, bad int }
+	for _, tc := range []struct {
+		name string
+		// acked and inFlight are the writes to block 0, in that order;
+		// readBefore is read between them.
+		acked, inFlight []int
+		readBefore      bool
+		reads           []read // the bad reads counted after each
+	}{
+		{"the last acknowledged value, again and again", []int{1}, nil, false, []read{{1, 0}, {1, 0}}},
+		{"an older acknowledged value", []int{1, 2}, nil, false, []read{{2, 0}, {1, 1}}},
+		{"the initial content after a write", []int{1}, nil, false, []read{{0, 1}}},
+		{"a write in flight at a crash, consistently", []int{1}, []int{2}, false, []read{{2, 0}, {2, 0}}},
+		{"the value before a write in flight, consistently", []int{1}, []int{2}, false, []read{{1, 0}, {1, 0}}},
+		{"both values around a write in flight", []int{1}, []int{2}, false, []read{{2, 0}, {1, 1}, {2, 1}, {1, 2}}},
+		{"a read before the write in flight does not count against it", []int{1}, []int{2}, true, []read{{2, 0}}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			w, v := engineWorld(false)
+			e := startEngine(w, v, w.nodes[0], v.Replicas, false)
+			v.hist = newHistory(e)
+			for _, id := range tc.acked {
+				v.hist.acked(write{id: id, engine: e})
+			}
+			if tc.readBefore {
+				w.checkRead(v, e, v.Replicas[0], 0, tc.acked[len(tc.acked)-1])
+			}
+			for _, id := range tc.inFlight {
+				v.hist.inFlight(write{id: id, engine: e})
+			}
+			for i, r := range tc.reads {
+				w.checkRead(v, e, v.Replicas[0], 0, r.got)
+				if got := len(v.hist.bad); got != r.bad {
+					t.Fatalf("after read %d (value %d): %d bad reads, want %d", i, r.got, got, r.bad)
+				}
+			}
+		})
+	}
+}
