@@ -412,9 +412,7 @@ var _ = Describe("Escalation with NodeHealthCheck", func() {
 		fence := release.OutOfServiceTaint()
 		fence.TimeAdded = ptr.To(metav1.NewTime(s.w.clock.Now()))
 		s.w.taint("failed", fence)
-		s.st.until(key, 20, func(rem *s3gwv1alpha1.S3GWRemediation) bool {
-			return succeeded(rem) && rem.Status.CompletionTime != nil
-		})
+		s.st.until(key, 20, completed)
 		Expect(s.w.podExists(second.pod)).To(BeFalse())
 		Expect(s.w.attachments(second, s.w.nodeName("failed"))).To(BeEmpty())
 		Expect(s.w.attachments(second, s.w.nodeName("healthy"))).To(HaveLen(1))
@@ -445,9 +443,7 @@ var _ = Describe("Escalation with NodeHealthCheck", func() {
 		far := s.onlyCR(farKind)
 		s.fenceAgent(far)
 
-		s.st.until(key, 20, func(rem *s3gwv1alpha1.S3GWRemediation) bool {
-			return succeeded(rem) && rem.Status.CompletionTime != nil
-		})
+		s.st.until(key, 20, completed)
 		Expect(s.w.remediation(key).Status.FencingEvidence).To(ConsistOf(farKind + "/" + s.w.ns + "/" + far.GetName()))
 		Expect(s.w.attachments(second, s.w.nodeName("failed"))).To(BeEmpty(), "released by our step, not stopped")
 		Expect(s.w.attachments(second, s.w.nodeName("healthy"))).To(HaveLen(1))

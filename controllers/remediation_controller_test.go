@@ -39,6 +39,12 @@ func succeeded(rem *s3gwv1alpha1.S3GWRemediation) bool {
 	return meta.IsStatusConditionTrue(rem.Status.Conditions, s3gwv1alpha1.ConditionSucceeded)
 }
 
+// completed is Succeeded=True reported for the current failure: one kept for
+// NHC from an earlier failure under the same CR has no completion time.
+func completed(rem *s3gwv1alpha1.S3GWRemediation) bool {
+	return succeeded(rem) && rem.Status.CompletionTime != nil
+}
+
 func conditionOf(rem *s3gwv1alpha1.S3GWRemediation, t string) metav1.Condition {
 	c := meta.FindStatusCondition(rem.Status.Conditions, t)
 	Expect(c).NotTo(BeNil(), "condition %s missing in %+v", t, rem.Status.Conditions)

@@ -324,13 +324,25 @@ var _ = Describe("Evidence of the current failure", func() {
 		Expect(rem.Status.CompletionTime).To(BeNil())
 		Expect(rem.Status.Targets).To(BeEmpty())
 		Expect(rem.Status.FailureEpisode).NotTo(Equal(episode))
+		Expect(rem.Status.FailureEpisode.RecoveredAt).NotTo(BeNil(), "the controller saw the node Ready in between")
+
+		// The controller saw the kubelet's last renewal change with this
+		// failure; it trusts the silence a Lease duration later, on its own
+		// clock.
+		w.clock.Step(41 * time.Second)
+		w.kubelets()
 
 		// The old delegate's success is stale: it is replaced by a new one
 		// that fences this failure.
 		second := s.fenceByDelegate(st)
 		Expect(second.GetUID()).NotTo(Equal(first.GetUID()))
 		Expect(w.c.Get(w.ctx, client.ObjectKeyFromObject(first), first)).NotTo(Succeed(), "the stale delegate was deleted")
-		st.until(s.key, 20, succeeded)
+		// The new delegate counts for this failure because the controller
+		// created it after the heartbeat it last saw (its own sighting),
+		// not by its creationTimestamp: kube-controller-manager's Unknown
+		// transition here runs on the fake clock, minutes ahead of the API
+		// server's.
+		st.until(s.key, 20, completed)
 		rem = w.remediation(s.key)
 		Expect(rem.Status.Targets).To(ConsistOf(HaveField("Name", back.pod.Name)))
 		Expect(w.podExists(back.pod)).To(BeFalse())

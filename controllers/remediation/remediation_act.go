@@ -144,8 +144,9 @@ func (r *Reconciler) createDelegate(ctx context.Context, s *scope) error {
 	if err != nil {
 		return err
 	}
-	events.NormalEventf(r.Recorder, s.rem, EventDelegateCreated, "Created %s %s to fence node %s",
-		strings.TrimSuffix(s.rem.Spec.Fencing.Delegate.Kind, "Template"), name, s.nodeName)
+	kind := strings.TrimSuffix(s.rem.Spec.Fencing.Delegate.Kind, "Template")
+	s.createdDelegate = &failover.RemediatorCR{Kind: kind, Name: name}
+	events.NormalEventf(r.Recorder, s.rem, EventDelegateCreated, "Created %s %s to fence node %s", kind, name, s.nodeName)
 	return nil
 }
 

@@ -50,6 +50,8 @@ type scope struct {
 	storage  *storage.Pass
 	obs      failover.Observation
 	decision failover.Decision
+	// createdDelegate is the delegate CR the pass created; nil if none.
+	createdDelegate *failover.RemediatorCR
 }
 
 func timedOut(rem *s3gwv1alpha1.S3GWRemediation) bool {

@@ -55,7 +55,11 @@ func nextStatus(s *scope) s3gwv1alpha1.S3GWRemediationStatus {
 		st.Heartbeat = heartbeatStatus(n.Heartbeat.Seen)
 	}
 	if s.obs.Sightings != nil {
-		st.EvidenceSightings = sightingsStatus(s.obs.Sightings)
+		sightings := s.obs.Sightings
+		if s.createdDelegate != nil {
+			sightings = failover.SawCreated(sightings, *s.createdDelegate, s.now.Time)
+		}
+		st.EvidenceSightings = sightingsStatus(sightings)
 	}
 	st.Targets = targetStatus(s.targets, s.obs.Targets)
 	if d.RestartEpisode != nil {

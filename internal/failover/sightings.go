@@ -107,6 +107,20 @@ func NextSightings(kept []EvidenceSighting, o Observation) []EvidenceSighting {
 	return out
 }
 
+// SawCreated is the sightings after this controller created the fencer's CR
+// cr (its delegate) in the pass that read the world at now: the CR did not
+// exist then, so it proved nothing yet after the heartbeat that pass read,
+// on the controller's own clock. The CR's creationTimestamp is not needed
+// to tie it to the failure, nor is a later pass seeing it pending before
+// the fencer reports.
+func SawCreated(sightings []EvidenceSighting, cr RemediatorCR, now time.Time) []EvidenceSighting {
+	name := crSighting(cr)
+	if contains(sightings, name) {
+		return sightings
+	}
+	return append(append([]EvidenceSighting(nil), sightings...), EvidenceSighting{Name: name, PendingAt: &now})
+}
+
 func contains(sightings []EvidenceSighting, name string) bool {
 	for _, s := range sightings {
 		if s.Name == name {

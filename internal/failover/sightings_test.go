@@ -83,6 +83,18 @@ func TestNextSightings(t *testing.T) {
 			want: []EvidenceSighting{{Name: TaintSighting, PendingAt: &earlier}},
 		},
 		{
+			name: "a CR seen failed: when first seen so is kept; no longer failed, it is forgotten",
+			kept: []EvidenceSighting{{Name: farName, PendingAt: &earlier, FailedAt: &earlier}},
+			mutate: func(o *Observation) {
+				gaveUp := far(false)
+				gaveUp.Failure = "AgentFailed"
+				o.Evidence.Remediators = []RemediatorCR{gaveUp, {Kind: farKind, Name: "other", Failure: "AgentFailed"}}
+				o.Evidence.Delegate = ptrCR(far(false))
+			},
+			want: []EvidenceSighting{{Name: TaintSighting, PendingAt: &testNow}, {Name: farName, PendingAt: &earlier, FailedAt: &earlier},
+				{Name: farKind + "/other", PendingAt: &testNow, FailedAt: &testNow}},
+		},
+		{
 			name: "a CR gone from the API is forgotten; one CR listed twice is seen once",
 			kept: []EvidenceSighting{{Name: farKind + "/gone", PendingAt: &earlier}},
 			mutate: func(o *Observation) {
@@ -104,3 +116,27 @@ func TestNextSightings(t *testing.T) {
 }
 
 func ptrCR(cr RemediatorCR) *RemediatorCR { return &cr }
+
+// TestSawCreated pins the sighting of a delegate the controller created:
+// pending at the pass that created it, so its success counts for this
+// failure whatever kube-apiserver's creationTimestamp says.
+func TestSawCreated(t *testing.T) {
+	g := NewWithT(t)
+	delegate := RemediatorCR{Kind: delegated, Name: "fencing/" + testNode + "-x7k2p"}
+	created := testFailedAt.Add(2 * time.Minute)
+	sightings := SawCreated(sawUntainted(), delegate, created)
+	g.Expect(sightings).To(ContainElement(EvidenceSighting{Name: delegated + "/fencing/" + testNode + "-x7k2p", PendingAt: &created}))
+	g.Expect(sawUntainted()).To(HaveLen(1), "the kept sightings are not changed in place")
+	g.Expect(SawCreated(sightings, delegate, testNow)).To(Equal(sightings), "a CR already seen keeps its sighting")
+
+	o := notFenced()
+	withoutDefaultSources(&o)
+	withDelegate(&o)
+	// Created before kube-controller-manager marked the node Unknown, by
+	// the API server's clock: only the controller's own sighting ties it.
+	delegate.Fenced, delegate.CreatedAt = true, o.Node.Heartbeat.ReadySince.Add(-time.Second)
+	o.Evidence.Delegate = &delegate
+	g.Expect(EvaluateGate(o).Open).To(BeFalse())
+	o.Sightings = NextSightings(sightings, o)
+	g.Expect(EvaluateGate(o).Evidence).To(ConsistOf("delegate " + delegated + "/fencing/" + testNode + "-x7k2p"))
+}
