@@ -210,6 +210,7 @@ func (s *escalation) failTwiceUnderKeptCR(kept func()) (types.NamespacedName, *g
 	s.w.clock.Step(40 * time.Minute)
 	s.w.setReady("failed", false)
 	s.st.until(key, 10, isPhase(s3gwv1alpha1.PhaseWaitingForFencing))
+	s.w.silence() // the controller saw the heartbeat change with the new failure
 	return key, second
 }
 
@@ -369,7 +370,11 @@ var _ = Describe("Escalation with NodeHealthCheck", func() {
 		Expect(s.crs("S3GWRemediation")).To(ConsistOf(HaveField("Object", HaveKeyWithValue("metadata",
 			HaveKeyWithValue("name", key.Name)))), "the kept CR is the node's CR")
 
-		// The remediation starts over for the new episode.
+		// The remediation starts over for the new episode, once the
+		// controller has seen the node silent for a Lease duration since
+		// the heartbeat change that came with it.
+		Expect(s.st.pass(key)).To(Succeed())
+		s.w.silence()
 		s.st.until(key, 20, func(rem *s3gwv1alpha1.S3GWRemediation) bool {
 			for _, t := range rem.Status.Targets {
 				if t.UID == second.pod.UID && t.State == s3gwv1alpha1.TargetReplaced {
@@ -441,6 +446,11 @@ var _ = Describe("Escalation with NodeHealthCheck", func() {
 		s.w.clock.Step(time.Second)
 		s.pass() // the next step
 		far := s.onlyCR(farKind)
+		// The controller's watch on FAR's kind wakes it on the new CR before
+		// the agent reports: it sees it pending after the kubelet's last
+		// change (the CR's creationTimestamp is the API server's clock,
+		// which the story's clock has run far ahead of).
+		Expect(s.st.pass(key)).To(Succeed())
 		s.fenceAgent(far)
 
 		s.st.until(key, 20, completed)

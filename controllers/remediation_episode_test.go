@@ -329,8 +329,7 @@ var _ = Describe("Evidence of the current failure", func() {
 		// The controller saw the kubelet's last renewal change with this
 		// failure; it trusts the silence a Lease duration later, on its own
 		// clock.
-		w.clock.Step(41 * time.Second)
-		w.kubelets()
+		w.silence()
 
 		// The old delegate's success is stale: it is replaced by a new one
 		// that fences this failure.

@@ -140,7 +140,7 @@ var _ = Describe("The neighbours' rules", func() {
 		}
 		rem := w.remediation(s.key)
 		Expect(rem.Status.Phase).To(Equal(s3gwv1alpha1.PhaseWaitingForFencing))
-		Expect(conditionOf(rem, s3gwv1alpha1.ConditionFenced).Message).To(ContainSubstring("is stale"),
+		Expect(conditionOf(rem, s3gwv1alpha1.ConditionFenced).Message).To(ContainSubstring("is not known to be from this failure"),
 			"a node showing life after the fence is not trusted on that fence")
 		delegate := w.delegateOf(s.key)
 		Expect(delegate).NotTo(BeNil())
@@ -160,6 +160,9 @@ var _ = Describe("The neighbours' rules", func() {
 		second := s.fenceByDelegate(st)
 		Expect(second.GetUID()).NotTo(Equal(first.GetUID()))
 		Expect(st.eventsWithReason(remediation.EventDelegateCreated)).To(HaveLen(2))
+		// Trusted once the controller saw the node silent for a Lease
+		// duration since the heartbeat change the new failure brought.
+		w.silence()
 		st.until(s.key, 20, succeeded)
 		Expect(w.remediation(s.key).Status.FencingEvidence).To(ConsistOf(
 			"delegate FenceAgentsRemediation/" + second.GetNamespace() + "/" + second.GetName()))

@@ -38,6 +38,7 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/tools/record"
+	"k8s.io/client-go/util/retry"
 	clocktesting "k8s.io/utils/clock/testing"
 	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -46,6 +47,7 @@ import (
 	s3gwv1alpha1 "github.com/s3gw-tech/s3gw-remediation/api/v1alpha1"
 	"github.com/s3gw-tech/s3gw-remediation/internal/failover"
 	"github.com/s3gw-tech/s3gw-remediation/internal/longhorn"
+	"github.com/s3gw-tech/s3gw-remediation/internal/medik8s"
 	"github.com/s3gw-tech/s3gw-remediation/internal/metrics"
 	"github.com/s3gw-tech/s3gw-remediation/internal/release"
 	"github.com/s3gw-tech/s3gw-remediation/internal/storage"
@@ -157,6 +159,15 @@ func (w *world) renewLease(short string, at time.Time) {
 	Expect(w.c.Get(w.ctx, client.ObjectKey{Namespace: corev1.NamespaceNodeLease, Name: w.nodeName(short)}, lease)).To(Succeed())
 	lease.Spec.RenewTime = ptr.To(metav1.NewMicroTime(at))
 	Expect(w.c.Update(w.ctx, lease)).To(Succeed())
+}
+
+// silence lets a Lease duration pass on the controller's clock after a pass
+// saw a failed node's last heartbeat change, as it must before it trusts
+// the node silent (failover.Heartbeat.Silent); live kubelets renew
+// meanwhile.
+func (w *world) silence() {
+	w.clock.Step(41 * time.Second)
+	w.kubelets()
 }
 
 // kubelets renews the Leases of Ready nodes, as live kubelets do.
@@ -609,15 +620,34 @@ func (w *world) remediate(e *nhc.Emulator, short string) types.NamespacedName {
 
 // sawHeartbeat records in the CR's status that the controller read the
 // node's current heartbeat values when the kubelet wrote them (the node's
-// Ready lastHeartbeatTime), as a controller that watched the node does.
+// Ready lastHeartbeatTime), as a controller that watched the node does. A
+// manager running beside the story may write status meanwhile: the record
+// is retried on the CR it wrote.
 func (w *world) sawHeartbeat(key types.NamespacedName, short string) {
 	lease := &coordinationv1.Lease{}
 	Expect(w.c.Get(w.ctx, client.ObjectKey{Namespace: corev1.NamespaceNodeLease, Name: w.nodeName(short)}, lease)).To(Succeed())
 	hb := storage.Heartbeat(w.node(short), lease)
-	rem := w.remediation(key)
-	rem.Status.Heartbeat = &s3gwv1alpha1.HeartbeatSighting{LeaseRenewTime: lease.Spec.RenewTime,
-		KubeletPostedAt: ptr.To(metav1.NewTime(hb.KubeletPosted)), SeenAt: metav1.NewMicroTime(hb.KubeletPosted)}
-	Expect(w.c.Status().Update(w.ctx, rem)).To(Succeed())
+	Expect(retry.RetryOnConflict(retry.DefaultRetry, func() error {
+		rem := w.remediation(key)
+		rem.Status.Heartbeat = &s3gwv1alpha1.HeartbeatSighting{LeaseRenewTime: lease.Spec.RenewTime,
+			KubeletPostedAt: ptr.To(metav1.NewTime(hb.KubeletPosted)), SeenAt: metav1.NewMicroTime(hb.KubeletPosted)}
+		return w.c.Status().Update(w.ctx, rem)
+	})).To(Succeed())
+}
+
+// watchedSinceFailure gives a CR NHC created for a failed node, before the
+// controller's first pass on it, the sighting of a controller that watched
+// the node since before it failed (sawHeartbeat), as remediate does.
+func (w *world) watchedSinceFailure(key types.NamespacedName) {
+	rem := &s3gwv1alpha1.S3GWRemediation{}
+	if w.c.Get(w.ctx, key, rem) != nil || rem.Status.Heartbeat != nil {
+		return
+	}
+	short, ok := strings.CutPrefix(medik8s.NodeName(rem), w.id+"-")
+	if !ok || storage.Heartbeat(w.node(short), nil).Ready == failover.ReadyTrue {
+		return
+	}
+	w.sawHeartbeat(key, short)
 }
 
 func (w *world) remediation(key types.NamespacedName) *s3gwv1alpha1.S3GWRemediation {
@@ -653,6 +683,7 @@ func (w *world) stepper(c client.Client) *stepper {
 
 // pass runs one reconcile and lets the world react; it returns the error.
 func (s *stepper) pass(key types.NamespacedName) error {
+	s.w.watchedSinceFailure(key)
 	_, err := s.r.Reconcile(s.w.ctx, reconcile.Request{NamespacedName: key})
 	s.drainEvents()
 	s.w.simulate()
