@@ -59,6 +59,7 @@ const (
 	ReasonFencingDisabled         = "FencingDisabled"
 	ReasonInvalidDelegate         = "InvalidDelegate"
 	ReasonDelegateFailed          = "DelegateFailed"
+	ReasonConflictingRemediations = "ConflictingRemediations"
 	ReasonNoHealthyReplica        = "NoHealthyReplica"
 	ReasonReplicasUnreachable     = "ReplicasUnreachable"
 	// ReasonRevisionCounterDisabled: a volume to release has Longhorn's

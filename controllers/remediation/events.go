@@ -44,6 +44,9 @@ const (
 	EventInvalidSelector      = "InvalidWorkloadSelector"
 	EventEvictionTimedOut     = "EvictionTimedOut"
 	EventReleaseTimedOut      = "ReleaseTimedOut"
+	// EventConflictingRemediations: another remediation of the node selects
+	// the same pods under different rules; neither acts.
+	EventConflictingRemediations = "ConflictingRemediations"
 	// EventRemediationSkipped is SNR's reason for an excluded node.
 	EventRemediationSkipped = "RemediationSkipped"
 )

@@ -94,7 +94,7 @@ func (r *Reconciler) observe(ctx context.Context, rem *s3gwv1alpha1.S3GWRemediat
 		s.obs.FencedSince = &fenced.LastTransitionTime.Time
 	}
 
-	s.storage = storage.Observer{Client: r.Client, APIReader: r.APIReader, WorkloadCache: r.WorkloadCache}.Pass(rem.Spec, s.now.Time)
+	s.storage = r.storageObserver().Pass(rem.Spec, s.now.Time)
 	if err := s.storage.ReadLonghorn(ctx); err != nil {
 		return nil, err
 	}
@@ -108,6 +108,11 @@ func (r *Reconciler) observe(ctx context.Context, rem *s3gwv1alpha1.S3GWRemediat
 	}
 	if err := r.observeTargets(ctx, s); err != nil {
 		return nil, err
+	}
+	if !s.obs.Node.Ready {
+		if err := r.observeOtherRemediations(ctx, s); err != nil {
+			return nil, err
+		}
 	}
 	if err := r.observeEvidence(ctx, s); err != nil {
 		return nil, err

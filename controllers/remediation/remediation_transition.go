@@ -73,6 +73,7 @@ func (r *Reconciler) recordTransition(ctx context.Context, s *scope, before, aft
 		r.skippedVolumeEvents(ctx, s)
 	}
 	r.refusedPodsEvent(s, before, after)
+	r.conflictEvent(s, before, after)
 	r.delegateFailedEvent(s, before, after)
 	r.Metrics.SetFencingBlocked(s.rem.UID, fencingBlocked(d))
 	r.Metrics.SetPhase(client.ObjectKeyFromObject(s.rem), s.nodeName, string(after.Phase))
@@ -108,15 +109,30 @@ func fencingBlocked(d failover.Decision) string {
 // refusedPodsEvent warns, when it changes, that the selector matches pods
 // the controller never touches.
 func (r *Reconciler) refusedPodsEvent(s *scope, before, after *s3gwv1alpha1.S3GWRemediationStatus) {
-	next := meta.FindStatusCondition(after.Conditions, s3gwv1alpha1.ConditionWorkloadSelectorValid)
-	if next == nil || next.Reason != s3gwv1alpha1.ReasonSelectsProtectedPods {
+	r.reasonEvent(s, before, after, s3gwv1alpha1.ConditionWorkloadSelectorValid, s3gwv1alpha1.ReasonSelectsProtectedPods,
+		EventProtectedPodsRefused)
+}
+
+// conflictEvent warns, when it changes, that another remediation of the
+// node selects the same pods under different rules, so neither acts
+// (failover.Rules).
+func (r *Reconciler) conflictEvent(s *scope, before, after *s3gwv1alpha1.S3GWRemediationStatus) {
+	r.reasonEvent(s, before, after, s3gwv1alpha1.ConditionWorkloadEvicted, s3gwv1alpha1.ReasonConflictingRemediations,
+		EventConflictingRemediations)
+}
+
+// reasonEvent warns with the condition's message when the condition starts
+// giving reason, or gives it with another message.
+func (r *Reconciler) reasonEvent(s *scope, before, after *s3gwv1alpha1.S3GWRemediationStatus, condType, reason, event string) {
+	next := meta.FindStatusCondition(after.Conditions, condType)
+	if next == nil || next.Reason != reason {
 		return
 	}
-	prev := meta.FindStatusCondition(before.Conditions, s3gwv1alpha1.ConditionWorkloadSelectorValid)
+	prev := meta.FindStatusCondition(before.Conditions, condType)
 	if prev != nil && prev.Reason == next.Reason && prev.Message == next.Message {
 		return
 	}
-	events.WarningEvent(r.Recorder, s.rem, EventProtectedPodsRefused, next.Message)
+	events.WarningEvent(r.Recorder, s.rem, event, next.Message)
 }
 
 // delegateFailedEvent warns once when the Fenced condition starts saying

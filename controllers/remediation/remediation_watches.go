@@ -66,6 +66,10 @@ func (r *Reconciler) SetupWithManager(mgr manager.Manager) error {
 			builder.WithPredicates(nodeChanged)).
 		Watches(&storagev1.VolumeAttachment{}, handler.EnqueueRequestsFromMapFunc(r.remediationsForAttachment)).
 		Watches(&corev1.Pod{}, handler.EnqueueRequestsFromMapFunc(r.remediationsForPod)).
+		// The node's other remediations: their specs decide whether this
+		// one may act on a shared pod (failover.Rules).
+		Watches(&s3gwv1alpha1.S3GWRemediation{}, handler.EnqueueRequestsFromMapFunc(r.otherRemediationsOfNode),
+			builder.WithPredicates(predicate.GenerationChangedPredicate{})).
 		WithOptions(controller.Options{MaxConcurrentReconciles: 4}).
 		Named("s3gwremediation").
 		Build(r)
@@ -90,6 +94,15 @@ var nodeChanged = predicate.Funcs{UpdateFunc: func(e event.UpdateEvent) bool {
 		!equality.Semantic.DeepEqual(old.Spec.Taints, updated.Spec.Taints) ||
 		!slices.Equal(old.Status.VolumesInUse, updated.Status.VolumesInUse)
 }}
+
+// otherRemediationsOfNode wakes the other remediations of the node a
+// remediation was created for, deleted from, or whose spec changed.
+func (r *Reconciler) otherRemediationsOfNode(ctx context.Context, obj client.Object) []reconcile.Request {
+	node := medik8s.NodeName(obj)
+	return r.remediationsMatching(ctx, func(rem *s3gwv1alpha1.S3GWRemediation) bool {
+		return rem.UID != obj.GetUID() && medik8s.NodeName(rem) == node
+	})
+}
 
 func (r *Reconciler) remediationsForNode(ctx context.Context, obj client.Object) []reconcile.Request {
 	return r.remediationsMatching(ctx, func(rem *s3gwv1alpha1.S3GWRemediation) bool {

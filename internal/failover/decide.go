@@ -113,6 +113,10 @@ func decide(o Observation) Decision {
 		}
 	}
 
+	// No pod is moved by rules another remediation of the node does not share.
+	if held, d := sharedTargetsCheck(o); held {
+		return d
+	}
 	// Whatever the evidence: a refused volume is never released.
 	if refused, d := volumeRuleCheck(o); refused {
 		return d

@@ -58,6 +58,9 @@ const (
 	StepStart Step = iota
 	// StepNodeReady: the node is Ready.
 	StepNodeReady
+	// StepSharedTargets: another remediation of the node selects some of
+	// the same pods under different rules (sharedTargetsCheck).
+	StepSharedTargets
 	// StepVolumeRules: a target volume's own settings refuse any release,
 	// whatever the evidence (VolumeRules).
 	StepVolumeRules

@@ -43,6 +43,10 @@ type Observation struct {
 	RefusedPods []string
 	// SelectorError says why the workload selector does not parse.
 	SelectorError string
+	// Others are the other S3GWRemediations of the node that select some of
+	// the same targets, whatever their rules; read only for a node that is
+	// not Ready.
+	Others []OtherRemediation
 	// Evidence is what the fencing gate may accept.
 	Evidence Evidence
 	// LonghornAvailable is false when Longhorn's CRDs are not served.
