@@ -644,8 +644,10 @@ func (w *world) watchedSinceFailure(key types.NamespacedName) {
 		return
 	}
 	short, ok := strings.CutPrefix(medik8s.NodeName(rem), w.id+"-")
-	if !ok || storage.Heartbeat(w.node(short), nil).Ready == failover.ReadyTrue {
-		return
+	node := &corev1.Node{}
+	if !ok || w.c.Get(w.ctx, client.ObjectKey{Name: medik8s.NodeName(rem)}, node) != nil ||
+		storage.Heartbeat(node, nil).Ready == failover.ReadyTrue {
+		return // no such node, or it is Ready
 	}
 	w.sawHeartbeat(key, short)
 }
