@@ -191,10 +191,8 @@ var mutations = []Mutation{
 		Name: "#16.3d a remediation acts on a pod another remediation of its node selects under different rules",
 		Edits: []Edit{{
 			File: decideGo,
-			Old:  "	if held, d := sharedTargetsCheck(o); held {
-",
-			New:  "	if held, d := sharedTargetsCheck(o); false && held {
-",
+			Old:  "\tif held, d := sharedTargetsCheck(o); held {\n",
+			New:  "\tif held, d := sharedTargetsCheck(o); false && held {\n",
 		}},
 		ReportOnly: true,
 	},
@@ -214,8 +212,8 @@ var mutations = []Mutation{
 		Name: "a remediator condition counts whatever its status",
 		Edits: []Edit{{
 			File: "internal/fencing/remediators.go",
-			Old:  "\tif !found || c.status != metav1.ConditionTrue {\n",
-			New:  "\tif !found {\n",
+			Old:  "\treturn found && c.status == metav1.ConditionTrue\n",
+			New:  "\treturn found && c.status != \"\"\n",
 		}},
 		BehindReachability: true,
 	},
