@@ -18,11 +18,14 @@ package release
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
+	"slices"
 
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 )
 
@@ -77,11 +80,9 @@ func AddOwnedTaint(ctx context.Context, c client.Client, node *corev1.Node, tain
 	if HasTaint(node, taint) {
 		return false, nil
 	}
-	patch := client.MergeFromWithOptions(node.DeepCopy(), client.MergeFromWithOptimisticLock{})
 	taint.TimeAdded = &now
-	node.Spec.Taints = append(node.Spec.Taints, taint)
-	metav1.SetMetaDataAnnotation(&node.ObjectMeta, TaintOwnerAnnotation, string(owner))
-	if err := c.Patch(ctx, node, patch); err != nil {
+	taints := append(slices.Clone(node.Spec.Taints), taint)
+	if err := patchTaints(ctx, c, node, taints, ptr.To(string(owner))); err != nil {
 		return false, fmt.Errorf("adding taint %s:%s to node %s: %w", taint.Key, taint.Effect, node.Name, err)
 	}
 	return true, nil
@@ -93,17 +94,33 @@ func RemoveOwnedTaint(ctx context.Context, c client.Client, node *corev1.Node, t
 	if types.UID(node.Annotations[TaintOwnerAnnotation]) != owner {
 		return nil
 	}
-	patch := client.MergeFromWithOptions(node.DeepCopy(), client.MergeFromWithOptimisticLock{})
-	kept := node.Spec.Taints[:0:0]
-	for _, t := range node.Spec.Taints {
-		if !t.MatchTaint(&taint) {
-			kept = append(kept, t)
-		}
-	}
-	node.Spec.Taints = kept
-	delete(node.Annotations, TaintOwnerAnnotation)
-	if err := c.Patch(ctx, node, patch); err != nil {
+	kept := slices.DeleteFunc(slices.Clone(node.Spec.Taints), func(t corev1.Taint) bool { return t.MatchTaint(&taint) })
+	if err := patchTaints(ctx, c, node, kept, nil); err != nil {
 		return fmt.Errorf("removing taint %s:%s from node %s: %w", taint.Key, taint.Effect, node.Name, err)
 	}
 	return nil
+}
+
+// patchTaints sets the node's taints and its owner annotation (nil removes
+// it) in one JSON merge patch, optimistic-locked on the node's
+// resourceVersion. The patch is written out rather than computed from the
+// node: the node is the manager's cache copy, trimmed to the owner
+// annotation, and a patch computed from it sets metadata.annotations to
+// null — every annotation of the node — once that last one is deleted. On
+// success node is the API server's copy.
+func patchTaints(ctx context.Context, c client.Client, node *corev1.Node, taints []corev1.Taint, owner *string) error {
+	if taints == nil {
+		taints = []corev1.Taint{} // null would mean "drop the field": the same, but say it plainly
+	}
+	data, err := json.Marshal(map[string]any{
+		"metadata": map[string]any{
+			"resourceVersion": node.ResourceVersion,
+			"annotations":     map[string]*string{TaintOwnerAnnotation: owner},
+		},
+		"spec": map[string]any{"taints": taints},
+	})
+	if err != nil {
+		return err
+	}
+	return c.Patch(ctx, node, client.RawPatch(types.MergePatchType, data))
 }
