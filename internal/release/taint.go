@@ -18,13 +18,16 @@ package release
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/s3gw-tech/s3gw-remediation/internal/failover"
@@ -116,12 +119,10 @@ func AddOwnedTaint(ctx context.Context, c client.Client, node *corev1.Node, tain
 	if HasTaint(node, taint) {
 		return false, nil
 	}
-	patch := client.MergeFromWithOptions(node.DeepCopy(), client.MergeFromWithOptimisticLock{})
 	now = now.Rfc3339Copy()
 	taint.TimeAdded = &now
-	node.Spec.Taints = append(node.Spec.Taints, taint)
-	metav1.SetMetaDataAnnotation(&node.ObjectMeta, TaintOwnerAnnotation, ownerRecord(owner, now))
-	if err := c.Patch(ctx, node, patch); err != nil {
+	taints := append(slices.Clone(node.Spec.Taints), taint)
+	if err := patchTaints(ctx, c, node, taints, ptr.To(ownerRecord(owner, now))); err != nil {
 		return false, fmt.Errorf("adding taint %s:%s to node %s: %w", taint.Key, taint.Effect, node.Name, err)
 	}
 	return true, nil
@@ -134,16 +135,8 @@ func RemoveOwnedTaint(ctx context.Context, c client.Client, node *corev1.Node, t
 	if TaintOwner(node, taint) != owner {
 		return nil
 	}
-	patch := client.MergeFromWithOptions(node.DeepCopy(), client.MergeFromWithOptimisticLock{})
-	kept := node.Spec.Taints[:0:0]
-	for _, t := range node.Spec.Taints {
-		if !t.MatchTaint(&taint) {
-			kept = append(kept, t)
-		}
-	}
-	node.Spec.Taints = kept
-	delete(node.Annotations, TaintOwnerAnnotation)
-	if err := c.Patch(ctx, node, patch); err != nil {
+	kept := slices.DeleteFunc(slices.Clone(node.Spec.Taints), func(t corev1.Taint) bool { return t.MatchTaint(&taint) })
+	if err := patchTaints(ctx, c, node, kept, nil); err != nil {
 		return fmt.Errorf("removing taint %s:%s from node %s: %w", taint.Key, taint.Effect, node.Name, err)
 	}
 	return nil
@@ -151,15 +144,38 @@ func RemoveOwnedTaint(ctx context.Context, c client.Client, node *corev1.Node, t
 
 // DropStaleTaintOwner removes an owner annotation that names no taint on
 // the node (TaintOwnership says stale), optimistic-locked on the node the
-// caller read: if our taint was added meanwhile, the patch conflicts.
+// caller read: if our taint was added meanwhile, the patch conflicts. The
+// taints are written as read.
 func DropStaleTaintOwner(ctx context.Context, c client.Client, node *corev1.Node, taint corev1.Taint) error {
 	if _, stale := TaintOwnership(node, taint); !stale {
 		return nil
 	}
-	patch := client.MergeFromWithOptions(node.DeepCopy(), client.MergeFromWithOptimisticLock{})
-	delete(node.Annotations, TaintOwnerAnnotation)
-	if err := c.Patch(ctx, node, patch); err != nil {
+	if err := patchTaints(ctx, c, node, slices.Clone(node.Spec.Taints), nil); err != nil {
 		return fmt.Errorf("removing the stale taint owner annotation from node %s: %w", node.Name, err)
 	}
 	return nil
+}
+
+// patchTaints sets the node's taints and its owner annotation (nil removes
+// it) in one JSON merge patch, optimistic-locked on the node's
+// resourceVersion. The patch is written out rather than computed from the
+// node: the node is the manager's cache copy, trimmed to the owner
+// annotation, and a patch computed from it sets metadata.annotations to
+// null — every annotation of the node — once that last one is deleted. On
+// success node is the API server's copy.
+func patchTaints(ctx context.Context, c client.Client, node *corev1.Node, taints []corev1.Taint, owner *string) error {
+	if taints == nil {
+		taints = []corev1.Taint{} // null would mean "drop the field": the same, but say it plainly
+	}
+	data, err := json.Marshal(map[string]any{
+		"metadata": map[string]any{
+			"resourceVersion": node.ResourceVersion,
+			"annotations":     map[string]*string{TaintOwnerAnnotation: owner},
+		},
+		"spec": map[string]any{"taints": taints},
+	})
+	if err != nil {
+		return err
+	}
+	return c.Patch(ctx, node, client.RawPatch(types.MergePatchType, data))
 }

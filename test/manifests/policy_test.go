@@ -32,12 +32,14 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/apimachinery/pkg/util/rand"
 	"k8s.io/client-go/rest"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	s3gwv1alpha1 "github.com/s3gw-tech/s3gw-remediation/api/v1alpha1"
+	"github.com/s3gw-tech/s3gw-remediation/controllers"
 	"github.com/s3gw-tech/s3gw-remediation/internal/fencing"
 	"github.com/s3gw-tech/s3gw-remediation/internal/release"
 	"github.com/s3gw-tech/s3gw-remediation/test/testenv"
@@ -130,12 +132,32 @@ var _ = Describe("The manager's admission policies (config/policy)", Ordered, fu
 				Expect(node.Annotations).NotTo(HaveKey(release.TaintOwnerAnnotation))
 			})
 
-			It("allows removing an owner annotation whose taint someone else removed", func() {
+			It("adds and removes the taint from the cache's trimmed copy and leaves every other annotation", func() {
 				Expect(patchSpec(k8sClient, node, func(n *corev1.Node) {
-					n.Annotations = map[string]string{release.TaintOwnerAnnotation: "0b4e9a6c-remediation"}
+					metav1.SetMetaDataAnnotation(&n.ObjectMeta, "example.com/kept", "yes")
 				})).To(Succeed())
-				Expect(release.DropStaleTaintOwner(ctx, manager, node, outOfService)).To(Succeed())
-				Expect(node.Annotations).NotTo(HaveKey(release.TaintOwnerAnnotation))
+				owner := types.UID("0b4e9a6c-remediation")
+				added, err := release.AddOwnedTaint(ctx, manager, cachedCopy(node), outOfService, owner, metav1.Now())
+				Expect(err).NotTo(HaveOccurred())
+				Expect(added).To(BeTrue())
+				Expect(k8sClient.Get(ctx, client.ObjectKeyFromObject(node), node)).To(Succeed())
+				Expect(release.TaintOwner(node, outOfService)).To(Equal(owner))
+
+				Expect(release.RemoveOwnedTaint(ctx, manager, cachedCopy(node), outOfService, owner)).To(Succeed())
+				Expect(k8sClient.Get(ctx, client.ObjectKeyFromObject(node), node)).To(Succeed())
+				Expect(release.HasTaint(node, outOfService)).To(BeFalse())
+				Expect(node.Spec.Taints).To(ContainElements(unreachable, dedicated), "the taints it does not own stay")
+				Expect(node.Annotations).To(Equal(map[string]string{"example.com/kept": "yes"}))
+			})
+
+			It("allows removing an owner annotation whose taint someone else removed, from the cache's trimmed copy", func() {
+				Expect(patchSpec(k8sClient, node, func(n *corev1.Node) {
+					n.Annotations = map[string]string{release.TaintOwnerAnnotation: "0b4e9a6c-remediation", "example.com/kept": "yes"}
+				})).To(Succeed())
+				Expect(release.DropStaleTaintOwner(ctx, manager, cachedCopy(node), outOfService)).To(Succeed())
+				Expect(k8sClient.Get(ctx, client.ObjectKeyFromObject(node), node)).To(Succeed())
+				Expect(node.Annotations).To(Equal(map[string]string{"example.com/kept": "yes"}))
+				Expect(node.Spec.Taints).To(ContainElements(unreachable, dedicated), "the taints stay")
 			})
 
 			It("allows deleting a Longhorn VolumeAttachment", func() {
@@ -351,6 +373,20 @@ func ensureNamespace(name string) {
 
 // failedNode creates a node as the manager finds a failed one: Ready
 // Unknown, tainted unreachable and by its admin, with two volumes in use.
+// cachedCopy is the node as the manager's cache holds it: trimmed by
+// controllers.CacheOptions' transform for nodes.
+func cachedCopy(node *corev1.Node) *corev1.Node {
+	for obj, by := range controllers.CacheOptions(labels.Everything()).ByObject {
+		if _, ok := obj.(*corev1.Node); ok {
+			trimmed, err := by.Transform(node.DeepCopy())
+			Expect(err).NotTo(HaveOccurred())
+			return trimmed.(*corev1.Node)
+		}
+	}
+	Fail("the manager caches no nodes")
+	return nil
+}
+
 func failedNode() *corev1.Node {
 	node := &corev1.Node{
 		ObjectMeta: metav1.ObjectMeta{GenerateName: "policy-", Labels: map[string]string{"kubernetes.io/os": "linux"}},
