@@ -94,9 +94,11 @@ var mutations = []Mutation{
 		BehindReachability: true,
 	},
 	{
-		// Main's model runs every machine on one clock, so it cannot see
-		// this defect; TestHeartbeat's skewed-kubelet rows do, and a model
-		// with per-machine clocks (#16 item 2) should.
+		// The model's default hazards keep every clock in step, so it
+		// cannot see this defect there. With WORLDMODEL_HAZARDS=all and
+		// WORLDMODEL_POLICY=accept-unreachable-replicas it adds 2 violating
+		// episodes of 3 000 (fixed seed); TestHeartbeat's skewed-kubelet
+		// rows and TestEvaluateGateEvidenceOfThisFailure fail with it.
 		Name: "#16.3b the kubelet's renewTime is compared with the controller's clock",
 		Edits: []Edit{{
 			File: heartbeatGo,
