@@ -23,11 +23,13 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/labels"
 	toolscache "k8s.io/client-go/tools/cache"
+	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/cache"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/s3gw-tech/s3gw-remediation/internal/longhorn"
 	"github.com/s3gw-tech/s3gw-remediation/internal/release"
+	"github.com/s3gw-tech/s3gw-remediation/internal/storage"
 )
 
 // DefaultWorkloadCacheSelector is the pod label the manager caches pods by:
@@ -121,9 +123,15 @@ var trimNode = transform(func(node *corev1.Node) {
 	node.Status = corev1.NodeStatus{Conditions: ready, VolumesInUse: node.Status.VolumesInUse}
 })
 
-// trimLease keeps a kubelet Lease's renewal: when and for how long.
+// trimLease keeps a kubelet Lease's renewal: when and for how long, and
+// when kube-apiserver stored it (storage.LastWrite), as the one
+// managedFields entry left, with its time only.
 var trimLease = transform(func(lease *coordinationv1.Lease) {
+	written := storage.LastWrite(lease.ManagedFields)
 	trimMeta(&lease.ObjectMeta)
+	if !written.IsZero() {
+		lease.ManagedFields = []metav1.ManagedFieldsEntry{{Time: ptr.To(metav1.NewTime(written))}}
+	}
 	lease.Labels, lease.OwnerReferences = nil, nil
 	lease.Spec = coordinationv1.LeaseSpec{RenewTime: lease.Spec.RenewTime, LeaseDurationSeconds: lease.Spec.LeaseDurationSeconds}
 })

@@ -141,8 +141,19 @@ func TestTrimmedLeaseReadsTheSame(t *testing.T) {
 			ManagedFields:   managedBy},
 		Spec: coordinationv1.LeaseSpec{HolderIdentity: ptr.To("node-a"), LeaseDurationSeconds: ptr.To(int32(40)), RenewTime: &renewed},
 	}
+	full.ManagedFields = []metav1.ManagedFieldsEntry{
+		{Manager: "kubelet", Operation: metav1.ManagedFieldsOperationUpdate, APIVersion: "coordination.k8s.io/v1", Time: ptr.To(metav1.NewTime(t0.Add(-time.Second))),
+			FieldsType: "FieldsV1", FieldsV1: &metav1.FieldsV1{Raw: []byte(`{"f:spec":{"f:renewTime":{}}}`)}},
+		{Manager: "kubectl-edit", Operation: metav1.ManagedFieldsOperationUpdate, APIVersion: "coordination.k8s.io/v1", Time: ptr.To(t0),
+			FieldsType: "FieldsV1", FieldsV1: &metav1.FieldsV1{Raw: []byte(`{"f:spec":{"f:holderIdentity":{}}}`)}},
+	}
 	small := trimmed(g, trimLease, full)
 	g.Expect(storage.Heartbeat(nil, small)).To(Equal(storage.Heartbeat(nil, full)))
+	g.Expect(storage.Heartbeat(nil, small).LeaseWritten).To(Equal(t0.Time), "kube-apiserver's stamp of the last write, whoever wrote it")
+	g.Expect(small.ManagedFields).To(HaveLen(1))
+	stripped := full.DeepCopy()
+	stripped.ManagedFields = nil
+	g.Expect(trimmed(g, trimLease, stripped).ManagedFields).To(BeEmpty())
 	g.Expect(storage.Heartbeat(nil, small).Lagging(t0.Add(30 * time.Second))).To(BeTrue())
 }
 

@@ -82,8 +82,8 @@ func EvaluateGate(o Observation) Gate {
 // life to order it against; the evidence must have arisen after the last
 // one, on a clock the controller trusts (aroseDuringFailure), so evidence
 // from a failure the node recovered from never counts; and the kubelet
-// must have gone silent since, by the controller's own clock: a Lease
-// still being renewed contradicts any claim that the node is fenced.
+// must have gone silent since, on a trusted clock (Heartbeat.Silent): a
+// Lease still being renewed contradicts any claim that the node is fenced.
 func notCurrent(o Observation, name string, createdAt *time.Time) string {
 	hb := o.Node.Heartbeat
 	switch {
@@ -95,7 +95,7 @@ func notCurrent(o Observation, name string, createdAt *time.Time) string {
 			"Unknown nor seen pending since the controller last saw the kubelet alive"
 	case !hb.Silent(o.Now):
 		return fmt.Sprintf("is not trusted yet: the controller saw the node's heartbeat change at %s, less than a Lease duration (%s) ago",
-			stamp(hb.Seen.At), hb.leaseDuration())
+			stamp(hb.Seen.At), hb.leaseDuration()) + hb.controlPlaneSilence()
 	}
 	return ""
 }

@@ -106,6 +106,39 @@ func TestEvaluateGateEvidenceOfThisFailure(t *testing.T) {
 			missing: []string{"is not trusted yet: the controller saw the node's heartbeat change at 2026-03-04T11:59:30Z, less than a Lease duration (40s) ago"},
 		},
 		{
+			name: "the controller's first pass, the Lease last written 50 s before the Unknown transition (kube-apiserver's stamp): " +
+				"a FAR created since counts at once",
+			mutate: func(o *Observation) {
+				withFAR(o)
+				o.Node.Heartbeat.LeaseWritten = testFailedAt
+				o.Node.Heartbeat.Seen = HeartbeatSighting{LeaseRenewed: testFailedAt, KubeletPosted: testFailedAt, At: testNow}
+				o.Evidence.Remediators = []RemediatorCR{{Kind: farKind, Name: "ns/" + testNode, Fenced: true, CreatedAt: testFencedAt}}
+			},
+			open:     true,
+			evidence: []string{"FenceAgentsRemediation/ns/worker-1"},
+		},
+		{
+			name: "the controller's first pass without kube-apiserver's stamp (managedFields stripped): the FAR waits for a Lease duration " +
+				"on the controller's clock",
+			mutate: func(o *Observation) {
+				withFAR(o)
+				o.Node.Heartbeat.Seen = HeartbeatSighting{LeaseRenewed: testFailedAt, KubeletPosted: testFailedAt, At: testNow}
+				o.Evidence.Remediators = []RemediatorCR{{Kind: farKind, Name: "ns/" + testNode, Fenced: true, CreatedAt: testFencedAt}}
+			},
+			missing: []string{"is not trusted yet: the controller saw the node's heartbeat change at 2026-03-04T12:00:00Z, less than a Lease duration (40s) ago"},
+		},
+		{
+			name: "the controller's first pass, the Lease written after the Unknown transition: the FAR waits",
+			mutate: func(o *Observation) {
+				withFAR(o)
+				o.Node.Heartbeat.LeaseWritten = testFailedAt.Add(time.Minute)
+				o.Node.Heartbeat.Seen = HeartbeatSighting{LeaseRenewed: testFailedAt, KubeletPosted: testFailedAt, At: testNow}
+				o.Evidence.Remediators = []RemediatorCR{{Kind: farKind, Name: "ns/" + testNode, Fenced: true, CreatedAt: testFencedAt}}
+			},
+			missing: []string{"and kube-controller-manager marked the node Unknown at 2026-03-04T11:50:50Z, less than that after kube-apiserver " +
+				"stored the Lease's last renewal (2026-03-04T11:51:00Z)"},
+		},
+		{
 			name: "a FAR created before kube-controller-manager marked the node Unknown, never seen pending, does not count",
 			mutate: func(o *Observation) {
 				withFAR(o)

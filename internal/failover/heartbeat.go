@@ -16,7 +16,10 @@ limitations under the License.
 
 package failover
 
-import "time"
+import (
+	"fmt"
+	"time"
+)
 
 // Ready condition statuses as the API reports them.
 const (
@@ -29,8 +32,9 @@ const (
 // and its Lease, and what this controller saw of them (Seen). The kubelet's
 // timestamps run on the node's clock, which may be minutes off: they are
 // compared only with their own earlier values, never with the controller's
-// clock or another machine's. Whether the kubelet went silent is measured
-// on the controller's clock from when it saw them last change, as
+// clock or another machine's. Whether the kubelet went silent is read on
+// the control plane's clocks (silentOnControlPlane) or, failing that,
+// measured on the controller's clock from when it saw them last change, as
 // kube-controller-manager does (pkg/controller/nodelifecycle,
 // tryUpdateNodeHealth: probeTimestamp is its own now when the Ready
 // heartbeat or the Lease's renewTime changed).
@@ -49,6 +53,15 @@ type Heartbeat struct {
 	LeaseRenewed time.Time
 	// LeaseDuration is the Lease's leaseDurationSeconds.
 	LeaseDuration time.Duration
+	// LeaseWritten is when kube-apiserver last stored a change to the
+	// Lease, on its own clock: the latest time among the Lease's
+	// managedFields entries. The API server stamps the writing manager's
+	// entry with its now on every write that changes a field, a renewal
+	// included (k8s.io/apimachinery, pkg/util/managedfields/internal,
+	// managedFieldsUpdater.Update), kept to the second, rounded down
+	// (metav1.Time). Zero when the Lease carries none: an API server or a
+	// cache that strips managedFields.
+	LeaseWritten time.Time
 	// Seen is what this controller saw of the heartbeat, on its own clock.
 	Seen HeartbeatSighting
 }
@@ -73,17 +86,56 @@ func (h Heartbeat) NoSignOfLife() bool {
 }
 
 // Silent reports whether the kubelet stopped renewing its Lease and posting
-// status: this controller has seen neither change for a Lease duration, on
-// its own clock. A kubelet that still renews is alive, whatever a fencer
-// claims. Before the first sighting nothing is silent.
+// status for a Lease duration, on a clock the controller trusts: the
+// control plane's (silentOnControlPlane) or its own, having seen neither
+// change for that long. A kubelet that still renews is alive, whatever a
+// fencer claims. Before the first sighting, only the control plane's
+// clocks can tell.
 func (h Heartbeat) Silent(now time.Time) bool {
+	return h.silentOnControlPlane() || h.silentOnOwnClock(now)
+}
+
+func (h Heartbeat) silentOnOwnClock(now time.Time) bool {
 	return !h.Seen.At.IsZero() && now.Sub(h.Seen.At) > h.leaseDuration()
 }
 
-// silentAt is when the kubelet counts as silent if nothing changes; zero
-// before the first sighting.
+// stampResolution is the resolution of the times the control plane writes
+// in metadata and conditions (metav1.Time, whole seconds rounded down): a
+// write stamped T happened before T + 1 s.
+const stampResolution = time.Second
+
+// silentOnControlPlane reports whether kube-controller-manager marked the
+// node Unknown, on its clock, at least a Lease duration after kube-apiserver
+// last stored a change to the Lease, on its own: the Lease still carries
+// that stamp, so the kubelet has renewed nothing since, and it had been
+// silent for a Lease duration when the node-lifecycle controller gave up on
+// it. Both are control-plane clocks, trusted alike for a CR's
+// creationTimestamp. The stamp, not the node-lifecycle controller's own
+// verdict, bounds the silence: that controller counts a renewal when its
+// informer delivers it (tryUpdateNodeHealth), and counts none whose
+// renewTime went backwards. Any sign of life this controller saw after the
+// transition (a status post that left Ready Unknown) leaves the verdict to
+// its own clock.
+func (h Heartbeat) silentOnControlPlane() bool {
+	return h.Ready == ReadyUnknown && !h.LeaseWritten.IsZero() && !h.aliveSinceUnknown() &&
+		!h.ReadySince.Before(h.LeaseWritten.Add(stampResolution+h.leaseDuration()))
+}
+
+// controlPlaneSilence says, for the gate's message, why the control plane's
+// clocks do not tell the kubelet silent; "" when they cannot tell.
+func (h Heartbeat) controlPlaneSilence() string {
+	if h.Ready != ReadyUnknown || h.LeaseWritten.IsZero() || h.aliveSinceUnknown() {
+		return ""
+	}
+	return fmt.Sprintf(", and kube-controller-manager marked the node Unknown at %s, less than that after kube-apiserver stored the Lease's last renewal (%s)",
+		stamp(h.ReadySince), stamp(h.LeaseWritten))
+}
+
+// silentAt is when the kubelet counts as silent on the controller's clock
+// if nothing changes; zero before the first sighting or when the control
+// plane's clocks already tell it silent.
 func (h Heartbeat) silentAt() time.Time {
-	if h.Seen.At.IsZero() {
+	if h.Seen.At.IsZero() || h.silentOnControlPlane() {
 		return time.Time{}
 	}
 	return h.Seen.At.Add(h.leaseDuration())

@@ -92,6 +92,110 @@ func TestHeartbeat(t *testing.T) {
 	}
 }
 
+// TestHeartbeatSilentOnControlPlane: kube-controller-manager's Ready=Unknown
+// transition a Lease duration after kube-apiserver's stamp on the Lease's
+// last write tells the kubelet silent at the first pass, whatever the
+// kubelet's clock says; without the stamp the controller's own clock decides.
+func TestHeartbeatSilentOnControlPlane(t *testing.T) {
+	const lease = 40 * time.Second
+	unknownSince := testNow.Add(-10 * time.Second)
+	// unknown is a node kube-controller-manager marked Unknown at
+	// unknownSince, whose Lease kube-apiserver last stored a change to at
+	// written; the kubelet's renewTime runs on its own clock.
+	unknown := func(written, renewed time.Time) Heartbeat {
+		return Heartbeat{Ready: ReadyUnknown, ReadySince: unknownSince, KubeletPosted: renewed, LeaseRenewed: renewed,
+			LeaseDuration: lease, LeaseWritten: written}
+	}
+	// seenChange is hb with the controller having seen its values change at t.
+	seenChange := func(hb Heartbeat, t time.Time, ready string, readySince time.Time) Heartbeat {
+		hb.Seen = HeartbeatSighting{LeaseRenewed: hb.LeaseRenewed, KubeletPosted: hb.KubeletPosted, At: t,
+			Witnessed: true, Ready: ready, ReadySince: readySince}
+		return hb
+	}
+	stale := unknownSince.Add(-lease - 10*time.Second)
+	tests := []struct {
+		name   string
+		hb     Heartbeat
+		silent bool
+	}{
+		{
+			name:   "stale Lease: written 50 s before the Unknown transition, never read before: silent at the first pass",
+			hb:     unknown(stale, stale),
+			silent: true,
+		},
+		{
+			name:   "fresh Lease: written after the Unknown transition (the kubelet came back): alive",
+			hb:     unknown(unknownSince.Add(5*time.Second), unknownSince.Add(5*time.Second)),
+			silent: false,
+		},
+		{
+			name:   "written a Lease duration and a second before the transition: silent (the stamp is rounded down)",
+			hb:     unknown(unknownSince.Add(-lease-time.Second), unknownSince),
+			silent: true,
+		},
+		{
+			name: "written exactly a Lease duration before the transition: not yet, the write may have come up to a second " +
+				"later than its stamp",
+			hb:     unknown(unknownSince.Add(-lease), unknownSince),
+			silent: false,
+		},
+		{
+			name: "written shortly before the transition (kube-controller-manager's informer lagged): " +
+				"alive until the controller's own clock says otherwise",
+			hb:     unknown(unknownSince.Add(-5*time.Second), unknownSince.Add(-5*time.Second)),
+			silent: false,
+		},
+		{
+			name:   "a kubelet clock 10 minutes ahead: its renewTime after the transition does not keep a stale Lease alive",
+			hb:     unknown(stale, testNow.Add(10*time.Minute)),
+			silent: true,
+		},
+		{
+			name:   "a kubelet clock 10 minutes behind: its old-looking renewTime does not make a fresh Lease silent",
+			hb:     unknown(unknownSince.Add(5*time.Second), testNow.Add(-10*time.Minute)),
+			silent: false,
+		},
+		{
+			name:   "missing managedFields: never read before, nothing tells it silent yet",
+			hb:     unknown(time.Time{}, stale),
+			silent: false,
+		},
+		{
+			name:   "missing managedFields: the controller's own clock, unchanged for a Lease duration, tells it silent",
+			hb:     seenChange(unknown(time.Time{}, stale), testNow.Add(-lease-time.Second), ReadyTrue, testNow.Add(-time.Hour)),
+			silent: true,
+		},
+		{
+			name: "the controller saw a status post since the transition (Ready left Unknown by a stale patch): " +
+				"its own clock decides",
+			hb:     seenChange(unknown(stale, stale), testNow.Add(-5*time.Second), ReadyUnknown, unknownSince),
+			silent: false,
+		},
+		{
+			name: "a kubelet posting Ready=False: the stamp alone does not tell it silent",
+			hb: Heartbeat{Ready: ReadyFalse, ReadySince: unknownSince, KubeletPosted: stale, LeaseRenewed: stale,
+				LeaseDuration: lease, LeaseWritten: stale},
+			silent: false,
+		},
+		{
+			name: "the e2e's compressed Lease (4 s): a transition 5 s after the last write tells it silent",
+			hb: Heartbeat{Ready: ReadyUnknown, ReadySince: unknownSince, LeaseRenewed: stale, KubeletPosted: stale,
+				LeaseDuration: 4 * time.Second, LeaseWritten: unknownSince.Add(-5 * time.Second)},
+			silent: true,
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			g := NewWithT(t)
+			g.Expect(tt.hb.Silent(testNow)).To(Equal(tt.silent))
+			g.Expect(tt.hb.Lost(testNow)).To(Equal(tt.silent))
+			if tt.silent {
+				g.Expect(tt.hb.silentAt().After(testNow)).To(BeFalse(), "nothing left to wait for on the controller's clock")
+			}
+		})
+	}
+}
+
 func TestHeartbeatSightingNext(t *testing.T) {
 	first := testNow.Add(-time.Minute)
 	hb := deadKubelet()

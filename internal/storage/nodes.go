@@ -24,6 +24,7 @@ import (
 	coordinationv1 "k8s.io/api/coordination/v1"
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/s3gw-tech/s3gw-remediation/internal/failover"
@@ -68,9 +69,26 @@ func Heartbeat(node *corev1.Node, lease *coordinationv1.Lease) failover.Heartbea
 	}
 	if lease != nil && lease.Spec.RenewTime != nil {
 		hb.LeaseRenewed = lease.Spec.RenewTime.Time
+		hb.LeaseWritten = LastWrite(lease.ManagedFields)
 		if lease.Spec.LeaseDurationSeconds != nil {
 			hb.LeaseDuration = time.Duration(*lease.Spec.LeaseDurationSeconds) * time.Second
 		}
 	}
 	return hb
+}
+
+// LastWrite is when kube-apiserver last stored a change to an object, on
+// its own clock: the latest time among its managedFields entries, which it
+// stamps on every write that changes a field (k8s.io/apimachinery,
+// pkg/util/managedfields/internal, managedFieldsUpdater.Update). Whoever
+// wrote it: a later write only shortens the silence the gate reads. Zero
+// when the object carries no entry with a time.
+func LastWrite(managed []metav1.ManagedFieldsEntry) time.Time {
+	var last time.Time
+	for _, m := range managed {
+		if m.Time != nil && m.Time.After(last) {
+			last = m.Time.Time
+		}
+	}
+	return last
 }
