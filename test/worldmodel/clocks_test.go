@@ -22,6 +22,8 @@ import (
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
+
+	"github.com/s3gw-tech/s3gw-remediation/internal/storage"
 )
 
 // TestNodeLifecycleIgnoresTheKubeletsClock: kube-controller-manager marks a
@@ -48,6 +50,9 @@ func TestNodeLifecycleIgnoresTheKubeletsClock(t *testing.T) {
 			}
 			if renew := w.api.lease(n.Name).Spec.RenewTime.Time; renew.Sub(epoch.Add(50*time.Second)) != skew {
 				t.Errorf("last Lease renewal %s, want 50 s on the kubelet's clock (skew %s)", renew.Sub(epoch), skew)
+			}
+			if written := storage.LastWrite(w.api.lease(n.Name).ManagedFields); !written.Equal(epoch.Add(50 * time.Second)) {
+				t.Errorf("kube-apiserver stamped the last Lease write at %s, want 50 s on the control plane's clock", written.Sub(epoch))
 			}
 		})
 	}

@@ -65,11 +65,13 @@ func (w *World) buildNodes() {
 				LastHeartbeatTime: metav1.NewTime(kubeletNow), LastTransitionTime: metav1.NewTime(kubeletNow.Add(-time.Hour)),
 			}}},
 		})
-		w.api.create(&coordinationv1.Lease{
+		lease := &coordinationv1.Lease{
 			ObjectMeta: metav1.ObjectMeta{Namespace: leaseNamespace, Name: n.Name},
 			Spec: coordinationv1.LeaseSpec{HolderIdentity: ptr.To(n.Name), LeaseDurationSeconds: ptr.To(int32(40)),
 				RenewTime: ptr.To(metav1.NewMicroTime(kubeletNow))},
-		})
+		}
+		w.api.stampWrite(lease, kubeletManager)
+		w.api.create(lease)
 		w.api.create(&longhorn.Node{
 			ObjectMeta: metav1.ObjectMeta{Namespace: longhornNamespace, Name: n.Name},
 			Status: longhorn.NodeStatus{Conditions: []longhorn.Condition{{

@@ -31,6 +31,9 @@ import (
 // status every 10 s (posting on change or every 5 min), and runs, kills and
 // finally deletes the pods bound to it.
 const (
+	// kubeletManager is the field manager kube-apiserver names the
+	// kubelet's writes by (its user agent's product).
+	kubeletManager            = "kubelet"
 	leaseRenewInterval        = 10
 	nodeStatusUpdateFrequency = 10
 	nodeStatusReportFrequency = 5 * time.Minute
@@ -64,6 +67,9 @@ func (w *World) renewLease(n *Node) {
 	n.nextLease = now + leaseRenewInterval
 	lease := w.api.lease(n.Name)
 	t := metav1.NewMicroTime(w.nodeClock(n))
+	if lease.Spec.RenewTime == nil || !lease.Spec.RenewTime.Equal(&t) {
+		w.api.stampWrite(lease, kubeletManager)
+	}
 	lease.Spec.RenewTime = &t
 	w.api.touch(lease)
 }

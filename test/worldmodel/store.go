@@ -205,6 +205,26 @@ func (s *store) touch(obj client.Object) {
 	s.record("update", s.gvkOf(obj), obj)
 }
 
+// stampWrite records the write of a field-changing update (or a create) by
+// manager, as kube-apiserver does: the manager's Update entry in
+// managedFields takes the API server's now, on the control plane's clock,
+// never the writer's (k8s.io/apimachinery, pkg/util/managedfields/internal,
+// managedFieldsUpdater.Update), to the whole second, rounded down, as
+// metav1.Time keeps it. Only Leases are stamped: the gate reads no other
+// object's.
+func (s *store) stampWrite(obj client.Object, manager string) {
+	at := metav1.NewTime(s.now().Truncate(time.Second))
+	entries := obj.GetManagedFields()
+	for i := range entries {
+		if entries[i].Manager == manager && entries[i].Operation == metav1.ManagedFieldsOperationUpdate {
+			entries[i].Time = &at
+			return
+		}
+	}
+	obj.SetManagedFields(append(entries, metav1.ManagedFieldsEntry{Manager: manager,
+		Operation: metav1.ManagedFieldsOperationUpdate, Time: &at}))
+}
+
 // replace commits a new version of a stored object.
 func (s *store) replace(old, next client.Object) {
 	if gone(next) {
