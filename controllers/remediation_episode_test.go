@@ -21,6 +21,7 @@ import (
 
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
+	coordinationv1 "k8s.io/api/coordination/v1"
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -162,6 +163,54 @@ var _ = Describe("Evidence of the current failure", func() {
 		Expect(s.w.c.Status().Update(s.w.ctx, node)).To(Succeed())
 		st.until(s.key, 20, succeeded)
 		s.expectMoved()
+	})
+
+	It("releases with ControllerDetach at its first sight of the node when the control plane's clocks tell the kubelet silent, "+
+		"and waits a Lease duration on its own clock without them", func() {
+		for _, stamped := range []bool{true, false} {
+			w := newWorld(suiteCtx)
+			w.addNode("healthy", true)
+			w.addNode("failed", true)
+			g := w.addGateway("s3gw", "failed", "healthy")
+			// The kubelet's last renewal is the one kube-apiserver stores
+			// now, on its (real) clock; kube-controller-manager, on the
+			// story's clock, marks the node Unknown 50 s after it.
+			w.clock.Step(killedAgo)
+			w.setReady("failed", false)
+			e := w.nhc(w.template("s3gw", s3gwv1alpha1.S3GWRemediationSpec{}, false))
+			s := &failedNodeScenario{w: w, g: g, e: e, key: w.remediate(e, "failed")}
+			if !stamped {
+				// An API server or a cache that strips managedFields: the
+				// Lease carries no write time (a reset, as the API server
+				// reads one empty entry).
+				lease := &coordinationv1.Lease{}
+				Expect(s.w.c.Get(s.w.ctx, client.ObjectKey{Namespace: corev1.NamespaceNodeLease, Name: s.w.nodeName("failed")}, lease)).To(Succeed())
+				lease.ManagedFields = []metav1.ManagedFieldsEntry{{}}
+				Expect(s.w.c.Update(s.w.ctx, lease)).To(Succeed())
+				Expect(lease.ManagedFields).To(BeEmpty())
+			}
+			// A controller that never watched the node (just started): its
+			// first reading of the heartbeat is now, on its own clock.
+			s.w.firstSawHeartbeat(s.key, "failed")
+			st := s.w.stepper(managerClient)
+			if stamped {
+				// kube-controller-manager marked the node Unknown 50 s after
+				// kube-apiserver stored the last renewal: silent at once.
+				st.until(s.key, 10, succeeded)
+				s.expectMoved()
+				continue
+			}
+			st.until(s.key, 10, isPhase(s3gwv1alpha1.PhaseEvicting))
+			for range 3 {
+				Expect(st.pass(s.key)).To(Succeed())
+			}
+			rem := s.w.remediation(s.key)
+			Expect(rem.Status.Conditions).To(haveCondition(s3gwv1alpha1.ConditionAttachmentsReleased, metav1.ConditionFalse, s3gwv1alpha1.ReasonKubeletAlive))
+			Expect(s.w.podExists(s.g.pod)).To(BeTrue())
+			s.w.clock.Step(41 * time.Second)
+			st.until(s.key, 10, succeeded)
+			s.expectMoved()
+		}
 	})
 
 	It("does not force-delete a pod finalizers would hold while only storage isolation holds", func() {
@@ -327,9 +376,9 @@ var _ = Describe("Evidence of the current failure", func() {
 		Expect(rem.Status.FailureEpisode.RecoveredAt).NotTo(BeNil(), "the controller saw the node Ready in between")
 
 		// The controller saw the kubelet's last renewal change with this
-		// failure; it trusts the silence a Lease duration later, on its own
-		// clock.
-		w.silence()
+		// failure, yet need not wait a Lease duration on its own clock:
+		// kube-controller-manager marked the node Unknown 50 s after
+		// kube-apiserver stored that renewal.
 
 		// The old delegate's success is stale: it is replaced by a new one
 		// that fences this failure.

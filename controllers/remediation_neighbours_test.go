@@ -160,9 +160,9 @@ var _ = Describe("The neighbours' rules", func() {
 		second := s.fenceByDelegate(st)
 		Expect(second.GetUID()).NotTo(Equal(first.GetUID()))
 		Expect(st.eventsWithReason(remediation.EventDelegateCreated)).To(HaveLen(2))
-		// Trusted once the controller saw the node silent for a Lease
-		// duration since the heartbeat change the new failure brought.
-		w.silence()
+		// Trusted at once, though the controller saw the heartbeat change
+		// the new failure brought: kube-controller-manager marked the node
+		// Unknown 50 s after kube-apiserver stored the last renewal.
 		st.until(s.key, 20, succeeded)
 		Expect(w.remediation(s.key).Status.FencingEvidence).To(ConsistOf(
 			"delegate FenceAgentsRemediation/" + second.GetNamespace() + "/" + second.GetName()))

@@ -153,21 +153,19 @@ func (w *world) longhornBlindOn(node string) bool {
 	return false
 }
 
-// renewLease sets the node Lease's renewTime, as its kubelet does.
+// renewLease sets the node Lease's renewTime, as its kubelet does at at.
+// kube-apiserver stamps the write with its own clock, the real one
+// (storage.LastWrite), which the fake clock runs ahead of once a story
+// steps it: a node set not Ready then has its Unknown transition, on the
+// fake clock, more than a Lease duration after that stamp, and the
+// control plane's clocks tell its kubelet silent
+// (failover.Heartbeat.Silent). A kubelet alive meanwhile renews after the
+// transition, by the real clock too.
 func (w *world) renewLease(short string, at time.Time) {
 	lease := &coordinationv1.Lease{}
 	Expect(w.c.Get(w.ctx, client.ObjectKey{Namespace: corev1.NamespaceNodeLease, Name: w.nodeName(short)}, lease)).To(Succeed())
 	lease.Spec.RenewTime = ptr.To(metav1.NewMicroTime(at))
 	Expect(w.c.Update(w.ctx, lease)).To(Succeed())
-}
-
-// silence lets a Lease duration pass on the controller's clock after a pass
-// saw a failed node's last heartbeat change, as it must before it trusts
-// the node silent (failover.Heartbeat.Silent); live kubelets renew
-// meanwhile.
-func (w *world) silence() {
-	w.clock.Step(41 * time.Second)
-	w.kubelets()
 }
 
 // kubelets renews the Leases of Ready nodes, as live kubelets do.
@@ -624,13 +622,26 @@ func (w *world) remediate(e *nhc.Emulator, short string) types.NamespacedName {
 // manager running beside the story may write status meanwhile: the record
 // is retried on the CR it wrote.
 func (w *world) sawHeartbeat(key types.NamespacedName, short string) {
+	w.recordHeartbeat(key, short, func(hb failover.Heartbeat) time.Time { return hb.KubeletPosted })
+}
+
+// firstSawHeartbeat records in the CR's status the sighting of a controller
+// that first read the node's heartbeat now, on its own clock: one that
+// never watched the node before it failed.
+func (w *world) firstSawHeartbeat(key types.NamespacedName, short string) {
+	w.recordHeartbeat(key, short, func(failover.Heartbeat) time.Time { return w.clock.Now() })
+}
+
+// recordHeartbeat records the node's current heartbeat values in the CR's
+// status as read at seenAt(them).
+func (w *world) recordHeartbeat(key types.NamespacedName, short string, seenAt func(failover.Heartbeat) time.Time) {
 	lease := &coordinationv1.Lease{}
 	Expect(w.c.Get(w.ctx, client.ObjectKey{Namespace: corev1.NamespaceNodeLease, Name: w.nodeName(short)}, lease)).To(Succeed())
 	hb := storage.Heartbeat(w.node(short), lease)
 	Expect(retry.RetryOnConflict(retry.DefaultRetry, func() error {
 		rem := w.remediation(key)
 		rem.Status.Heartbeat = &s3gwv1alpha1.HeartbeatSighting{LeaseRenewTime: lease.Spec.RenewTime,
-			KubeletPostedAt: ptr.To(metav1.NewTime(hb.KubeletPosted)), SeenAt: metav1.NewMicroTime(hb.KubeletPosted)}
+			KubeletPostedAt: ptr.To(metav1.NewTime(hb.KubeletPosted)), SeenAt: metav1.NewMicroTime(seenAt(hb))}
 		return w.c.Status().Update(w.ctx, rem)
 	})).To(Succeed())
 }

@@ -433,14 +433,19 @@ type HeartbeatSighting struct {
 	// SeenAt is when the controller first read these values.
 	SeenAt metav1.MicroTime `json:"seenAt"`
 	// Witnessed is true when seenAt is a change the controller saw, not its
-	// first reading; readyStatus and notReadySince are then the Ready
-	// condition at that moment.
+	// first reading.
 	// +optional
 	Witnessed bool `json:"witnessed,omitempty"`
+	// ReadyStatus and NotReadySince are the Ready condition at seenAt.
 	// +optional
 	ReadyStatus string `json:"readyStatus,omitempty"`
 	// +optional
 	NotReadySince *metav1.Time `json:"notReadySince,omitempty"`
+	// ChangedUnderCondition is true when the controller had first read the
+	// previous values under that same Ready condition: the kubelet changed
+	// them after the condition began.
+	// +optional
+	ChangedUnderCondition bool `json:"changedUnderCondition,omitempty"`
 }
 
 // EvidenceSighting is what the controller saw of one piece of timed

@@ -35,7 +35,8 @@ func recordedHeartbeat(h *s3gwv1alpha1.HeartbeatSighting) failover.HeartbeatSigh
 	if h == nil {
 		return failover.HeartbeatSighting{}
 	}
-	out := failover.HeartbeatSighting{At: h.SeenAt.Time, Witnessed: h.Witnessed, Ready: h.ReadyStatus}
+	out := failover.HeartbeatSighting{At: h.SeenAt.Time, Witnessed: h.Witnessed, Ready: h.ReadyStatus,
+		ChangedUnderCondition: h.ChangedUnderCondition}
 	if h.LeaseRenewTime != nil {
 		out.LeaseRenewed = h.LeaseRenewTime.Time
 	}
@@ -50,7 +51,8 @@ func recordedHeartbeat(h *s3gwv1alpha1.HeartbeatSighting) failover.HeartbeatSigh
 
 // heartbeatStatus converts a heartbeat sighting for status.
 func heartbeatStatus(s failover.HeartbeatSighting) *s3gwv1alpha1.HeartbeatSighting {
-	out := &s3gwv1alpha1.HeartbeatSighting{SeenAt: metav1.NewMicroTime(s.At), Witnessed: s.Witnessed, ReadyStatus: s.Ready}
+	out := &s3gwv1alpha1.HeartbeatSighting{SeenAt: metav1.NewMicroTime(s.At), Witnessed: s.Witnessed, ReadyStatus: s.Ready,
+		ChangedUnderCondition: s.ChangedUnderCondition}
 	if !s.LeaseRenewed.IsZero() {
 		out.LeaseRenewTime = ptr.To(metav1.NewMicroTime(s.LeaseRenewed))
 	}

@@ -262,7 +262,7 @@ func TestNextStatusKeepsSightings(t *testing.T) {
 	g := NewWithT(t)
 	s := statusScope()
 	s.obs.Node.Heartbeat.Seen.At = statusNow.Add(-10*time.Minute + 123456*time.Microsecond)
-	s.obs.Node.Heartbeat.Seen.Witnessed = true
+	s.obs.Node.Heartbeat.Seen.Witnessed, s.obs.Node.Heartbeat.Seen.ChangedUnderCondition = true, true
 	s.obs.Node.Heartbeat.Seen.Ready, s.obs.Node.Heartbeat.Seen.ReadySince = failover.ReadyUnknown, s.obs.Node.Heartbeat.ReadySince
 	proven := statusNow.Add(-time.Minute + 654321*time.Microsecond)
 	s.obs.Sightings = append(s.obs.Sightings, failover.EvidenceSighting{Name: "FenceAgentsRemediation/worker-1", ProvenAt: &proven})

@@ -113,18 +113,17 @@ const stampResolution = time.Second
 // creationTimestamp. The stamp, not the node-lifecycle controller's own
 // verdict, bounds the silence: that controller counts a renewal when its
 // informer delivers it (tryUpdateNodeHealth), and counts none whose
-// renewTime went backwards. Any sign of life this controller saw after the
-// transition (a status post that left Ready Unknown) leaves the verdict to
-// its own clock.
+// renewTime went backwards. A change this controller knows came after the
+// transition (changedSinceUnknown) leaves the verdict to its own clock.
 func (h Heartbeat) silentOnControlPlane() bool {
-	return h.Ready == ReadyUnknown && !h.LeaseWritten.IsZero() && !h.aliveSinceUnknown() &&
+	return h.Ready == ReadyUnknown && !h.LeaseWritten.IsZero() && !h.changedSinceUnknown() &&
 		!h.ReadySince.Before(h.LeaseWritten.Add(stampResolution+h.leaseDuration()))
 }
 
 // controlPlaneSilence says, for the gate's message, why the control plane's
 // clocks do not tell the kubelet silent; "" when they cannot tell.
 func (h Heartbeat) controlPlaneSilence() string {
-	if h.Ready != ReadyUnknown || h.LeaseWritten.IsZero() || h.aliveSinceUnknown() {
+	if h.Ready != ReadyUnknown || h.LeaseWritten.IsZero() || h.changedSinceUnknown() {
 		return ""
 	}
 	return fmt.Sprintf(", and kube-controller-manager marked the node Unknown at %s, less than that after kube-apiserver stored the Lease's last renewal (%s)",
@@ -152,10 +151,14 @@ type HeartbeatSighting struct {
 	At time.Time
 	// Witnessed is true when At is a change it saw, not its first reading:
 	// it then saw the kubelet alive at At, while the Ready condition was
-	// Ready and ReadySince.
+	// Ready and ReadySince (the condition at At, first reading included).
 	Witnessed  bool
 	Ready      string
 	ReadySince time.Time
+	// ChangedUnderCondition is true when the previous values were first
+	// read under that same condition too: the kubelet changed them after
+	// the condition began.
+	ChangedUnderCondition bool
 }
 
 // Next is the sighting after a pass read h at now. A first reading counts
@@ -165,19 +168,33 @@ type HeartbeatSighting struct {
 func (s HeartbeatSighting) Next(h Heartbeat, now time.Time) HeartbeatSighting {
 	switch {
 	case s.At.IsZero():
-		return HeartbeatSighting{LeaseRenewed: h.LeaseRenewed, KubeletPosted: h.KubeletPosted, At: now}
+		return HeartbeatSighting{LeaseRenewed: h.LeaseRenewed, KubeletPosted: h.KubeletPosted, At: now,
+			Ready: h.Ready, ReadySince: h.ReadySince}
 	case !s.LeaseRenewed.Equal(h.LeaseRenewed) || !s.KubeletPosted.Equal(h.KubeletPosted):
 		return HeartbeatSighting{LeaseRenewed: h.LeaseRenewed, KubeletPosted: h.KubeletPosted, At: now,
-			Witnessed: true, Ready: h.Ready, ReadySince: h.ReadySince}
+			Witnessed: true, Ready: h.Ready, ReadySince: h.ReadySince,
+			ChangedUnderCondition: s.Ready == h.Ready && s.ReadySince.Equal(h.ReadySince)}
 	}
 	return s
 }
 
 // aliveSinceUnknown reports whether this controller saw the kubelet alive
-// after kube-controller-manager marked the node Unknown: the transition
-// then no longer bounds the node's last sign of life.
+// while kube-controller-manager had the node Unknown: the transition then
+// no longer bounds the node's last sign of life for the evidence created
+// after it (aroseDuringFailure). The change may have come before the
+// transition, if the controller did not read the node in between: this
+// errs towards alive.
 func (h Heartbeat) aliveSinceUnknown() bool {
 	return h.Seen.Witnessed && h.Seen.Ready == ReadyUnknown && h.Seen.ReadySince.Equal(h.ReadySince)
+}
+
+// changedSinceUnknown reports whether this controller knows the kubelet
+// changed its values after kube-controller-manager marked the node
+// Unknown: it read the earlier values under that Unknown condition already.
+// Lease renewals since show in kube-apiserver's stamp (LeaseWritten); this
+// catches a status post that left the node Unknown.
+func (h Heartbeat) changedSinceUnknown() bool {
+	return h.Seen.ChangedUnderCondition && h.Seen.Ready == ReadyUnknown && h.Seen.ReadySince.Equal(h.ReadySince)
 }
 
 // Lagging reports whether the kubelet missed two renewals in a row: a live

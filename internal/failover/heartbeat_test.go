@@ -106,10 +106,12 @@ func TestHeartbeatSilentOnControlPlane(t *testing.T) {
 		return Heartbeat{Ready: ReadyUnknown, ReadySince: unknownSince, KubeletPosted: renewed, LeaseRenewed: renewed,
 			LeaseDuration: lease, LeaseWritten: written}
 	}
-	// seenChange is hb with the controller having seen its values change at t.
-	seenChange := func(hb Heartbeat, t time.Time, ready string, readySince time.Time) Heartbeat {
+	// seenChange is hb with the controller having seen its values change at
+	// t, under the Ready condition ready since readySince, which it read
+	// the previous values under too when underCondition.
+	seenChange := func(hb Heartbeat, t time.Time, ready string, readySince time.Time, underCondition bool) Heartbeat {
 		hb.Seen = HeartbeatSighting{LeaseRenewed: hb.LeaseRenewed, KubeletPosted: hb.KubeletPosted, At: t,
-			Witnessed: true, Ready: ready, ReadySince: readySince}
+			Witnessed: true, Ready: ready, ReadySince: readySince, ChangedUnderCondition: underCondition}
 		return hb
 	}
 	stale := unknownSince.Add(-lease - 10*time.Second)
@@ -162,14 +164,20 @@ func TestHeartbeatSilentOnControlPlane(t *testing.T) {
 		},
 		{
 			name:   "missing managedFields: the controller's own clock, unchanged for a Lease duration, tells it silent",
-			hb:     seenChange(unknown(time.Time{}, stale), testNow.Add(-lease-time.Second), ReadyTrue, testNow.Add(-time.Hour)),
+			hb:     seenChange(unknown(time.Time{}, stale), testNow.Add(-lease-time.Second), ReadyTrue, testNow.Add(-time.Hour), true),
 			silent: true,
 		},
 		{
 			name: "the controller saw a status post since the transition (Ready left Unknown by a stale patch): " +
 				"its own clock decides",
-			hb:     seenChange(unknown(stale, stale), testNow.Add(-5*time.Second), ReadyUnknown, unknownSince),
+			hb:     seenChange(unknown(stale, stale), testNow.Add(-5*time.Second), ReadyUnknown, unknownSince, true),
 			silent: false,
+		},
+		{
+			name: "the controller saw the last renewal only after the transition, having read the node Ready before: " +
+				"kube-apiserver's stamp places it, silent",
+			hb:     seenChange(unknown(stale, stale), testNow.Add(-5*time.Second), ReadyUnknown, unknownSince, false),
+			silent: true,
 		},
 		{
 			name: "a kubelet posting Ready=False: the stamp alone does not tell it silent",
@@ -208,7 +216,8 @@ func TestHeartbeatSightingNext(t *testing.T) {
 		{
 			name: "first reading: a sign of life now, not a witnessed change",
 			read: hb,
-			want: HeartbeatSighting{LeaseRenewed: hb.LeaseRenewed, KubeletPosted: hb.KubeletPosted, At: testNow},
+			want: HeartbeatSighting{LeaseRenewed: hb.LeaseRenewed, KubeletPosted: hb.KubeletPosted, At: testNow,
+				Ready: ReadyUnknown, ReadySince: hb.ReadySince},
 		},
 		{
 			name: "unchanged: the sighting stands, however old the kubelet's times look",
@@ -217,8 +226,24 @@ func TestHeartbeatSightingNext(t *testing.T) {
 			want: HeartbeatSighting{LeaseRenewed: hb.LeaseRenewed, KubeletPosted: hb.KubeletPosted, At: first},
 		},
 		{
-			name: "a renewal: witnessed now, with the Ready condition it happened under",
+			name: "a renewal: witnessed now, with the Ready condition it was read under",
 			kept: HeartbeatSighting{LeaseRenewed: hb.LeaseRenewed.Add(-10 * time.Second), KubeletPosted: hb.KubeletPosted, At: first},
+			read: hb,
+			want: HeartbeatSighting{LeaseRenewed: hb.LeaseRenewed, KubeletPosted: hb.KubeletPosted, At: testNow,
+				Witnessed: true, Ready: ReadyUnknown, ReadySince: hb.ReadySince},
+		},
+		{
+			name: "a renewal after the previous values were read under the same Unknown condition: changed under it",
+			kept: HeartbeatSighting{LeaseRenewed: hb.LeaseRenewed.Add(-10 * time.Second), KubeletPosted: hb.KubeletPosted, At: first,
+				Ready: ReadyUnknown, ReadySince: hb.ReadySince},
+			read: hb,
+			want: HeartbeatSighting{LeaseRenewed: hb.LeaseRenewed, KubeletPosted: hb.KubeletPosted, At: testNow,
+				Witnessed: true, Ready: ReadyUnknown, ReadySince: hb.ReadySince, ChangedUnderCondition: true},
+		},
+		{
+			name: "a renewal after the previous values were read Ready: not known to be after the Unknown transition",
+			kept: HeartbeatSighting{LeaseRenewed: hb.LeaseRenewed.Add(-10 * time.Second), KubeletPosted: hb.KubeletPosted, At: first,
+				Ready: ReadyTrue, ReadySince: hb.ReadySince.Add(-time.Hour)},
 			read: hb,
 			want: HeartbeatSighting{LeaseRenewed: hb.LeaseRenewed, KubeletPosted: hb.KubeletPosted, At: testNow,
 				Witnessed: true, Ready: ReadyUnknown, ReadySince: hb.ReadySince},
