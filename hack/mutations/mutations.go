@@ -108,6 +108,33 @@ var mutations = []Mutation{
 		ReportOnly: true,
 	},
 	{
+		// The kubelet's clock in place of kube-apiserver's stamp against
+		// kube-controller-manager's transition. The model's kubelets lose
+		// the API server for minutes, so a kubelet back in the seconds
+		// before its status post is rarely read; the skewed-kubelet rows
+		// of TestHeartbeatSilentOnControlPlane fail with it.
+		Name: "#16.3b the kubelet's renewTime is compared with kube-controller-manager's Unknown transition",
+		Edits: []Edit{{
+			File: heartbeatGo,
+			Old:  "\t\t!h.ReadySince.Before(h.LeaseWritten.Add(stampResolution+h.leaseDuration()))\n",
+			New:  "\t\t!h.ReadySince.Before(h.LeaseRenewed.Add(stampResolution+h.leaseDuration()))\n",
+		}},
+		ReportOnly: true,
+	},
+	{
+		// A status post that left the node Unknown (a kubelet patching from
+		// a stale read) while its Lease still carries an old stamp; the
+		// model's kubelets always post Ready. TestHeartbeatSilentOnControlPlane's
+		// stale-patch row fails with it.
+		Name: "#16.3b a change seen after the Unknown transition does not veto the stamps",
+		Edits: []Edit{{
+			File: heartbeatGo,
+			Old:  "\treturn h.Ready == ReadyUnknown && !h.LeaseWritten.IsZero() && !h.changedSinceUnknown() &&\n",
+			New:  "\treturn h.Ready == ReadyUnknown && !h.LeaseWritten.IsZero() &&\n",
+		}},
+		ReportOnly: true,
+	},
+	{
 		// Main's model never re-creates a node; TestEvaluateGateEvidenceOfThisFailure's
 		// no-sign-of-life row sees it.
 		Name: "#16.3c timed evidence counts for a node with no sign of life",
