@@ -143,9 +143,9 @@ func TestTrimmedLeaseReadsTheSame(t *testing.T) {
 	}
 	full.ManagedFields = []metav1.ManagedFieldsEntry{
 		{Manager: "kubelet", Operation: metav1.ManagedFieldsOperationUpdate, APIVersion: "coordination.k8s.io/v1", Time: ptr.To(metav1.NewTime(t0.Add(-time.Second))),
-			FieldsType: "FieldsV1", FieldsV1: &metav1.FieldsV1{Raw: []byte(`{"f:spec":{"f:renewTime":{}}}`)}},
+			FieldsType: "FieldsV1", FieldsV1: metav1.NewFieldsV1(`{"f:spec":{"f:renewTime":{}}}`)},
 		{Manager: "kubectl-edit", Operation: metav1.ManagedFieldsOperationUpdate, APIVersion: "coordination.k8s.io/v1", Time: ptr.To(t0),
-			FieldsType: "FieldsV1", FieldsV1: &metav1.FieldsV1{Raw: []byte(`{"f:spec":{"f:holderIdentity":{}}}`)}},
+			FieldsType: "FieldsV1", FieldsV1: metav1.NewFieldsV1(`{"f:spec":{"f:holderIdentity":{}}}`)},
 	}
 	small := trimmed(g, trimLease, full)
 	g.Expect(storage.Heartbeat(nil, small)).To(Equal(storage.Heartbeat(nil, full)))
