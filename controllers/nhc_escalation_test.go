@@ -33,6 +33,7 @@ import (
 
 	s3gwv1alpha1 "github.com/s3gw-tech/s3gw-remediation/api/v1alpha1"
 	"github.com/s3gw-tech/s3gw-remediation/controllers/remediation"
+	"github.com/s3gw-tech/s3gw-remediation/internal/release"
 	"github.com/s3gw-tech/s3gw-remediation/test/nhc"
 )
 
@@ -182,6 +183,34 @@ func (w *world) farTemplate(name string) nhc.TemplateRef {
 	t.SetName(name)
 	Expect(w.c.Create(w.ctx, t)).To(Succeed())
 	return nhc.TemplateRef{APIVersion: farAPIVersion, Kind: farKind + "Template", Namespace: w.ns, Name: name}
+}
+
+// failTwiceUnderKeptCR has node "failed" fail and our step move s3gw off
+// it; the node comes back and NHC keeps the CR (healthyDelay), while kept
+// runs; a second gateway lands on the node, where Longhorn cannot tell the
+// node down, so its move needs other evidence; and the node fails again 40
+// minutes after NHC took its lease, which is then overdue (acquireTime + 3
+// × the timeout). It returns once the remediation waits for fencing.
+func (s *escalation) failTwiceUnderKeptCR(kept func()) (types.NamespacedName, *gateway) {
+	s.fail()
+	s.pass()
+	key := client.ObjectKeyFromObject(s.onlyCR("S3GWRemediation"))
+	s.st.until(key, 20, succeeded)
+	s.expectReleasedOnto(key, "StorageIsolation")
+
+	s.w.setReady("failed", true)
+	s.w.clock.Step(time.Minute)
+	s.pass()
+	Expect(s.st.pass(key)).To(Succeed())
+	if kept != nil {
+		kept()
+	}
+	second := s.w.addGateway("second", "failed", "healthy", noStorageIsolation)
+
+	s.w.clock.Step(40 * time.Minute)
+	s.w.setReady("failed", false)
+	s.st.until(key, 10, isPhase(s3gwv1alpha1.PhaseWaitingForFencing))
+	return key, second
 }
 
 func (s *escalation) expectReleasedOnto(key types.NamespacedName, evidence string) {
@@ -355,6 +384,79 @@ var _ = Describe("Escalation with NodeHealthCheck", func() {
 		// Healthy again: the delay counts from NHC's first healthy sighting.
 		s.w.setReady("failed", true)
 		s.w.clock.Step(10 * time.Minute)
+		s.recover(key)
+	})
+
+	It("s3gw alone with healthyDelay: a second failure after NHC's lease is overdue is remediated, not timed out", func() {
+		s := newEscalation(func(s *escalation, e *nhc.Emulator) {
+			e.Template = templateRef(s.w.template("s3gw", s3gwv1alpha1.S3GWRemediationSpec{}, false))
+			e.HealthyDelay = ptr.To(2 * time.Hour)
+		})
+		key, second := s.failTwiceUnderKeptCR(nil)
+		lease, err := s.e.Lease(s.w.ctx, s.w.nodeName("failed"))
+		Expect(err).NotTo(HaveOccurred())
+		acquired := lease.Spec.AcquireTime.Time
+		rem := s.w.remediation(key)
+		Expect(rem.Status.Conditions).To(haveCondition(s3gwv1alpha1.ConditionSucceeded, metav1.ConditionTrue, s3gwv1alpha1.ReasonNodeFailedAgain))
+		Expect(rem.Status.Conditions).To(haveCondition(s3gwv1alpha1.ConditionProcessing, metav1.ConditionTrue, s3gwv1alpha1.ReasonWaitingForFencing))
+
+		s.w.clock.Step(nhc.DefaultUnhealthyDuration + time.Second)
+		Expect(s.w.clock.Now().After(acquired.Add(3 * nhc.DefaultTimeout))).To(BeTrue())
+		s.pass()
+		_, err = s.e.Lease(s.w.ctx, s.w.nodeName("failed"))
+		Expect(err).To(HaveOccurred(), "NHC's overdue-lease path ran: it invalidated the lease")
+		Expect(s.w.asUnstructured(key).GetAnnotations()).NotTo(HaveKey(annotations.NhcTimedOut),
+			"NHC never times out a Succeeded=True CR")
+
+		// A fencer proves the node off; the second gateway moves.
+		fence := release.OutOfServiceTaint()
+		fence.TimeAdded = ptr.To(metav1.NewTime(s.w.clock.Now()))
+		s.w.taint("failed", fence)
+		s.st.until(key, 20, func(rem *s3gwv1alpha1.S3GWRemediation) bool {
+			return succeeded(rem) && rem.Status.CompletionTime != nil
+		})
+		Expect(s.w.podExists(second.pod)).To(BeFalse())
+		Expect(s.w.attachments(second, s.w.nodeName("failed"))).To(BeEmpty())
+		Expect(s.w.attachments(second, s.w.nodeName("healthy"))).To(HaveLen(1))
+
+		s.w.setReady("failed", true)
+		s.w.clock.Step(2 * time.Hour)
+		s.recover(key)
+	})
+
+	It("s3gw → FAR with healthyDelay: a second failure under the kept CR is not stopped, and FAR's fence moves it", func() {
+		s := newEscalation(func(s *escalation, e *nhc.Emulator) {
+			tmpl := s.w.template("s3gw", s3gwv1alpha1.S3GWRemediationSpec{
+				Fencing: s3gwv1alpha1.FencingSpec{Remediators: farEvidence()}}, false)
+			e.Escalation = []nhc.Step{
+				{Template: templateRef(tmpl), Order: 0, Timeout: 5 * time.Minute},
+				{Template: s.w.farTemplate("fence"), Order: 1, Timeout: 5 * time.Minute},
+			}
+			e.HealthyDelay = ptr.To(2 * time.Hour)
+		})
+		key, second := s.failTwiceUnderKeptCR(func() {
+			Expect(s.crs(farKind)).To(BeEmpty(), "back before the step's timeout: no FAR")
+		})
+		s.w.clock.Step(nhc.DefaultUnhealthyDuration + time.Second)
+		s.pass() // our step is long past its timeout and its lease overdue
+		Expect(s.w.asUnstructured(key).GetAnnotations()).NotTo(HaveKey(annotations.NhcTimedOut))
+		s.w.clock.Step(time.Second)
+		s.pass() // the next step
+		far := s.onlyCR(farKind)
+		s.fenceAgent(far)
+
+		s.st.until(key, 20, func(rem *s3gwv1alpha1.S3GWRemediation) bool {
+			return succeeded(rem) && rem.Status.CompletionTime != nil
+		})
+		Expect(s.w.remediation(key).Status.FencingEvidence).To(ConsistOf(farKind + "/" + s.w.ns + "/" + far.GetName()))
+		Expect(s.w.attachments(second, s.w.nodeName("failed"))).To(BeEmpty(), "released by our step, not stopped")
+		Expect(s.w.attachments(second, s.w.nodeName("healthy"))).To(HaveLen(1))
+		Expect(s.w.asUnstructured(key).GetAnnotations()).NotTo(HaveKey(annotations.NhcTimedOut))
+
+		// healthyDelay counts per CR from NHC's first healthy sighting.
+		s.w.setReady("failed", true)
+		s.pass()
+		s.w.clock.Step(2*time.Hour + time.Minute)
 		s.recover(key)
 	})
 

@@ -291,7 +291,10 @@ var _ = Describe("Evidence of the current failure", func() {
 		Expect(st.pass(s.key)).To(Succeed())
 		rem := w.remediation(s.key)
 		Expect(rem.Status.Phase).To(Equal(s3gwv1alpha1.PhasePending))
-		Expect(rem.Status.Conditions).To(haveCondition(s3gwv1alpha1.ConditionSucceeded, metav1.ConditionUnknown, s3gwv1alpha1.ReasonNodeFailedAgain))
+		Expect(rem.Status.Conditions).To(haveCondition(s3gwv1alpha1.ConditionSucceeded, metav1.ConditionTrue, s3gwv1alpha1.ReasonNodeFailedAgain),
+			"kept for NHC, which times out a CR that is not Succeeded")
+		Expect(rem.Status.Conditions).To(haveCondition(s3gwv1alpha1.ConditionProcessing, metav1.ConditionTrue, s3gwv1alpha1.ReasonNodeFailedAgain))
+		Expect(rem.Status.CompletionTime).To(BeNil())
 		Expect(rem.Status.Targets).To(BeEmpty())
 		Expect(rem.Status.FailureEpisode).NotTo(Equal(episode))
 

@@ -237,11 +237,11 @@ var _ = Describe("The fencing gate", func() {
 // newDelegateScenario is a failed node whose s3gw gateway only a FAR
 // delegate can move (its template in the fencer's namespace, with or
 // without multiple-templates support), and NHC's CR for it.
-func newDelegateScenario(multi bool) (*failedNodeScenario, s3gwv1alpha1.S3GWRemediationSpec) {
+func newDelegateScenario(multi bool, opts ...gatewayOption) (*failedNodeScenario, s3gwv1alpha1.S3GWRemediationSpec) {
 	w := newWorld(suiteCtx)
 	w.addNode("healthy", true)
 	w.addNode("failed", true)
-	g := w.addGateway("s3gw", "failed", "healthy", noStorageIsolation)
+	g := w.addGateway("s3gw", "failed", "healthy", append([]gatewayOption{noStorageIsolation}, opts...)...)
 	w.setReady("failed", false)
 	spec := w.delegateSpec(multi)
 	e := w.nhc(w.template("s3gw", spec, false))

@@ -52,6 +52,7 @@ const (
 	ReasonNodeNotFound            = "NodeNotFound"
 	ReasonNodeReady               = "NodeReady"
 	ReasonNodeFailedAgain         = "NodeFailedAgain"
+	ReasonExcludedFromRemediation = "ExcludedFromRemediation"
 	ReasonNoWorkloadOnNode        = "NoWorkloadOnNode"
 	ReasonWaitingForFencing       = "WaitingForFencing"
 	ReasonFencingEvidence         = "FencingEvidenceFound"

@@ -277,7 +277,7 @@ type ReleaseSpec struct {
 }
 
 // Phase is a summary of where a remediation is; decisions never read it.
-// +kubebuilder:validation:Enum=Pending;WaitingForNodeFailure;WaitingForFencing;WaitingForStorage;Evicting;Releasing;WaitingForReplacement;Succeeded;Failed;Stopped
+// +kubebuilder:validation:Enum=Pending;WaitingForNodeFailure;WaitingForFencing;WaitingForStorage;Evicting;Releasing;WaitingForReplacement;Succeeded;Failed;Stopped;Excluded
 type Phase string
 
 // Phases, in the order a remediation usually goes through them.
@@ -292,6 +292,9 @@ const (
 	PhaseSucceeded             Phase = "Succeeded"
 	PhaseFailed                Phase = "Failed"
 	PhaseStopped               Phase = "Stopped"
+	// PhaseExcluded: the node carries remediation.medik8s.io/exclude-from-remediation=true;
+	// no step is taken until the label goes.
+	PhaseExcluded Phase = "Excluded"
 )
 
 // TargetState is where one s3gw pod is in its move.
@@ -401,6 +404,13 @@ type FailureEpisode struct {
 	// kubelet's last status post.
 	// +optional
 	KubeletPostedAt *metav1.Time `json:"kubeletPostedAt,omitempty"`
+	// RecoveredAt is when the node last became Ready again (its Ready
+	// condition's lastTransitionTime to True), as a pass of this
+	// remediation saw it, during or before this failure. A delegate fence
+	// older than it fenced an earlier incident; until then the node may
+	// still be coming back from it, and it is not fenced again.
+	// +optional
+	RecoveredAt *metav1.Time `json:"recoveredAt,omitempty"`
 }
 
 // S3GWRemediationStatus reports progress to NodeHealthCheck (which reads only

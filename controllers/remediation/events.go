@@ -44,4 +44,6 @@ const (
 	EventInvalidSelector      = "InvalidWorkloadSelector"
 	EventEvictionTimedOut     = "EvictionTimedOut"
 	EventReleaseTimedOut      = "ReleaseTimedOut"
+	// EventRemediationSkipped is SNR's reason for an excluded node.
+	EventRemediationSkipped = "RemediationSkipped"
 )

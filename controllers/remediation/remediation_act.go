@@ -39,13 +39,19 @@ import (
 // the pass is dropped and runs again on fresh data.
 var errCacheBehind = errors.New("the cached node is older than the API's")
 
-// act performs the decision's writes in order — delegate, evict, release —
-// and stops at the first error. Every write is idempotent: a repeated pass
+// act performs the decision's writes in order — our taint's removal once
+// its work is done, delegate, evict, release — and stops at the first
+// error. Every write is idempotent: a repeated pass
 // after a crash finds the work done and does nothing.
 func (r *Reconciler) act(ctx context.Context, s *scope) error {
 	d := s.decision
-	if d.Destructive() {
+	if d.Destructive() || d.RemoveOwnTaint {
 		if err := r.confirmNode(ctx, s); err != nil {
+			return err
+		}
+	}
+	if d.RemoveOwnTaint {
+		if err := r.removeOwnTaint(ctx, s.rem, s.node); err != nil {
 			return err
 		}
 	}

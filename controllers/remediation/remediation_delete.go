@@ -40,15 +40,8 @@ func (r *Reconciler) reconcileDelete(ctx context.Context, rem *s3gwv1alpha1.S3GW
 		return nil
 	}
 	log := logf.FromContext(ctx)
-	if taint := release.OutOfServiceTaint(); node != nil && node.Annotations[release.TaintOwnerAnnotation] == string(rem.UID) {
-		// Ours by the node's own record, whatever status says: the taint and
-		// the annotation were written together.
-		log.Info("Removing taint added by this remediation", "taint", taint.ToString())
-		if err := release.RemoveOwnedTaint(ctx, r.Client, node, taint, rem.UID); err != nil {
-			return err
-		}
-		events.NormalEvent(r.Recorder, node, EventTaintRemoved, "Removed "+taint.ToString()+" added by S3GWRemediation "+rem.Name)
-		events.NormalEvent(r.Recorder, rem, EventTaintRemoved, "Removed "+taint.ToString()+" from node "+node.Name)
+	if err := r.removeOwnTaint(ctx, rem, node); err != nil {
+		return err
 	}
 	if rem.Spec.Fencing.Delegate != nil {
 		if err := r.delegate().Delete(ctx, rem); err != nil {
@@ -66,5 +59,24 @@ func (r *Reconciler) reconcileDelete(ctx context.Context, rem *s3gwv1alpha1.S3GW
 	if err := client.IgnoreNotFound(r.Client.Patch(ctx, rem, patch)); err != nil {
 		return fmt.Errorf("removing finalizer: %w", err)
 	}
+	return nil
+}
+
+// removeOwnTaint removes the out-of-service taint this remediation added,
+// on deletion and once its work is done (failover.OwnTaintDone), through
+// the one function that removes it (release.RemoveOwnedTaint).
+func (r *Reconciler) removeOwnTaint(ctx context.Context, rem *s3gwv1alpha1.S3GWRemediation, node *corev1.Node) error {
+	taint := release.OutOfServiceTaint()
+	if node == nil || node.Annotations[release.TaintOwnerAnnotation] != string(rem.UID) {
+		return nil
+	}
+	// Ours by the node's own record, whatever status says: the taint and
+	// the annotation were written together.
+	logf.FromContext(ctx).Info("Removing taint added by this remediation", "taint", taint.ToString())
+	if err := release.RemoveOwnedTaint(ctx, r.Client, node, taint, rem.UID); err != nil {
+		return err
+	}
+	events.NormalEvent(r.Recorder, node, EventTaintRemoved, "Removed "+taint.ToString()+" added by S3GWRemediation "+rem.Name)
+	events.NormalEvent(r.Recorder, rem, EventTaintRemoved, "Removed "+taint.ToString()+" from node "+node.Name)
 	return nil
 }

@@ -18,6 +18,7 @@ package remediation
 
 import (
 	"context"
+	"errors"
 	"time"
 
 	"github.com/medik8s/common/pkg/annotations"
@@ -59,11 +60,14 @@ func timedOut(rem *s3gwv1alpha1.S3GWRemediation) bool {
 // observe reads the world into an Observation, and writes nothing, not
 // even into the CR: status is derived from what it returns (nextStatus).
 // Reads stop early where the decision cannot use them (missing node, timed
-// out).
+// out, excluded node).
 func (r *Reconciler) observe(ctx context.Context, rem *s3gwv1alpha1.S3GWRemediation, nodeName string, node *corev1.Node) (*scope, error) {
 	s := &scope{rem: rem, nodeName: nodeName, node: node, now: metav1.NewTime(r.Clock.Now()), targets: rem.Status.Targets}
+	reported := meta.IsStatusConditionTrue(rem.Status.Conditions, s3gwv1alpha1.ConditionSucceeded)
+	// A success of this episode has its completion time; one kept from an
+	// earlier episode (restartEpisode) has none.
 	s.obs = failover.Observation{Now: s.now.Time, Spec: rem.Spec, TimedOut: timedOut(rem),
-		Succeeded: meta.IsStatusConditionTrue(rem.Status.Conditions, s3gwv1alpha1.ConditionSucceeded)}
+		Succeeded: reported && rem.Status.CompletionTime != nil, SuccessReported: reported}
 	if node == nil {
 		return s, nil
 	}
@@ -71,11 +75,14 @@ func (r *Reconciler) observe(ctx context.Context, rem *s3gwv1alpha1.S3GWRemediat
 	if err != nil {
 		return nil, err
 	}
-	s.obs.Node = &failover.Node{Name: node.Name, Ready: nodeReady(node), Heartbeat: storage.Heartbeat(node, lease)}
+	s.obs.Node = &failover.Node{Name: node.Name, Ready: nodeReady(node), Heartbeat: storage.Heartbeat(node, lease),
+		Excluded: failover.ExcludedFromRemediation(node.Labels)}
 	observeOutOfServiceTaint(s)
 	s.obs.Episode = recordedEpisode(rem.Status.FailureEpisode)
-	if s.obs.TimedOut {
-		return s, nil // no new step starts; nothing else to read
+	if s.obs.TimedOut || s.obs.Node.Excluded {
+		// No new step starts; only whether NHC's time-out may reach the
+		// delegate is still to read.
+		return s, r.observeTimedOutDelegate(ctx, s)
 	}
 	s.obs.ReleasedSince = releasedSince(rem.Status.Conditions)
 	if fenced := meta.FindStatusCondition(rem.Status.Conditions, s3gwv1alpha1.ConditionFenced); fenced != nil &&
@@ -114,6 +121,21 @@ func (r *Reconciler) observeEvidence(ctx context.Context, s *scope) error {
 	return fencing.Observe(ctx, in, &s.obs.Evidence)
 }
 
+// observeTimedOutDelegate reads, for a timed-out remediation, its delegate:
+// a delegate that succeeded is not timed out (failover.RemediatorCR.MayTimeOut).
+func (r *Reconciler) observeTimedOutDelegate(ctx context.Context, s *scope) error {
+	if !s.obs.TimedOut || s.rem.Spec.Fencing.Delegate == nil {
+		return nil
+	}
+	state, err := r.delegate().Observe(ctx, s.rem, s.nodeName)
+	var invalid *fencing.DelegateError
+	if err != nil && !errors.As(err, &invalid) {
+		return err
+	}
+	s.obs.Evidence.Delegate, s.obs.Evidence.DelegateRef = state.Own, state.Ref
+	return nil
+}
+
 // delegate reads and writes the delegate fencing CR: observed through the
 // cache, acted on after an uncached read.
 func (r *Reconciler) delegate() fencing.Delegate {
@@ -143,7 +165,8 @@ func observeOutOfServiceTaint(s *scope) {
 	if taint == nil {
 		return
 	}
-	s.obs.Node.OutOfServiceTaint = &failover.Taint{Owner: release.TaintOwner(s.node, *taint)}
+	owner := release.TaintOwner(s.node, *taint)
+	s.obs.Node.OutOfServiceTaint = &failover.Taint{Owner: owner, Ours: owner != "" && owner == s.rem.UID}
 	if taint.TimeAdded != nil {
 		s.obs.Node.OutOfServiceTaint.TimeAdded = &taint.TimeAdded.Time
 	}
@@ -160,6 +183,9 @@ func recordedEpisode(e *s3gwv1alpha1.FailureEpisode) *failover.Episode {
 	}
 	if e.KubeletPostedAt != nil {
 		out.KubeletPosted = e.KubeletPostedAt.Time
+	}
+	if e.RecoveredAt != nil {
+		out.RecoveredAt = e.RecoveredAt.Time
 	}
 	return out
 }

@@ -58,6 +58,8 @@ func nextStatus(s *scope) s3gwv1alpha1.S3GWRemediationStatus {
 	if taint := ownTaint(s.node, s.rem.UID); taint != nil {
 		// Recorded even if the pass that added it could not patch status.
 		st.AddedTaints = append(withoutTaint(st.AddedTaints, *taint), *taint)
+	} else if d.RemoveOwnTaint {
+		st.AddedTaints = withoutTaint(st.AddedTaints, release.OutOfServiceTaint())
 	}
 	if ref := s.obs.Evidence.DelegateRef; ref != nil {
 		st.Delegate = ref
@@ -139,15 +141,24 @@ func failureEpisode(e failover.Episode) *s3gwv1alpha1.FailureEpisode {
 	if !e.KubeletPosted.IsZero() {
 		out.KubeletPostedAt = ptr.To(metav1.NewTime(e.KubeletPosted))
 	}
+	if !e.RecoveredAt.IsZero() {
+		out.RecoveredAt = ptr.To(metav1.NewTime(e.RecoveredAt))
+	}
 	return out
 }
 
 // restartEpisode forgets what belonged to the old failure: targets,
 // evidence, conditions and times. Added taints and the delegate stay
-// recorded: they are still to be cleaned up.
+// recorded: they are still to be cleaned up. A reported Succeeded=True
+// stays too, for NHC (failover.KeepSucceeded); without a completion time it
+// belongs to no episode of its own.
 func restartEpisode(st *s3gwv1alpha1.S3GWRemediationStatus, e failover.Episode, now metav1.Time) {
 	st.FailureEpisode = failureEpisode(e)
-	st.Targets, st.FencingEvidence, st.Conditions = nil, nil, nil
+	var kept []metav1.Condition
+	if c := meta.FindStatusCondition(st.Conditions, s3gwv1alpha1.ConditionSucceeded); c != nil && c.Status == metav1.ConditionTrue {
+		kept = []metav1.Condition{*c}
+	}
+	st.Targets, st.FencingEvidence, st.Conditions = nil, nil, kept
 	st.StartTime, st.CompletionTime = &now, nil
 }
 

@@ -187,6 +187,30 @@ func TestNextStatusRestartKeepsWhatIsToCleanUp(t *testing.T) {
 	g.Expect(st.Delegate).To(Equal(delegate), "still to be deleted")
 }
 
+func TestNextStatusRestartKeepsSucceededForNHC(t *testing.T) {
+	g := NewWithT(t)
+	s := statusScope()
+	succeededAt := metav1.NewTime(statusNow.Add(-time.Minute))
+	s.rem.Status.Conditions = []metav1.Condition{
+		{Type: s3gwv1alpha1.ConditionSucceeded, Status: metav1.ConditionTrue, Reason: s3gwv1alpha1.ReasonRemediationFinished,
+			LastTransitionTime: succeededAt},
+		{Type: s3gwv1alpha1.ConditionFenced, Status: metav1.ConditionTrue, Reason: s3gwv1alpha1.ReasonFencingEvidence},
+	}
+	s.rem.Status.CompletionTime = &succeededAt
+	s.obs.Succeeded, s.obs.SuccessReported = true, true
+
+	// The node was Ready again and failed anew.
+	s.obs.Node.Heartbeat.ReadySince = statusNow.Add(time.Second)
+	st := pass(s, statusNow.Add(2*time.Second))
+	g.Expect(s.decision.RestartEpisode).NotTo(BeNil())
+	succeeded := meta.FindStatusCondition(st.Conditions, s3gwv1alpha1.ConditionSucceeded)
+	g.Expect(succeeded.Status).To(Equal(metav1.ConditionTrue))
+	g.Expect(succeeded.Reason).To(Equal(s3gwv1alpha1.ReasonNodeFailedAgain))
+	g.Expect(succeeded.LastTransitionTime).To(Equal(succeededAt), "never left True")
+	g.Expect(meta.FindStatusCondition(st.Conditions, s3gwv1alpha1.ConditionFenced)).To(BeNil(), "the old failure's")
+	g.Expect(st.CompletionTime).To(BeNil(), "no success of the new failure yet")
+}
+
 func TestNextStatusEvidenceOnlyOnceActedOn(t *testing.T) {
 	g := NewWithT(t)
 	s := statusScope()

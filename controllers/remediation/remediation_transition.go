@@ -149,6 +149,8 @@ func (r *Reconciler) phaseEvent(s *scope, phase s3gwv1alpha1.Phase) {
 		events.NormalEvent(r.Recorder, s.rem, EventNodeReady, d.Message)
 	case s3gwv1alpha1.PhaseWaitingForFencing:
 		events.NormalEvent(r.Recorder, s.rem, EventWaitingForFencing, d.Message)
+	case s3gwv1alpha1.PhaseExcluded:
+		events.WarningEvent(r.Recorder, s.rem, EventRemediationSkipped, d.Message)
 	case s3gwv1alpha1.PhaseSucceeded:
 		if d.Reason == s3gwv1alpha1.ReasonNoWorkloadOnNode {
 			events.NormalEvent(r.Recorder, s.rem, EventNoWorkload, d.Message)

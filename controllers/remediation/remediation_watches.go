@@ -39,6 +39,7 @@ import (
 
 	s3gwv1alpha1 "github.com/s3gw-tech/s3gw-remediation/api/v1alpha1"
 	"github.com/s3gw-tech/s3gw-remediation/controllers/internal/watches"
+	"github.com/s3gw-tech/s3gw-remediation/internal/failover"
 	"github.com/s3gw-tech/s3gw-remediation/internal/longhorn"
 	"github.com/s3gw-tech/s3gw-remediation/internal/medik8s"
 )
@@ -75,8 +76,9 @@ func (r *Reconciler) SetupWithManager(mgr manager.Manager) error {
 	return nil
 }
 
-// nodeChanged passes node updates that can change a decision, not the
-// kubelet's periodic heartbeats.
+// nodeChanged passes node updates that can change a decision (readiness,
+// the exclude label, taints, volumesInUse), not the kubelet's periodic
+// heartbeats.
 var nodeChanged = predicate.Funcs{UpdateFunc: func(e event.UpdateEvent) bool {
 	old, oldOK := e.ObjectOld.(*corev1.Node)
 	updated, newOK := e.ObjectNew.(*corev1.Node)
@@ -84,6 +86,7 @@ var nodeChanged = predicate.Funcs{UpdateFunc: func(e event.UpdateEvent) bool {
 		return true
 	}
 	return watches.ReadyCondition(old) != watches.ReadyCondition(updated) ||
+		failover.ExcludedFromRemediation(old.Labels) != failover.ExcludedFromRemediation(updated.Labels) ||
 		!equality.Semantic.DeepEqual(old.Spec.Taints, updated.Spec.Taints) ||
 		!slices.Equal(old.Status.VolumesInUse, updated.Status.VolumesInUse)
 }}

@@ -136,8 +136,8 @@ var mutations = []Mutation{
 		Name: "#8.6 cleanup removes an out-of-service taint it did not add",
 		Edits: []Edit{{
 			File: "controllers/remediation/remediation_delete.go",
-			Old:  "node != nil && node.Annotations[release.TaintOwnerAnnotation] == string(rem.UID) {",
-			New:  "node != nil && release.HasTaint(node, taint) {",
+			Old:  "node == nil || node.Annotations[release.TaintOwnerAnnotation] != string(rem.UID) {",
+			New:  "node == nil || !release.HasTaint(node, taint) {",
 		}, {
 			File: "internal/release/taint.go",
 			Old:  "\tif types.UID(node.Annotations[TaintOwnerAnnotation]) != owner {\n\t\treturn nil\n\t}\n",

@@ -33,7 +33,7 @@ func Conditions(o Observation, d Decision) []metav1.Condition {
 	if d.Reason == "" {
 		return nil // a reported success is kept as it was reported
 	}
-	conds := outcomeConditions(d)
+	conds := outcomeConditions(o, d)
 	if c := fencedCondition(d); c != nil {
 		conds = append(conds, *c)
 	}
@@ -45,20 +45,48 @@ func Conditions(o Observation, d Decision) []metav1.Condition {
 }
 
 // outcomeConditions is the medik8s pair: Processing while the remediation
-// works, then Succeeded True or False once its phase is final.
-func outcomeConditions(d Decision) []metav1.Condition {
+// works, then Succeeded True or False once its phase is final. A success
+// already reported is kept while a later failure of the node is worked on
+// (KeepSucceeded).
+func outcomeConditions(o Observation, d Decision) []metav1.Condition {
 	processing, succeeded := metav1.ConditionTrue, metav1.ConditionUnknown
 	switch d.Phase {
 	case s3gwv1alpha1.PhaseSucceeded:
 		processing, succeeded = metav1.ConditionFalse, metav1.ConditionTrue
 	case s3gwv1alpha1.PhaseFailed, s3gwv1alpha1.PhaseStopped:
 		processing, succeeded = metav1.ConditionFalse, metav1.ConditionFalse
+	case s3gwv1alpha1.PhaseExcluded:
+		processing = metav1.ConditionFalse
+	}
+	outcome := condition(s3gwv1alpha1.ConditionSucceeded, succeeded, d.Reason, d.Message)
+	if succeeded == metav1.ConditionUnknown && KeepSucceeded(o) {
+		outcome = condition(s3gwv1alpha1.ConditionSucceeded, metav1.ConditionTrue, s3gwv1alpha1.ReasonNodeFailedAgain,
+			"Kept from the node's earlier failure, which this CR remediated: NodeHealthCheck times out a CR that is "+
+				"not Succeeded=True, which would stop the work on the new failure. Processing tells how far it got")
 	}
 	return []metav1.Condition{
 		condition(s3gwv1alpha1.ConditionProcessing, processing, d.Reason, d.Message),
-		condition(s3gwv1alpha1.ConditionSucceeded, succeeded, d.Reason, d.Message),
+		outcome,
 	}
 }
+
+// KeepSucceeded reports whether Succeeded=True, once reported, stays True
+// while a later failure of the node under the same CR is worked on (NHC
+// keeps the CR for healthyDelay). NHC reads only Succeeded, and only to
+// decide whether to time the CR out: on an overdue node lease (acquireTime
+// plus three times the remediation timeout, 30 minutes in single-template
+// mode, counted from the first failure) and on the escalation step's
+// timeout (counted from the CR's creation), it adds nhc-timed-out unless
+// Succeeded is True (node-healthcheck-operator,
+// internal/controller/nodehealthcheck_controller.go, remediate;
+// internal/controller/resources/lease.go, ManageLease and isLeaseOverdue).
+// Both have run out long before a second failure under a kept CR, so a
+// Succeeded taken back to Unknown is timed out within one NHC pass and the
+// new failure is never handled. Kept True, NHC leaves the CR alone (and in
+// escalation mode moves on to its next step, whose fencer the remediation
+// can use); a later failure that fails still reports False, and a finished
+// one True again.
+func KeepSucceeded(o Observation) bool { return o.SuccessReported }
 
 // fencedCondition reports the gate from the step that judged it: False
 // with what holds it, True once the pass acts on it; nothing before.
@@ -126,7 +154,7 @@ func factCondition(condType string, pending []string, doneReason, doneMsg, pendi
 // selector on a node not Ready, whether the selector parses, and the pods
 // on the node it matches that the controller refuses to touch.
 func selectorCondition(o Observation, d Decision) *metav1.Condition {
-	if o.Node == nil || o.Node.Ready || o.TimedOut || d.RestartEpisode != nil {
+	if o.Node == nil || o.Node.Ready || o.TimedOut || o.Node.Excluded || d.RestartEpisode != nil {
 		return nil
 	}
 	var c metav1.Condition

@@ -28,15 +28,45 @@ import (
 // are recorded and the fencing gate is open.
 func Decide(o Observation) Decision {
 	d := decide(o)
-	if o.Episode == nil && d.RestartEpisode == nil && o.Node != nil && !o.Node.Ready {
+	switch {
+	case o.Episode == nil && d.RestartEpisode == nil && o.Node != nil && !o.Node.Ready:
 		// The first pass of a failure records it, with whatever it decides.
 		episode := o.Node.Heartbeat.Episode()
 		d.RecordEpisode = &episode
+	case o.Episode != nil && o.Node != nil && o.Node.Ready:
+		// The node is back: what fenced the recorded failure is done.
+		d.RecordEpisode = o.Episode.recovery(o.Node.Heartbeat, o.Now)
 	}
+	d.RemoveOwnTaint = OwnTaintDone(o)
 	if d.Wait != WaitNone {
 		d.WakeAt = nextChange(o)
 	}
 	return d
+}
+
+// OwnTaintDone reports whether the out-of-service taint this remediation
+// added has done its work while NHC still keeps the CR (healthyDelay, a
+// paused or Disabled NodeHealthCheck): the node is Ready again, and every
+// recorded target is replaced, its pod gone, its volumes released from the
+// node and a Ready replacement on another node, which has them attached
+// there. Left on, the NoExecute taint would evict every pod scheduled onto
+// the healthy node. SNR likewise removes its taint once the node's pods and
+// VolumeAttachments are gone (self-node-remediation,
+// internal/controller/selfnoderemediation_controller.go,
+// useOutOfServiceTaint and isResourceDeletionCompleted). A taint someone
+// else added is never ours to remove; a timed-out or excluded pass reads no
+// targets and removes nothing, leaving it to the cleanup on deletion.
+func OwnTaintDone(o Observation) bool {
+	if o.Node == nil || !o.Node.Ready || o.Node.OutOfServiceTaint == nil || !o.Node.OutOfServiceTaint.Ours ||
+		len(o.Targets) == 0 {
+		return false
+	}
+	for _, t := range o.Targets {
+		if !t.Recorded || t.State() != s3gwv1alpha1.TargetReplaced {
+			return false
+		}
+	}
+	return true
 }
 
 func decide(o Observation) Decision {
@@ -104,12 +134,15 @@ func decide(o Observation) Decision {
 	return d
 }
 
-// settled decides the passes that do no work on the node: a new failure
-// starts over, a reported success is kept, a missing node or NHC's timeout
-// end the remediation.
+// settled decides the passes that do no work on the node: an excluded node
+// is left alone, a new failure starts over, a reported success is kept, a
+// missing node or NHC's timeout end the remediation.
 func settled(o Observation) (Decision, bool) {
+	excluded := o.Node != nil && o.Node.Excluded && !o.TimedOut
 	switch {
-	case o.Node != nil && !o.Node.Ready && !o.TimedOut && o.Episode != nil && !o.Episode.Continues(o.Node.Heartbeat):
+	case excluded && !o.Succeeded:
+		return excludedNode(o), true
+	case !excluded && o.Node != nil && !o.Node.Ready && !o.TimedOut && o.Episode != nil && !o.Episode.Continues(o.Node.Heartbeat):
 		return newEpisode(o), true
 	case o.Succeeded:
 		// Reported once, kept for the episode: NHC may have acted on it.
@@ -124,11 +157,27 @@ func settled(o Observation) (Decision, bool) {
 			Phase:   s3gwv1alpha1.PhaseStopped,
 			Reason:  s3gwv1alpha1.ReasonRemediationStoppedByNHC,
 			Message: "NodeHealthCheck timed the remediation out; no further step is taken",
-			// The fencer we started stops too.
-			TimeOutDelegate: o.Spec.Fencing.Delegate != nil,
+			// The fencer we started stops too, unless it is done.
+			TimeOutDelegate: o.Spec.Fencing.Delegate != nil && (o.Evidence.Delegate == nil || o.Evidence.Delegate.MayTimeOut()),
 		}, true
 	}
 	return Decision{}, false
+}
+
+// excludedNode holds every step while the node carries the exclude label,
+// which may be added after NHC created the CR: SNR re-reads it on every
+// reconcile (selfnoderemediation_controller.go, ReconcileManager) and so do
+// we. Nothing is created, deleted or released, and nothing is undone: the
+// remediation resumes where it stood once the label goes. Succeeded stays
+// Unknown: NHC never remediates an excluded node, so it times nothing out
+// meanwhile (nodehealthcheck_controller.go, Reconcile skips remediate).
+func excludedNode(o Observation) Decision {
+	return Decision{
+		Phase:  s3gwv1alpha1.PhaseExcluded,
+		Reason: s3gwv1alpha1.ReasonExcludedFromRemediation,
+		Message: fmt.Sprintf("Node %s is labelled %s=true: no further step is taken until the label is removed",
+			o.Node.Name, ExcludeFromRemediationLabel),
+	}
 }
 
 // newEpisode starts the remediation over: the node was Ready again since
@@ -137,6 +186,7 @@ func settled(o Observation) (Decision, bool) {
 // the delegate) is kept.
 func newEpisode(o Observation) Decision {
 	episode := o.Node.Heartbeat.Episode()
+	episode.RecoveredAt = o.Episode.RecoveredAt
 	return Decision{
 		Phase:          s3gwv1alpha1.PhasePending,
 		RestartEpisode: &episode,

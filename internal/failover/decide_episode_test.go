@@ -43,7 +43,12 @@ func TestDecideFailureEpisodes(t *testing.T) {
 		phase   s3gwv1alpha1.Phase
 		record  bool // RecordEpisode with the current heartbeat
 		restart bool // RestartEpisode with the current heartbeat
-		reason  string
+		// recovered: RecordEpisode is the recorded episode with the node's
+		// Ready transition as its recovery
+		recovered bool
+		reason    string
+		// kept: Succeeded=True is reported though the phase is not final
+		kept bool
 	}{
 		{
 			name:   "the first pass of a failure records it together with the targets",
@@ -67,12 +72,13 @@ func TestDecideFailureEpisodes(t *testing.T) {
 			reason: s3gwv1alpha1.ReasonNodeReady,
 		},
 		{
-			name:    "a Succeeded remediation starts over when the node fails again",
+			name:    "a Succeeded remediation starts over when the node fails again, keeping Succeeded=True for NHC",
 			obs:     fenced,
-			mutate:  func(o *Observation) { o.Succeeded = true; failedAgain(o) },
+			mutate:  func(o *Observation) { o.Succeeded, o.SuccessReported = true, true; failedAgain(o) },
 			phase:   s3gwv1alpha1.PhasePending,
 			restart: true,
 			reason:  s3gwv1alpha1.ReasonNodeFailedAgain,
+			kept:    true,
 		},
 		{
 			name:    "a remediation in any phase starts over when the node fails again",
@@ -83,10 +89,20 @@ func TestDecideFailureEpisodes(t *testing.T) {
 			reason:  s3gwv1alpha1.ReasonNodeFailedAgain,
 		},
 		{
-			name:   "Succeeded is kept while the node is Ready between failures",
+			name:   "Succeeded is kept while the node is Ready between failures, and the recovery is recorded",
 			obs:    fenced,
 			mutate: func(o *Observation) { o.Succeeded = true; failedAgain(o); o.Node.Ready = true },
-			phase:  s3gwv1alpha1.PhaseSucceeded,
+			phase:  s3gwv1alpha1.PhaseSucceeded, recovered: true,
+		},
+		{
+			name: "a recovery already recorded is not recorded again",
+			obs:  fenced,
+			mutate: func(o *Observation) {
+				failedAgain(o)
+				o.Node.Ready, o.Episode.RecoveredAt = true, o.Node.Heartbeat.ReadySince
+			},
+			phase:  s3gwv1alpha1.PhaseWaitingForNodeFailure,
+			reason: s3gwv1alpha1.ReasonNodeReady,
 		},
 		{
 			name:   "Succeeded is kept within the same failure",
@@ -112,9 +128,14 @@ func TestDecideFailureEpisodes(t *testing.T) {
 
 			g.Expect(d.Phase).To(Equal(tt.phase))
 			current := o.Node.Heartbeat.Episode()
-			if tt.record {
+			switch {
+			case tt.record:
 				g.Expect(d.RecordEpisode).To(Equal(&current))
-			} else {
+			case tt.recovered:
+				recovered := *o.Episode
+				recovered.RecoveredAt = o.Node.Heartbeat.ReadySince
+				g.Expect(d.RecordEpisode).To(Equal(&recovered))
+			default:
 				g.Expect(d.RecordEpisode).To(BeNil())
 			}
 			if tt.restart {
@@ -124,7 +145,11 @@ func TestDecideFailureEpisodes(t *testing.T) {
 			} else {
 				g.Expect(d.RestartEpisode).To(BeNil())
 			}
-			if tt.reason != "" {
+			switch {
+			case tt.kept:
+				expectConditions(g, Conditions(o, d), cond{s3gwv1alpha1.ConditionSucceeded, metav1.ConditionTrue, s3gwv1alpha1.ReasonNodeFailedAgain},
+					cond{s3gwv1alpha1.ConditionProcessing, metav1.ConditionTrue, tt.reason})
+			case tt.reason != "":
 				expectConditions(g, Conditions(o, d), cond{s3gwv1alpha1.ConditionSucceeded, succeededStatus(tt.phase), tt.reason})
 			}
 		})
@@ -144,15 +169,24 @@ func succeededStatus(p s3gwv1alpha1.Phase) metav1.ConditionStatus {
 
 func TestDecideStaleDelegate(t *testing.T) {
 	before := testFailedAt.Add(-time.Hour)
+	afterFence, beforeFence := before.Add(time.Minute), before.Add(-time.Minute)
 	tests := []struct {
-		name           string
-		delegate       *RemediatorCR
+		name     string
+		delegate *RemediatorCR
+		// recovered is when a pass last saw the node Ready again; nil if never
+		recovered      *time.Time
 		create, delete bool
 	}{
 		{name: "not created yet: create it", create: true},
 		{name: "still fencing: wait", delegate: &RemediatorCR{Kind: delegated, Name: testNode}},
-		{name: "succeeded before the failure: delete it so a new one fences this failure",
-			delegate: &RemediatorCR{Kind: delegated, Name: testNode, Fenced: true, FencedAt: &before}, delete: true},
+		{name: "fenced an earlier incident, the node Ready again since: delete it so a new one fences this failure",
+			recovered: &afterFence, delete: true,
+			delegate: &RemediatorCR{Kind: delegated, Name: testNode, Fenced: true, FencedAt: &before}},
+		{name: "fenced, the node not seen Ready since (still coming back from that fence): kept, no second fence",
+			delegate: &RemediatorCR{Kind: delegated, Name: testNode, Fenced: true, FencedAt: &before}},
+		{name: "fenced, the node seen Ready only before that fence: kept, no second fence",
+			recovered: &beforeFence,
+			delegate:  &RemediatorCR{Kind: delegated, Name: testNode, Fenced: true, FencedAt: &before}},
 		{name: "succeeded without a timestamp: kept (it cannot be proven stale) and not counted",
 			delegate: &RemediatorCR{Kind: delegated, Name: testNode, Fenced: true}},
 	}
@@ -163,6 +197,9 @@ func TestDecideStaleDelegate(t *testing.T) {
 			withoutDefaultSources(&o)
 			withDelegate(&o)
 			o.Evidence.Delegate = tt.delegate
+			if tt.recovered != nil {
+				o.Episode.RecoveredAt = *tt.recovered
+			}
 
 			d := Decide(o)
 

@@ -107,8 +107,13 @@ type Decision struct {
 	// DeleteDelegate deletes the delegate CR whose success belongs to an
 	// earlier failure, so that a new one is created for this failure.
 	DeleteDelegate bool
-	// TimeOutDelegate copies NHC's timed-out annotation onto the delegate CR.
+	// TimeOutDelegate copies NHC's timed-out annotation onto the delegate
+	// CR, unless it succeeded (RemediatorCR.MayTimeOut); the adapter checks
+	// that again on the CR it patches.
 	TimeOutDelegate bool
+	// RemoveOwnTaint removes the out-of-service taint this remediation
+	// added, its work done (OwnTaintDone).
+	RemoveOwnTaint bool
 	// Evict lists the pods to force-delete.
 	Evict []Target
 	// Release is what the spec's release strategy writes this pass.

@@ -90,11 +90,31 @@ type Episode struct {
 	Ready         string
 	ReadySince    time.Time
 	KubeletPosted time.Time
+	// RecoveredAt is when a pass last saw the node Ready again (its Ready
+	// transition), during or before this episode; zero if never. It is not
+	// part of the episode's identity: it says which incident a delegate's
+	// fence belongs to (delegateStale).
+	RecoveredAt time.Time
 }
 
 // Episode returns the current not-Ready period's identity.
 func (h Heartbeat) Episode() Episode {
 	return Episode{Ready: h.Ready, ReadySince: h.ReadySince, KubeletPosted: h.KubeletPosted}
+}
+
+// recovery is the episode e with the recovery of a Ready node recorded, or
+// nil when that recovery is recorded already: a pass that sees the node
+// Ready records when it became Ready (the API's time, not the pass's).
+func (e Episode) recovery(h Heartbeat, now time.Time) *Episode {
+	at := h.ReadySince
+	if at.IsZero() {
+		at = now
+	}
+	if !at.After(e.RecoveredAt) {
+		return nil
+	}
+	e.RecoveredAt = at
+	return &e
 }
 
 // Continues reports whether the current Ready condition still belongs to

@@ -53,9 +53,13 @@ type Observation struct {
 	// ReleasedSince is when the targets were last seen both evicted and
 	// released, which starts the replacement timeout; nil before.
 	ReleasedSince *time.Time
-	// Succeeded is true once status reported Succeeded=True: a finished
-	// move stays finished within its episode.
+	// Succeeded is true once status reported Succeeded=True for this
+	// failure episode: a finished move stays finished within its episode.
 	Succeeded bool
+	// SuccessReported is true while status reports Succeeded=True, for this
+	// episode or an earlier one under the same CR (healthyDelay): NHC reads
+	// only that, and it is never taken back to Unknown (KeepSucceeded).
+	SuccessReported bool
 	// Episode is the not-Ready period status recorded this remediation
 	// working on; nil before the first one.
 	Episode *Episode
@@ -71,7 +75,23 @@ type Node struct {
 	// OutOfServiceTaint is node.kubernetes.io/out-of-service:NoExecute when
 	// the node carries it, whoever added it; nil otherwise.
 	OutOfServiceTaint *Taint
+	// Excluded is true while the node is labelled
+	// remediation.medik8s.io/exclude-from-remediation=true, read on every
+	// pass (ExcludedFromRemediation).
+	Excluded bool
 }
+
+// ExcludedFromRemediation reports whether the node's labels exclude it from
+// remediation. Only the value "true" does, as NHC
+// (nodehealthcheck_controller.go, isNodeRemediationExcluded) and SNR
+// (selfnoderemediation_controller.go, ReconcileManager) read it; NHC only
+// warns about an empty value.
+func ExcludedFromRemediation(labels map[string]string) bool {
+	return labels[ExcludeFromRemediationLabel] == "true"
+}
+
+// ExcludeFromRemediationLabel is medik8s/common's labels.ExcludeFromRemediation.
+const ExcludeFromRemediationLabel = "remediation.medik8s.io/exclude-from-remediation"
 
 // Taint is the out-of-service taint seen on the node.
 type Taint struct {
@@ -80,6 +100,8 @@ type Taint struct {
 	// Owner is the S3GWRemediation that added it, as the node's owner
 	// annotation names it; empty when none did (an admin, a fencer).
 	Owner types.UID
+	// Ours is true when Owner is this remediation.
+	Ours bool
 }
 
 // Foreign is true for a taint no S3GWRemediation added. Only a foreign
@@ -104,7 +126,19 @@ type RemediatorCR struct {
 	// FailedAt is that condition's lastTransitionTime; nil when it has
 	// none.
 	FailedAt *time.Time
+	// Succeeded is true when its Succeeded condition is True: the fencer
+	// finished its whole remediation, as NHC reads it.
+	Succeeded bool
 }
+
+// MayTimeOut reports whether NHC's timed-out annotation may be copied onto
+// the fencing CR: never once it reports Succeeded=True, as NHC itself never
+// times out a succeeded CR (node-healthcheck-operator,
+// internal/controller/nodehealthcheck_controller.go, remediate: both the
+// escalation timeout and the overdue lease skip addTimeOutAnnotation when
+// remediationSucceeded). FAR would turn its conditions False for a fence
+// that is done.
+func (cr RemediatorCR) MayTimeOut() bool { return !cr.Succeeded }
 
 // Target is one s3gw pod on the failed node.
 type Target struct {

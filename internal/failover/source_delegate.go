@@ -19,7 +19,6 @@ package failover
 import (
 	"fmt"
 	"strings"
-	"time"
 
 	s3gwv1alpha1 "github.com/s3gw-tech/s3gw-remediation/api/v1alpha1"
 )
@@ -144,15 +143,31 @@ func reusableFencer(o Observation) *RemediatorCR {
 	return nil
 }
 
-// delegateStale is true when the delegate reports success, or failure,
-// from before the node's last sign of life: it acted on an earlier failure
-// and will not fence this one.
+// delegateStale is true when the delegate acted on an earlier incident and
+// will not fence this failure: it failed before the node's last sign of life
+// (FAR never retries a failed CR), or it fenced an earlier incident. A
+// success counts as earlier when it is older than the node's last sign of
+// life, so it proves nothing now, and the node was seen Ready again since
+// that fence (both times are the API's, to the second: a tie counts as
+// since), so the node fails anew.
+//
+// One incident, for a delegate, runs from its fence until a pass sees the
+// node Ready again (Episode.RecoveredAt). Within it, signs of life after the
+// fence (a rebooting kubelet posting Ready=False, renewing its Lease) are
+// the node coming back from that fence: the gate does not trust the old
+// success (notCurrent), but no second fence is started either, so a node
+// is never power-cycled again in the middle of its reboot. A node that
+// never comes back stays with the one fence; NHC's time-out and escalation
+// take over from there.
 func delegateStale(o Observation) bool {
 	d := o.Evidence.Delegate
 	if o.Spec.Fencing.Delegate == nil || d == nil {
 		return false
 	}
 	last := o.Node.Heartbeat.LastSignOfLife()
-	before := func(t *time.Time) bool { return t != nil && !t.After(last) }
-	return (d.Fenced && before(d.FencedAt)) || (d.Failure != "" && before(d.FailedAt))
+	if d.Failure != "" && d.FailedAt != nil && !d.FailedAt.After(last) {
+		return true
+	}
+	return d.Fenced && d.FencedAt != nil && !d.FencedAt.After(last) &&
+		o.Episode != nil && !o.Episode.RecoveredAt.IsZero() && !o.Episode.RecoveredAt.Before(*d.FencedAt)
 }

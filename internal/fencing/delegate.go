@@ -23,6 +23,7 @@ import (
 	"strings"
 
 	"github.com/medik8s/common/pkg/annotations"
+	"github.com/medik8s/common/pkg/conditions"
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
@@ -176,6 +177,7 @@ func evidenceOf(cr *unstructured.Unstructured, condType string) *failover.Remedi
 		CreatedAt: cr.GetCreationTimestamp().Time}
 	e.Fenced, e.FencedAt = ConditionTrue(cr, condType)
 	e.Failure, e.FailedAt = Failure(cr)
+	e.Succeeded, _ = ConditionTrue(cr, conditions.SucceededType)
 	return e
 }
 
@@ -198,7 +200,10 @@ func (d Delegate) list(ctx context.Context, gvk schema.GroupVersionKind) ([]unst
 }
 
 // MarkTimedOut copies NHC's timed-out annotation onto the delegate CRs, so
-// the fencer stops too (FAR honours it). It is a no-op once it is there.
+// the fencer stops too (FAR honours it). It is a no-op once it is there,
+// and for a CR that succeeded (failover.RemediatorCR.MayTimeOut), judged on
+// the CR it patches: the patch is locked on that version, so a success
+// written in between makes it conflict and the pass run again.
 func (d Delegate) MarkTimedOut(ctx context.Context, rem *s3gwv1alpha1.S3GWRemediation) error {
 	crs, err := d.created(ctx, rem)
 	var invalid *DelegateError
@@ -213,7 +218,10 @@ func (d Delegate) MarkTimedOut(ctx context.Context, rem *s3gwv1alpha1.S3GWRemedi
 		if _, done := cr.GetAnnotations()[annotations.NhcTimedOut]; done {
 			continue
 		}
-		patch := client.MergeFrom(cr.DeepCopy())
+		if !evidenceOf(cr, rem.Spec.Fencing.Delegate.ConditionTypeOrDefault()).MayTimeOut() {
+			continue
+		}
+		patch := client.MergeFromWithOptions(cr.DeepCopy(), client.MergeFromWithOptimisticLock{})
 		anns := cr.GetAnnotations()
 		if anns == nil {
 			anns = map[string]string{}
