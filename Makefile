@@ -129,7 +129,7 @@ demo: local-cluster-assets ## Fail a node with and without s3gw-remediation on a
 	go run ./hack/demo
 
 .PHONY: test-e2e
-test-e2e: local-cluster-assets $(OLM) $(OLM_CATALOG) fence-agents ## Run the local-cluster, simulator, operator and OLM end-to-end suites (compressed timings, ~12 min).
+test-e2e: local-cluster-assets $(OLM) $(OLM_CATALOG) fence-agents ## Run the local-cluster, simulator, operator and OLM end-to-end suites (compressed timings, ~25 min).
 	go test -tags e2e -p 1 -count=1 -timeout 30m ./test/cluster/... ./test/longhornsim/... ./test/e2e/...
 	$(MAKE) --no-print-directory test-olm
 	$(MAKE) --no-print-directory test-olm-upgrade

@@ -54,8 +54,12 @@ func DefaultWorkloadCache() labels.Selector {
 // a few hundred bytes per kind. Kinds without a transform here (our CRs,
 // Longhorn's Volumes, Replicas and VolumeAttachments, other remediators'
 // CRs) are cached whole, without managed fields. Every object the cache
-// holds is only read, and written back only as a merge patch against a
-// copy of itself, so a field trimmed here is never written.
+// holds is only read, and written back only as a merge patch that names
+// the fields it changes, so a field trimmed here is never written. A patch
+// computed from a trimmed copy is not enough where the write deletes a map
+// key: deleting the last key the trim kept nulls the whole map (every
+// annotation of a node), so such writes are spelled out
+// (release.patchTaints).
 func CacheOptions(workloads labels.Selector) cache.Options {
 	return cache.Options{
 		DefaultTransform: cache.TransformStripManagedFields(),

@@ -235,10 +235,16 @@ func expectOrder(r *harness.Run, a, b harness.Milestone) {
 // the contract: NHC deletes the CR, the operator removes what it added and
 // then its finalizer, the CR goes and NHC releases the node's lease.
 func recoverAndExpectCleanup(ctx context.Context, r *harness.Run, em *nhc.Emulator) {
+	recoverAndExpectCleanupWithin(ctx, r, em, cleanupDeadline)
+}
+
+// recoverAndExpectCleanupWithin is recoverAndExpectCleanup for a CR that
+// NHC deletes only later (healthyDelay): the CR must be gone within wait.
+func recoverAndExpectCleanupWithin(ctx context.Context, r *harness.Run, em *nhc.Emulator, wait time.Duration) {
 	By("Recovering node " + r.Node)
 	Expect(env.Recover(ctx, r)).To(Succeed())
 	Eventually(ctx, func() *s3gwv1alpha1.S3GWRemediation { return remediationFor(ctx, r.Node) }).
-		WithTimeout(cleanupDeadline).WithPolling(100*time.Millisecond).Should(BeNil(), "NHC deleted the CR and the operator let it go")
+		WithTimeout(wait).WithPolling(100*time.Millisecond).Should(BeNil(), "NHC deleted the CR and the operator let it go")
 	Eventually(ctx, func() bool {
 		_, err := em.Lease(ctx, r.Node)
 		return apierrors.IsNotFound(err)

@@ -128,11 +128,14 @@ func footprint() []client.Object {
 			ReclaimPolicy:        &reclaim,
 			VolumeBindingMode:    &binding,
 			AllowVolumeExpansion: ptr.To(true),
+			// The class docs/configuration.md asks s3gw for: the revision
+			// counter on, which Longhorn's CSI default turns off.
 			Parameters: map[string]string{
-				"numberOfReplicas":    "3",
-				"staleReplicaTimeout": "30",
-				"fsType":              "ext4",
-				"dataEngine":          "v1",
+				"numberOfReplicas":        "3",
+				"staleReplicaTimeout":     "30",
+				"fsType":                  "ext4",
+				"dataEngine":              "v1",
+				disableRevisionCounterKey: "false",
 			},
 		},
 	}

@@ -23,6 +23,7 @@ import (
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
+	storagev1 "k8s.io/api/storage/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/wait"
@@ -69,9 +70,18 @@ func (s *Simulator) CreateVolume(ctx context.Context, namespace, pvcName string,
 	name := "pvc-" + string(pvc.UID)
 	pv := &ProvisionedVolume{Namespace: namespace, PVCName: pvcName, Name: name}
 
+	class := &storagev1.StorageClass{}
+	if err := s.client.Get(ctx, client.ObjectKey{Name: StorageClassName}, class); err != nil {
+		return nil, fmt.Errorf("reading StorageClass %s: %w", StorageClassName, err)
+	}
+	revisionCounterDisabled, err := revisionCounterDisabled(class.Parameters)
+	if err != nil {
+		return nil, fmt.Errorf("StorageClass %s: %w", StorageClassName, err)
+	}
 	volume := &longhorn.Volume{
 		ObjectMeta: metav1.ObjectMeta{Namespace: Namespace, Name: name},
-		Spec:       longhorn.VolumeSpec{NumberOfReplicas: len(replicaNodes), AccessMode: longhornAccessMode(accessMode)},
+		Spec: longhorn.VolumeSpec{NumberOfReplicas: len(replicaNodes), AccessMode: longhornAccessMode(accessMode),
+			RevisionCounterDisabled: revisionCounterDisabled},
 	}
 	if err := s.client.Create(ctx, volume); err != nil {
 		return nil, fmt.Errorf("creating Longhorn Volume %s: %w", name, err)
@@ -159,6 +169,27 @@ func newEngine(v *longhorn.Volume) *longhorn.Engine {
 	}
 }
 
+// disableRevisionCounterKey is the StorageClass parameter Longhorn's CSI
+// provisioner reads into Volume.spec.revisionCounterDisabled.
+const disableRevisionCounterKey = "disableRevisionCounter"
+
+// revisionCounterDisabled is longhorn-manager's csi/util.go getVolumeOptions
+// for the revision counter: the StorageClass parameter if set, else
+// defaultStorageClassDisableRevisionCounterParameter, true.
+func revisionCounterDisabled(params map[string]string) (bool, error) {
+	value, ok := params[disableRevisionCounterKey]
+	if !ok {
+		return true, nil
+	}
+	disabled, err := strconv.ParseBool(value)
+	if err != nil {
+		return false, fmt.Errorf("invalid parameter %s: %w", disableRevisionCounterKey, err)
+	}
+	return disabled, nil
+}
+
+// newReplica is longhorn-manager's controller/utils.go newReplicaCR: the
+// replica keeps the volume's revision counter setting of its creation.
 func newReplica(v *longhorn.Volume, index int, node, healthyAt string) *longhorn.Replica {
 	meta := ownedBy(v)
 	meta.Name = v.Name + "-r-" + strconv.Itoa(index)
@@ -166,6 +197,7 @@ func newReplica(v *longhorn.Volume, index int, node, healthyAt string) *longhorn
 		ObjectMeta: meta,
 		Spec: longhorn.ReplicaSpec{
 			NodeID: node, VolumeName: v.Name, HealthyAt: healthyAt, DesireState: instanceStopped,
+			RevisionCounterDisabled: v.Spec.RevisionCounterDisabled,
 		},
 	}
 }
