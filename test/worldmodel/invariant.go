@@ -278,7 +278,13 @@ func splitBrain(h *history) (old, young *Engine) {
 // movingAct is the last operator write that can have moved the volume
 // between the engines involved before after started: one concerning the
 // attachment on the node of an involved engine, when the engines involved
-// did not all run on one node (a restart in place is Longhorn's own).
+// did not all run on one node (a restart in place is Longhorn's own), made
+// once the first of them (the one whose acknowledged write was lost, or
+// the older of a split brain) had started. A write before that moved the
+// volume onto that engine, which then held what it acknowledged: losing it
+// later took a move of its own (a double failure that auto-salvage
+// serves from an older replica is Longhorn's: volume_controller.go
+// ReconcileVolumeState salvages only replicas that were healthy once).
 func (w *World) movingAct(v *Volume, involved []*Engine, after *Engine) *operatorAct {
 	nodes := map[string]bool{after.Node.Name: true}
 	for _, e := range involved {
@@ -290,7 +296,7 @@ func (w *World) movingAct(v *Volume, involved []*Engine, after *Engine) *operato
 	var act *operatorAct
 	for i := range w.stats.acts[v.Index] {
 		x := &w.stats.acts[v.Index][i]
-		if x.at > after.StartedAt {
+		if x.at > after.StartedAt || x.at < involved[0].StartedAt {
 			continue
 		}
 		for _, e := range involved {

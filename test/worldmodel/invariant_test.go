@@ -58,3 +58,32 @@ func TestReadsCheckWhatWasAcknowledged(t *testing.T) {
 		})
 	}
 }
+
+// An operator write is blamed for a lost write only if it came while the
+// engine that acknowledged it could have been running, and before the
+// engine that served the read started.
+func TestMovingActIsBetweenTheEnginesInvolved(t *testing.T) {
+	for _, tc := range []struct {
+		name  string
+		act   operatorAct
+		blame bool
+	}{
+		{"a release of the writer's node while it ran", operatorAct{at: 150, node: "n2"}, true},
+		{"a release of the first engine's node before the writer started", operatorAct{at: 90, node: "n1"}, false},
+		{"a release of the writer's node before it started", operatorAct{at: 90, node: "n2"}, false},
+		{"a release after the reader started", operatorAct{at: 250, node: "n2"}, false},
+		{"a release of a node no engine involved ran on", operatorAct{at: 150, node: "n3"}, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			w, v := engineWorld(false)
+			first := &Engine{Seq: 0, Node: w.nodes[0], StartedAt: 0}
+			writer := &Engine{Seq: 1, Node: w.nodes[1], StartedAt: 100}
+			reader := &Engine{Seq: 2, Node: w.nodes[2], StartedAt: 200}
+			w.stats = &episodeStats{acts: map[int][]operatorAct{v.Index: {tc.act}}}
+			got := w.movingAct(v, []*Engine{writer, first}, reader)
+			if (got != nil) != tc.blame {
+				t.Errorf("movingAct = %v, want blamed %v", got, tc.blame)
+			}
+		})
+	}
+}
