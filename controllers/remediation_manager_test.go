@@ -27,7 +27,11 @@ import (
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
 	"github.com/prometheus/client_golang/prometheus"
+	coordinationv1 "k8s.io/api/coordination/v1"
+	corev1 "k8s.io/api/core/v1"
 	eventsv1 "k8s.io/api/events/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/util/uuid"
 	"k8s.io/client-go/rest"
 	"k8s.io/utils/clock"
 	"k8s.io/utils/ptr"
@@ -40,6 +44,7 @@ import (
 	"github.com/s3gw-tech/s3gw-remediation/controllers/remediation"
 	"github.com/s3gw-tech/s3gw-remediation/internal/eventrecorder"
 	"github.com/s3gw-tech/s3gw-remediation/internal/metrics"
+	"github.com/s3gw-tech/s3gw-remediation/internal/storage"
 )
 
 type roundTripperFunc func(*http.Request) (*http.Response, error)
@@ -62,6 +67,7 @@ var _ = Describe("The manager", Ordered, func() {
 	// manager's but watches and the template controller's (it annotates
 	// the templates of every story in the suite).
 	var requests atomic.Int64
+	var leases *storage.LeaseSightings
 
 	BeforeAll(func() {
 		var mgrCtx context.Context
@@ -88,6 +94,9 @@ var _ = Describe("The manager", Ordered, func() {
 			eventrecorder.Legacy{Recorder: mgr.GetEventRecorder("s3gw-remediation")},
 			clock.RealClock{}, metrics.New(prometheus.NewRegistry()))
 		r.WorkloadCache = DefaultWorkloadCache()
+		leases, err = WatchLeases(mgrCtx, mgr.GetCache(), clock.RealClock{})
+		Expect(err).NotTo(HaveOccurred())
+		r.Leases = leases
 		// Backstops longer than any wait below: only watch events move the
 		// remediation along, as they must in production.
 		r.Intervals = Intervals{NodeFailure: time.Hour, Fencing: time.Hour, Release: time.Hour,
@@ -107,6 +116,28 @@ var _ = Describe("The manager", Ordered, func() {
 			g.Expect(w.c.Get(w.ctx, client.ObjectKeyFromObject(t), t)).To(Succeed())
 			g.Expect(t.Annotations).To(HaveKeyWithValue("remediation.medik8s.io/multiple-templates-support", "true"))
 		}).WithTimeout(30 * time.Second).Should(Succeed()) // the manager's caches may still be syncing
+	})
+
+	It("times node Lease renewals on its own clock, whatever the node's clock says", func() {
+		node := "lease-clock-" + strings.ToLower(string(uuid.NewUUID())[:8])
+		behind := metav1.NewMicroTime(time.Now().Add(-time.Hour)) // the node's clock, an hour behind
+		lease := &coordinationv1.Lease{ObjectMeta: metav1.ObjectMeta{Name: node, Namespace: corev1.NamespaceNodeLease},
+			Spec: coordinationv1.LeaseSpec{HolderIdentity: ptr.To(node), LeaseDurationSeconds: ptr.To[int32](40), RenewTime: &behind}}
+		Expect(k8sClient.Create(suiteCtx, lease)).To(Succeed())
+		DeferCleanup(func() { Expect(client.IgnoreNotFound(k8sClient.Delete(suiteCtx, lease))).To(Succeed()) })
+		Eventually(func() time.Time { return leases.Of(node).At }).WithTimeout(30 * time.Second).ShouldNot(BeZero())
+		Expect(leases.Of(node).Witnessed).To(BeFalse(), "the first reading is no renewal")
+
+		renewed := metav1.NewMicroTime(behind.Add(10 * time.Second))
+		lease.Spec.RenewTime = &renewed
+		before := time.Now()
+		Expect(k8sClient.Update(suiteCtx, lease)).To(Succeed())
+		Eventually(func() bool { return leases.Of(node).Witnessed }).WithTimeout(10 * time.Second).Should(BeTrue())
+		seen := leases.Of(node)
+		Expect(seen.At).To(BeTemporally(">=", before.Truncate(time.Second)))
+		hb := storage.Heartbeat(nil, lease)
+		hb.Seen = seen
+		Expect(hb.Lagging(time.Now())).To(BeFalse(), "renewed just now on the controller's clock, an hour ago on the node's")
 	})
 
 	It("moves s3gw, woken only by watch events, and reports it through events.k8s.io Events; CR-to-Succeeded times are measured", func() {

@@ -18,6 +18,7 @@ limitations under the License.
 package main
 
 import (
+	"context"
 	"crypto/tls"
 	"flag"
 	"os"
@@ -159,11 +160,17 @@ func main() {
 		metrics.Default,
 	)
 	remediation.WorkloadCache = cachedPods
+	leases, err := controllers.WatchLeases(context.Background(), mgr.GetCache(), clock.RealClock{})
+	if err != nil {
+		setupLog.Error(err, "Unable to watch node Leases")
+		os.Exit(1)
+	}
+	remediation.Leases = leases
 	if err := remediation.SetupWithManager(mgr); err != nil {
 		setupLog.Error(err, "Unable to create controller", "controller", "S3GWRemediation")
 		os.Exit(1)
 	}
-	if err := setupProtection(mgr, cachedPods); err != nil {
+	if err := setupProtection(mgr, cachedPods, leases); err != nil {
 		setupLog.Error(err, "Unable to create controller", "controller", "protection report")
 		os.Exit(1)
 	}

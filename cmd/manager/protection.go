@@ -28,6 +28,7 @@ import (
 	"github.com/s3gw-tech/s3gw-remediation/internal/eventrecorder"
 	"github.com/s3gw-tech/s3gw-remediation/internal/metrics"
 	"github.com/s3gw-tech/s3gw-remediation/internal/protection"
+	"github.com/s3gw-tech/s3gw-remediation/internal/storage"
 )
 
 // nodeMonitorGracePeriod is kube-controller-manager's, for the expected RTO
@@ -41,7 +42,7 @@ func init() {
 
 // setupProtection wires the protection report: every template's status
 // says whether each pod it selects would survive its node's failure now.
-func setupProtection(mgr ctrl.Manager, cachedPods labels.Selector) error {
+func setupProtection(mgr ctrl.Manager, cachedPods labels.Selector, leases *storage.LeaseSightings) error {
 	return (&controllers.ProtectionReconciler{
 		Client:                 mgr.GetClient(),
 		APIReader:              mgr.GetAPIReader(),
@@ -49,6 +50,7 @@ func setupProtection(mgr ctrl.Manager, cachedPods labels.Selector) error {
 		Clock:                  clock.RealClock{},
 		Metrics:                metrics.Default,
 		WorkloadCache:          cachedPods,
+		Leases:                 leases,
 		NodeMonitorGracePeriod: nodeMonitorGracePeriod,
 	}).SetupWithManager(mgr)
 }

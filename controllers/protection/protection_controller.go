@@ -38,6 +38,7 @@ import (
 	"github.com/s3gw-tech/s3gw-remediation/controllers/internal/watches"
 	"github.com/s3gw-tech/s3gw-remediation/internal/metrics"
 	"github.com/s3gw-tech/s3gw-remediation/internal/protection"
+	"github.com/s3gw-tech/s3gw-remediation/internal/storage"
 )
 
 // Event reasons of the protection report, emitted on the template only when
@@ -64,6 +65,9 @@ type Reconciler struct {
 	Metrics   *metrics.Recorder
 	// WorkloadCache is the label selector the manager caches pods by.
 	WorkloadCache labels.Selector
+	// Leases times kubelet Lease renewals on Clock (WatchLeases); nil
+	// leaves replica nodes' Lease ages to their own clocks.
+	Leases *storage.LeaseSightings
 	// NodeMonitorGracePeriod is kube-controller-manager's
 	// --node-monitor-grace-period; zero means its default.
 	NodeMonitorGracePeriod time.Duration

@@ -40,6 +40,7 @@ import (
 	"github.com/s3gw-tech/s3gw-remediation/internal/failover"
 	"github.com/s3gw-tech/s3gw-remediation/internal/medik8s"
 	"github.com/s3gw-tech/s3gw-remediation/internal/metrics"
+	"github.com/s3gw-tech/s3gw-remediation/internal/storage"
 )
 
 // Finalizer keeps an S3GWRemediation until the taints it added and the
@@ -112,6 +113,9 @@ type Reconciler struct {
 	// WorkloadCache is the label selector the manager caches pods by
 	// (CacheOptions); nil when every pod Client reads is in it.
 	WorkloadCache labels.Selector
+	// Leases times kubelet Lease renewals on Clock (WatchLeases); nil
+	// leaves replica nodes' Lease ages to their own clocks.
+	Leases *storage.LeaseSightings
 
 	// watches adds watches on kinds found at run time (other remediators',
 	// Longhorn's); nil without a manager, as in step-by-step tests.

@@ -135,6 +135,18 @@ var mutations = []Mutation{
 		ReportOnly: true,
 	},
 	{
+		// A replica node's Lease aged on the node's clock, not on the
+		// controller's: a kubelet clock ahead keeps a dead node reachable.
+		// TestHeartbeatLagging's skewed rows and TestReach fail with it.
+		Name: "#16.3b a replica node's Lease renewals are aged on the node's clock",
+		Edits: []Edit{{
+			File: heartbeatGo,
+			Old:  "\tcase h.Seen.Witnessed:\n\t\treturn now.Sub(h.Seen.At) > half\n",
+			New:  "\tcase h.Seen.Witnessed:\n\t\treturn now.Sub(h.LeaseRenewed) > half\n",
+		}},
+		ReportOnly: true,
+	},
+	{
 		// Main's model never re-creates a node; TestEvaluateGateEvidenceOfThisFailure's
 		// no-sign-of-life row sees it.
 		Name: "#16.3c timed evidence counts for a node with no sign of life",

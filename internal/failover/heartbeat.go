@@ -202,8 +202,36 @@ func (h Heartbeat) changedSinceUnknown() bool {
 // renewed for half of it belongs to a node that may have lost the control
 // plane, up to half a Lease duration before it expires. A replica there may
 // not hear Longhorn's order to stop.
+//
+// The renewals are timed on the controller's clock (Seen, from the
+// manager's Lease informer): renewTime is the node's clock, and one running
+// ahead would keep a dead node's Lease looking fresh. A value read but not
+// yet timed is a renewal that is arriving now. Until a renewal was seen,
+// the Lease lags once it has not changed for half a Lease duration since
+// it was first read, or sooner if renewTime already says so.
 func (h Heartbeat) Lagging(now time.Time) bool {
-	return h.LeaseRenewed.IsZero() || now.Sub(h.LeaseRenewed) > h.LeaseDuration/2
+	half := h.leaseDuration() / 2
+	switch {
+	case h.LeaseRenewed.IsZero():
+		return true
+	case !h.Seen.At.IsZero() && !h.Seen.LeaseRenewed.Equal(h.LeaseRenewed):
+		return false
+	case h.Seen.Witnessed:
+		return now.Sub(h.Seen.At) > half
+	case !h.Seen.At.IsZero() && now.Sub(h.Seen.At) > half:
+		return true
+	default:
+		return now.Sub(h.LeaseRenewed) > half
+	}
+}
+
+// lastRenewal says when the kubelet last renewed, for messages: on the
+// controller's clock when it saw it, else renewTime on the node's.
+func (h Heartbeat) lastRenewal() string {
+	if h.Seen.Witnessed && h.Seen.LeaseRenewed.Equal(h.LeaseRenewed) {
+		return "seen renewed at " + stamp(h.Seen.At) + " (this controller's clock)"
+	}
+	return "not renewed since " + stamp(h.LeaseRenewed) + " (its renewTime, on the node's clock)"
 }
 
 // Lost reports whether the kubelet is dead as far as the API can tell: the

@@ -319,6 +319,16 @@ func TestHeartbeatLagging(t *testing.T) {
 	renewed := func(ago time.Duration) Heartbeat {
 		return Heartbeat{Ready: ReadyTrue, LeaseRenewed: testNow.Add(-ago), LeaseDuration: 40 * time.Second}
 	}
+	// seen records the Lease's renewTime as read ago on the controller's
+	// clock, as a change or a first reading; with older, the informer's
+	// value is that much older than hb's.
+	seen := func(hb Heartbeat, ago time.Duration, witnessed bool, older ...time.Duration) Heartbeat {
+		hb.Seen = HeartbeatSighting{LeaseRenewed: hb.LeaseRenewed, At: testNow.Add(-ago), Witnessed: witnessed}
+		for _, d := range older {
+			hb.Seen.LeaseRenewed = hb.Seen.LeaseRenewed.Add(-d)
+		}
+		return hb
+	}
 	tests := []struct {
 		name    string
 		hb      Heartbeat
@@ -329,6 +339,14 @@ func TestHeartbeatLagging(t *testing.T) {
 		{"two renewals missed, Lease not yet expired", renewed(21 * time.Second), true},
 		{"expired", renewed(41 * time.Second), true},
 		{"no Lease", Heartbeat{Ready: ReadyTrue}, true},
+		// Timed on the controller's clock: the node's clock does not count.
+		{"seen renewed 10 s ago, node clock an hour behind", seen(renewed(time.Hour), 10*time.Second, true), false},
+		{"seen renewed 21 s ago, node clock five minutes ahead", seen(renewed(-5*time.Minute), 21*time.Second, true), true},
+		{"a renewal read before the informer timed it", seen(renewed(time.Hour), 25*time.Second, true, time.Second), false},
+		// Only a first reading: it ages on the controller's clock too.
+		{"first read 21 s ago, node clock five minutes ahead", seen(renewed(-5*time.Minute), 21*time.Second, false), true},
+		{"first read 5 s ago, renewTime fresh", seen(renewed(5*time.Second), 5*time.Second, false), false},
+		{"first read 5 s ago, renewTime old", seen(renewed(time.Minute), 5*time.Second, false), true},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -79,8 +79,7 @@ func (n ReplicaNode) Reach(now time.Time) (reachable bool, state string) {
 	case hb.LeaseRenewed.IsZero():
 		return false, "no kubelet Lease"
 	case hb.Lagging(now):
-		return false, "kubelet Lease not renewed since " + hb.LeaseRenewed.UTC().Format(time.RFC3339) +
-			" (a live kubelet renews every " + (hb.LeaseDuration / 4).String() + ")"
+		return false, "kubelet Lease " + hb.lastRenewal() + "; a live kubelet renews every " + (hb.leaseDuration() / 4).String()
 	default:
 		return true, ""
 	}

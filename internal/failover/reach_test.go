@@ -27,6 +27,11 @@ func TestReach(t *testing.T) {
 	renewedAgo := func(ago time.Duration) Heartbeat {
 		return Heartbeat{LeaseRenewed: testNow.Add(-ago), LeaseDuration: 40 * time.Second}
 	}
+	seenRenewed := func(ago time.Duration) Heartbeat {
+		hb := renewedAgo(time.Hour) // the node's clock, far behind
+		hb.Seen = HeartbeatSighting{LeaseRenewed: hb.LeaseRenewed, At: testNow.Add(-ago), Witnessed: true}
+		return hb
+	}
 	ready := LonghornNode{Found: true, Status: ReadyTrue}
 	tests := []struct {
 		name      string
@@ -37,7 +42,9 @@ func TestReach(t *testing.T) {
 		{"Longhorn Node Ready, Lease fresh", ReplicaNode{ready, renewedAgo(10 * time.Second)}, true, ""},
 		{"Lease renewed half its duration ago: one renewal missed at most", ReplicaNode{ready, renewedAgo(20 * time.Second)}, true, ""},
 		{"two renewals missed", ReplicaNode{ready, renewedAgo(21 * time.Second)}, false,
-			"kubelet Lease not renewed since 2026-03-04T11:59:39Z (a live kubelet renews every 10s)"},
+			"kubelet Lease not renewed since 2026-03-04T11:59:39Z (its renewTime, on the node's clock); a live kubelet renews every 10s"},
+		{"two renewals missed, timed on the controller's clock", ReplicaNode{ready, seenRenewed(21 * time.Second)}, false,
+			"kubelet Lease seen renewed at 2026-03-04T11:59:39Z (this controller's clock); a live kubelet renews every 10s"},
 		{"no Lease", ReplicaNode{Longhorn: ready}, false, "no kubelet Lease"},
 		{"Longhorn reports it down", ReplicaNode{longhornDown, renewedAgo(time.Second)}, false,
 			"Longhorn Node Ready=False (KubernetesNodeNotReady)"},

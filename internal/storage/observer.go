@@ -38,6 +38,9 @@ type Observer struct {
 	// WorkloadCache is the label selector the manager caches pods by; nil
 	// when every pod Client reads is in it.
 	WorkloadCache labels.Selector
+	// Leases times the kubelets' Lease renewals on this controller's
+	// clock; nil leaves Heartbeat.Lagging to the kubelets' clocks.
+	Leases *LeaseSightings
 }
 
 // Pass is what one reconcile pass reads for one spec at one time. It reads
@@ -48,9 +51,10 @@ type Pass struct {
 	// LonghornAvailable is what ReadLonghorn found.
 	LonghornAvailable bool
 
-	now   time.Time
-	pods  client.Reader
-	nodes map[string]failover.ReplicaNode
+	now    time.Time
+	pods   client.Reader
+	leases *LeaseSightings
+	nodes  map[string]failover.ReplicaNode
 }
 
 // Pass starts a pass for spec at now; it reads nothing yet.
@@ -60,7 +64,7 @@ func (o Observer) Pass(spec s3gwv1alpha1.S3GWRemediationSpec, now time.Time) *Pa
 		pods = o.Client
 	}
 	return &Pass{Longhorn: longhorn.State{Reader: o.Client, Namespace: spec.Release.LonghornNamespaceOrDefault()},
-		now: now, pods: pods, nodes: map[string]failover.ReplicaNode{}}
+		now: now, pods: pods, leases: o.Leases, nodes: map[string]failover.ReplicaNode{}}
 }
 
 // Pods reads the spec's pods: from the cache when it holds all of them,
@@ -121,6 +125,7 @@ func (p *Pass) replicaNode(ctx context.Context, node string) (failover.ReplicaNo
 		return failover.ReplicaNode{}, err
 	}
 	host := failover.ReplicaNode{Longhorn: lh, Heartbeat: Heartbeat(nil, lease)}
+	host.Heartbeat.Seen = p.leases.Of(node)
 	p.nodes[node] = host
 	return host, nil
 }

@@ -116,6 +116,11 @@ func startOperator(ctx context.Context, cfg *rest.Config, log logr.Logger, inter
 		recorder,
 	)
 	remediation.WorkloadCache = controllers.DefaultWorkloadCache()
+	leases, err := controllers.WatchLeases(ctx, mgr.GetCache(), clock.RealClock{})
+	if err != nil {
+		return nil, err
+	}
+	remediation.Leases = leases
 	if intervals != nil {
 		remediation.Intervals = *intervals
 	}
@@ -126,7 +131,7 @@ func startOperator(ctx context.Context, cfg *rest.Config, log logr.Logger, inter
 		Client: mgr.GetClient(), APIReader: mgr.GetAPIReader(),
 		Recorder: eventrecorder.Legacy{Recorder: mgr.GetEventRecorder("s3gw-remediation")},
 		Clock:    clock.RealClock{}, Metrics: recorder,
-		WorkloadCache: controllers.DefaultWorkloadCache(), NodeMonitorGracePeriod: nodeMonitorGracePeriod,
+		WorkloadCache: controllers.DefaultWorkloadCache(), Leases: leases, NodeMonitorGracePeriod: nodeMonitorGracePeriod,
 	}).SetupWithManager(mgr); err != nil {
 		return nil, fmt.Errorf("setting up the protection report: %w", err)
 	}

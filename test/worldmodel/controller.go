@@ -22,6 +22,7 @@ import (
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
+	coordinationv1 "k8s.io/api/coordination/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/types"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -31,6 +32,7 @@ import (
 	"github.com/s3gw-tech/s3gw-remediation/controllers"
 	"github.com/s3gw-tech/s3gw-remediation/internal/medik8s"
 	"github.com/s3gw-tech/s3gw-remediation/internal/metrics"
+	"github.com/s3gw-tech/s3gw-remediation/internal/storage"
 )
 
 // This is the only file that knows how the operator is wired: the real
@@ -49,6 +51,9 @@ type manager struct {
 	// cache is the process's informer cache when the scenario's cache
 	// lags; nil: the cached client reads the API server as it is.
 	cache *informerCache
+	// leases times the Lease renewals that reach the process, on its
+	// clock, as controllers.WatchLeases does from its informer.
+	leases *storage.LeaseSightings
 }
 
 func newManager(w *World) *manager {
@@ -69,9 +74,14 @@ func (m *manager) start() {
 		m.w.api.watch, c.cache = m.cache.observe, m.cache.store
 	}
 	m.client = c
+	m.leases = storage.NewLeaseSightings(worldClock{m.w})
+	for _, lease := range m.view().list(gvkLease) {
+		m.leases.Observe(lease.(*coordinationv1.Lease))
+	}
 	m.rec = &controllers.RemediationReconciler{
 		Client: c, APIReader: uncached{c}, Recorder: recorder{m.w}, Clock: worldClock{m.w},
 		Metrics: metrics.New(prometheus.NewRegistry()), Intervals: controllers.DefaultIntervals(),
+		Leases: m.leases,
 	}
 	m.queue = newWorkqueue()
 	for _, rem := range m.w.api.remediations() {
@@ -149,7 +159,33 @@ func (m *manager) events() []change {
 	if m.cache != nil {
 		changes = m.cache.advance(m.w.now)
 	}
+	if m.client != nil {
+		m.timeLeases(changes)
+	}
 	return changes
+}
+
+// view is what the process's cached client reads.
+func (m *manager) view() *store {
+	if m.cache != nil {
+		return m.cache.store
+	}
+	return m.w.api
+}
+
+// timeLeases hands the Lease events that reached the process to its
+// LeaseSightings, as the informer's handler does.
+func (m *manager) timeLeases(changes []change) {
+	for _, c := range changes {
+		if c.gvk != gvkLease {
+			continue
+		}
+		if lease, ok := m.view().get(gvkLease, c.namespace, c.name).(*coordinationv1.Lease); ok {
+			m.leases.Observe(lease)
+		} else {
+			m.leases.Forget(c.name)
+		}
+	}
 }
 
 // version is the world as the process sees it, for the workqueue.
