@@ -313,7 +313,7 @@ func deletePod(s *store, pod *corev1.Pod, grace *int64) {
 		s.remove(pod)
 		return
 	}
-	ts := metav1.NewTime(s.now().Add(secondsDuration(g)))
+	ts := apiTime(s.now().Add(secondsDuration(g)))
 	pod.DeletionTimestamp, pod.DeletionGracePeriodSeconds = &ts, &g
 	s.touch(pod)
 }

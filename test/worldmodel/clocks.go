@@ -19,6 +19,8 @@ package worldmodel
 import (
 	"math/rand/v2"
 	"time"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 )
 
 // Every machine keeps its own clock. w.now is true time; the control plane
@@ -66,3 +68,14 @@ func (w *World) nodeClock(n *Node) time.Time { return w.now.Add(n.Skew) }
 func (w *World) controllerClock() time.Time  { return w.now.Add(w.sc.Clocks.Controller) }
 func (w *World) farClock() time.Time         { return w.now.Add(w.sc.Clocks.FAR) }
 func (w *World) adminClock() time.Time       { return w.now.Add(w.sc.Clocks.Admin) }
+
+// apiTime and apiMicroTime are t as the API server stores it: metav1.Time
+// is serialised to the second (RFC 3339), metav1.MicroTime to the
+// microsecond. The model keeps objects in memory, so every time it writes
+// goes through these, and a value a controller reads back from its own
+// status compares equal to the one it read from the API, as in a cluster.
+func apiTime(t time.Time) metav1.Time { return metav1.NewTime(t.Truncate(time.Second)) }
+
+func apiMicroTime(t time.Time) metav1.MicroTime {
+	return metav1.NewMicroTime(t.Truncate(time.Microsecond))
+}

@@ -136,7 +136,7 @@ func (w *World) farRunAgent(cr *unstructured.Unstructured, node string, job *far
 func (w *World) farRecover(cr *unstructured.Unstructured, node string) {
 	if n := w.api.node(node); n != nil {
 		if w.sc.FAR.Strategy == farStrategyOutOfServe {
-			w.addTaint(n, withTimeAdded(outOfServiceTaint(), metav1.NewTime(w.farClock())), "FAR")
+			w.addTaint(n, withTimeAdded(outOfServiceTaint(), apiTime(w.farClock())), "FAR")
 		} else {
 			for _, p := range w.api.pods() {
 				if p.Spec.NodeName == node {
@@ -210,7 +210,7 @@ func (w *World) adminConfirmsOff(n *Node, node *corev1.Node) {
 	}
 	taint := outOfServiceTaint()
 	if w.sc.Admin.TimeAdded {
-		taint = withTimeAdded(taint, metav1.NewTime(w.adminClock()))
+		taint = withTimeAdded(taint, apiTime(w.adminClock()))
 	}
 	w.addTaint(node, taint, "an admin")
 	w.admin.tainted[n.Name] = true

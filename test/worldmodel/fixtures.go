@@ -52,7 +52,7 @@ func gatewayLabels(release string) map[string]string {
 }
 
 func (w *World) buildNodes() {
-	long := metav1.NewTime(w.now.Add(-time.Hour))
+	long := apiTime(w.now.Add(-time.Hour))
 	for i := range w.sc.Nodes {
 		n := &Node{Name: fmt.Sprintf("n%d", i+1), Powered: true, KubeletUp: true, RuntimeUp: true, ManagerUp: true,
 			managerPodReady: true, CP: true, synced: true, Skew: w.sc.Clocks.Nodes[i]}
@@ -62,13 +62,13 @@ func (w *World) buildNodes() {
 			ObjectMeta: metav1.ObjectMeta{Name: n.Name, Labels: map[string]string{corev1.LabelHostname: n.Name}},
 			Status: corev1.NodeStatus{Conditions: []corev1.NodeCondition{{
 				Type: corev1.NodeReady, Status: corev1.ConditionTrue, Reason: "KubeletReady",
-				LastHeartbeatTime: metav1.NewTime(kubeletNow), LastTransitionTime: metav1.NewTime(kubeletNow.Add(-time.Hour)),
+				LastHeartbeatTime: apiTime(kubeletNow), LastTransitionTime: apiTime(kubeletNow.Add(-time.Hour)),
 			}}},
 		})
 		lease := &coordinationv1.Lease{
 			ObjectMeta: metav1.ObjectMeta{Namespace: leaseNamespace, Name: n.Name},
 			Spec: coordinationv1.LeaseSpec{HolderIdentity: ptr.To(n.Name), LeaseDurationSeconds: ptr.To(int32(40)),
-				RenewTime: ptr.To(metav1.NewMicroTime(kubeletNow))},
+				RenewTime: ptr.To(apiMicroTime(kubeletNow))},
 		}
 		w.api.stampWrite(lease, kubeletManager)
 		w.api.create(lease)
@@ -155,9 +155,9 @@ func gatewayPod(rs *appsv1.ReplicaSet, suffix, release string) *corev1.Pod {
 }
 
 func setPodRunning(p *corev1.Pod, now time.Time) {
-	p.Status.Phase, p.Status.StartTime = corev1.PodRunning, ptr.To(metav1.NewTime(now))
+	p.Status.Phase, p.Status.StartTime = corev1.PodRunning, ptr.To(apiTime(now))
 	p.Status.Conditions = []corev1.PodCondition{{Type: corev1.PodReady, Status: corev1.ConditionTrue,
-		LastTransitionTime: metav1.NewTime(now)}}
+		LastTransitionTime: apiTime(now)}}
 }
 
 func (w *World) buildClaim(release, pv string) {
@@ -261,7 +261,7 @@ func (w *World) buildStaleEvidence() {
 		if !st.FAR {
 			taint := outOfServiceTaint()
 			if st.TimeAdded {
-				taint = withTimeAdded(taint, metav1.NewTime(w.adminClock().Add(-st.Age)))
+				taint = withTimeAdded(taint, apiTime(w.adminClock().Add(-st.Age)))
 			}
 			w.addTaint(w.api.node(node.Name), taint, "an earlier incident")
 			continue

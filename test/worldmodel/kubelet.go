@@ -21,7 +21,6 @@ import (
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/s3gw-tech/s3gw-remediation/internal/longhorn"
 )
@@ -66,7 +65,7 @@ func (w *World) renewLease(n *Node) {
 	}
 	n.nextLease = now + leaseRenewInterval
 	lease := w.api.lease(n.Name)
-	t := metav1.NewMicroTime(w.nodeClock(n))
+	t := apiMicroTime(w.nodeClock(n))
 	if lease.Spec.RenewTime == nil || !lease.Spec.RenewTime.Equal(&t) {
 		w.api.stampWrite(lease, kubeletManager)
 	}
@@ -177,11 +176,11 @@ func (w *World) syncNodeStatus(n *Node) {
 		return
 	}
 	if ready.Status != status {
-		ready.LastTransitionTime = metav1.NewTime(kubeletNow)
+		ready.LastTransitionTime = apiTime(kubeletNow)
 		w.tracef("kubelet", "%s posts Ready=%s", n.Name, status)
 	}
 	ready.Status, ready.Reason, ready.Message = status, reason, ""
-	ready.LastHeartbeatTime = metav1.NewTime(kubeletNow)
+	ready.LastHeartbeatTime = apiTime(kubeletNow)
 	node.Status.VolumesInUse = inUse
 	w.api.touch(node)
 }

@@ -20,7 +20,6 @@ import (
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/utils/ptr"
 
 	"github.com/s3gw-tech/s3gw-remediation/internal/longhorn"
@@ -115,7 +114,7 @@ func (w *World) longhornNodes() {
 		lhn := w.api.longhornNode(n.Name)
 		c := longhornReady(lhn)
 		if c.Status != status || c.Reason != reason {
-			c.Status, c.Reason, c.LastTransitionTime = status, reason, metav1.NewTime(now)
+			c.Status, c.Reason, c.LastTransitionTime = status, reason, apiTime(now)
 			w.api.touch(lhn)
 			w.tracef("longhorn", "node %s Ready=%s %s", n.Name, status, reason)
 		}

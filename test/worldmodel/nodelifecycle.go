@@ -70,7 +70,7 @@ func (w *World) nodeLifecycle() {
 		if ready.Status != corev1.ConditionUnknown && w.now.After(h.probe.Add(nodeMonitorGracePeriod)) {
 			ready.Status, ready.Reason = corev1.ConditionUnknown, "NodeStatusUnknown"
 			ready.Message = "Kubelet stopped posting node status."
-			ready.LastTransitionTime = metav1.NewTime(w.now)
+			ready.LastTransitionTime = apiTime(w.now)
 			w.api.touch(node)
 			w.tracef("kcm", "node %s Ready=Unknown", n.Name)
 			w.markPodsNotReady(n.Name)
@@ -86,7 +86,7 @@ func (w *World) markPodsNotReady(node string) {
 		}
 		for i := range p.Status.Conditions {
 			if c := &p.Status.Conditions[i]; c.Type == corev1.PodReady && c.Status == corev1.ConditionTrue {
-				c.Status, c.LastTransitionTime = corev1.ConditionFalse, metav1.NewTime(w.now)
+				c.Status, c.LastTransitionTime = corev1.ConditionFalse, apiTime(w.now)
 				w.api.touch(p)
 			}
 		}
@@ -116,7 +116,7 @@ func (w *World) syncConditionTaints(node *corev1.Node) {
 	}
 	changed := len(kept) != len(node.Spec.Taints)
 	if want != "" && !have {
-		at := metav1.NewTime(w.now)
+		at := apiTime(w.now)
 		kept = append(kept, corev1.Taint{Key: want, Effect: corev1.TaintEffectNoSchedule, TimeAdded: &at},
 			corev1.Taint{Key: want, Effect: corev1.TaintEffectNoExecute, TimeAdded: &at})
 		changed = true

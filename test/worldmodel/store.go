@@ -187,7 +187,7 @@ func (s *store) create(obj client.Object) {
 	}
 	s.uids++
 	obj.SetUID(fmtUID(s.uids))
-	obj.SetCreationTimestamp(metav1.NewTime(s.now()))
+	obj.SetCreationTimestamp(apiTime(s.now()))
 	obj.SetDeletionTimestamp(nil)
 	obj.SetResourceVersion(s.nextRV())
 	k.put(obj)
@@ -213,7 +213,7 @@ func (s *store) touch(obj client.Object) {
 // metav1.Time keeps it. Only Leases are stamped: the gate reads no other
 // object's.
 func (s *store) stampWrite(obj client.Object, manager string) {
-	at := metav1.NewTime(s.now().Truncate(time.Second))
+	at := apiTime(s.now())
 	entries := obj.GetManagedFields()
 	for i := range entries {
 		if entries[i].Manager == manager && entries[i].Operation == metav1.ManagedFieldsOperationUpdate {
@@ -245,7 +245,7 @@ func (s *store) markDeleted(obj client.Object) {
 		return
 	}
 	if obj.GetDeletionTimestamp() == nil {
-		now := metav1.NewTime(s.now())
+		now := apiTime(s.now())
 		obj.SetDeletionTimestamp(&now)
 		s.touch(obj)
 	}
