@@ -70,8 +70,9 @@ func (w *World) farClock() time.Time         { return w.now.Add(w.sc.Clocks.FAR)
 func (w *World) adminClock() time.Time       { return w.now.Add(w.sc.Clocks.Admin) }
 
 // apiTime and apiMicroTime are t as the API server stores it: metav1.Time
-// is serialised to the second (RFC 3339), metav1.MicroTime to the
-// microsecond. The model keeps objects in memory, so every time it writes
+// is serialised to the second (k8s.io/apimachinery pkg/apis/meta/v1,
+// time.go Time.MarshalJSON: time.RFC3339), metav1.MicroTime to the
+// microsecond (micro_time.go MicroTime.MarshalJSON: RFC3339Micro). The model keeps objects in memory, so every time it writes
 // goes through these, and a value a controller reads back from its own
 // status compares equal to the one it read from the API, as in a cluster.
 func apiTime(t time.Time) metav1.Time { return metav1.NewTime(t.Truncate(time.Second)) }
