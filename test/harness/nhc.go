@@ -26,6 +26,7 @@ import (
 	"time"
 
 	"github.com/medik8s/common/pkg/annotations"
+	coordinationv1 "k8s.io/api/coordination/v1"
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -100,6 +101,12 @@ func (e *Env) startClusterSide(ctx context.Context) error {
 	}
 	e.nhc = &nhcDispatcher{nodes: mgr.GetClient(), cache: mgr.GetCache(), watched: map[schema.GroupVersionKind]bool{},
 		added: make(chan event.GenericEvent, 16)}
+	if e.nhc.reads, err = newNHCCache(e.Cluster.RESTConfig()); err != nil {
+		return err
+	}
+	if err := mgr.Add(e.nhc.reads); err != nil {
+		return fmt.Errorf("running the NodeHealthCheck emulators' cache: %w", err)
+	}
 	e.nhc.controller, err = ctrl.NewControllerManagedBy(mgr).Named("nhc-emulators").
 		// NHC reconciles a NodeHealthCheck when it is created: the channel
 		// says when its emulator is ready for that first pass.
@@ -140,12 +147,43 @@ func (e *Env) startClusterSide(ctx context.Context) error {
 	return err
 }
 
-// nhcClient is a client that acts as NodeHealthCheck's service account, so
-// that a verb missing from the operator's ext-remediation ClusterRole fails.
-func (e *Env) nhcClient() (client.Client, error) {
-	cfg := e.Cluster.RESTConfig()
+// nhcConfig acts as NodeHealthCheck's service account, so that a verb
+// missing from the operator's ext-remediation ClusterRole fails.
+func nhcConfig(cfg *rest.Config) *rest.Config {
+	cfg = rest.CopyConfig(cfg)
 	cfg.Impersonate = rest.ImpersonationConfig{UserName: NHCUser()}
-	c, err := client.New(cfg, client.Options{Scheme: Scheme()})
+	return cfg
+}
+
+// newNHCCache is the cache NHC's manager reads typed objects from
+// (node-healthcheck-operator cmd/main.go: ctrl.NewManager's default client,
+// only Namespaces uncached): Nodes, and through medik8s/common's lease
+// manager the node Leases. NHC's cache watches every Lease in the cluster;
+// this one only its own namespace, the only one it reads, so that a
+// thousand kubelet renewals every 10 s do not load the benchmarks.
+func newNHCCache(cfg *rest.Config) (cache.Cache, error) {
+	c, err := cache.New(nhcConfig(cfg), cache.Options{Scheme: Scheme(), ByObject: map[client.Object]cache.ByObject{
+		&coordinationv1.Lease{}: {Namespaces: map[string]cache.Config{nhc.LeaseNamespace: {}}},
+	}})
+	if err != nil {
+		return nil, fmt.Errorf("creating the NodeHealthCheck emulators' cache: %w", err)
+	}
+	return c, nil
+}
+
+// nhcClient is NHC's client: writes, Namespaces and (unstructured) remediation
+// CRs go to the API server, as controller-runtime does for a manager without
+// CacheOptions.Unstructured; Nodes and Leases are read from the cache. Each
+// pass of a NodeHealthCheck handles every healthy node (NHC's
+// HandleHealthyNode: list its CRs, read the node, invalidate its lease), so
+// at a thousand nodes a client reading everything from the API server makes
+// a pass minutes long where NHC's takes seconds.
+func (e *Env) nhcClient() (client.Client, error) {
+	opts := client.Options{Scheme: Scheme()}
+	if e.nhc != nil {
+		opts.Cache = &client.CacheOptions{Reader: e.nhc.reads, DisableFor: []client.Object{&corev1.Namespace{}}}
+	}
+	c, err := client.New(nhcConfig(e.Cluster.RESTConfig()), opts)
 	if err != nil {
 		return nil, fmt.Errorf("creating the NodeHealthCheck client: %w", err)
 	}
@@ -234,7 +272,9 @@ func (e *Env) CreateS3GWTemplate(ctx context.Context, name string, spec s3gwv1al
 // and a pass looks at all of them.
 type nhcDispatcher struct {
 	// nodes is the cluster-side cache the checks list nodes from.
-	nodes      client.Reader
+	nodes client.Reader
+	// reads is the cache the checks' clients read typed objects from.
+	reads      cache.Cache
 	cache      cache.Cache
 	controller controller.Controller
 
