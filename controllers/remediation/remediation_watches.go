@@ -155,7 +155,9 @@ func (r *Reconciler) remediationsForLonghorn(ctx context.Context, _ client.Objec
 // remediations match selects.
 func (r *Reconciler) remediationsMatching(ctx context.Context, match func(*s3gwv1alpha1.S3GWRemediation) bool) []reconcile.Request {
 	list := &s3gwv1alpha1.S3GWRemediationList{}
-	if err := r.Client.List(ctx, list); err != nil {
+	// Read only: every pod and Longhorn event maps through here, and deep
+	// copies of every CR's status added up at a thousand nodes.
+	if err := r.Client.List(ctx, list, client.UnsafeDisableDeepCopy); err != nil {
 		logf.FromContext(ctx).Error(err, "Listing S3GWRemediations to map a watch event")
 		return nil
 	}

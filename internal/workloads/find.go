@@ -38,12 +38,17 @@ func (e *InvalidSelectorError) Unwrap() error { return e.Err }
 
 // List lists the pods matching the spec's selector in its namespaces, on
 // node when node is not empty. The API server filters by label and node.
+//
+// From a cache, the pods are not deep-copied: they share their maps and
+// slices with the informer's store, so callers only read them. Each pass of
+// the protection report lists every gateway, and at a thousand nodes those
+// copies were the largest owner of the manager's peak heap.
 func List(ctx context.Context, reader client.Reader, spec s3gwv1alpha1.S3GWRemediationSpec, node string) ([]corev1.Pod, error) {
 	selector, err := metav1.LabelSelectorAsSelector(spec.WorkloadSelectorOrDefault())
 	if err != nil {
 		return nil, &InvalidSelectorError{Err: err}
 	}
-	opts := []client.ListOption{client.MatchingLabelsSelector{Selector: selector}}
+	opts := []client.ListOption{client.MatchingLabelsSelector{Selector: selector}, client.UnsafeDisableDeepCopy}
 	if node != "" {
 		opts = append(opts, client.MatchingFieldsSelector{Selector: fields.OneTermEqualSelector("spec.nodeName", node)})
 	}
