@@ -437,19 +437,32 @@ func deployFiller(ctx context.Context, env *harness.Env, n int) error {
 			return fmt.Errorf("creating Deployment %s: %w", name, err)
 		}
 	}
-	return wait.PollUntilContextTimeout(ctx, 2*time.Second, 15*time.Minute, true, func(ctx context.Context) (bool, error) {
+	// 3 000 nodes on two cores took more than 15 minutes for 3 000 pods
+	// (session 5): allow 10 minutes per thousand, and say how far it got.
+	deadline := max(15*time.Minute, time.Duration(n)*10*time.Minute/1000)
+	began, lastReport := time.Now(), time.Now()
+	created, running := 0, 0
+	err := wait.PollUntilContextTimeout(ctx, 2*time.Second, deadline, true, func(ctx context.Context) (bool, error) {
 		var list corev1.PodList
 		if err := env.Client.List(ctx, &list, client.InNamespace(fillerNamespace)); err != nil {
 			return false, err
 		}
-		running := 0
+		created, running = len(list.Items), 0
 		for i := range list.Items {
 			if harness.PodReady(&list.Items[i]) {
 				running++
 			}
 		}
+		if time.Since(lastReport) > time.Minute {
+			lastReport = time.Now()
+			fmt.Printf("    filler pods after %s: %d created, %d Running of %d\n", time.Since(began).Round(time.Second), created, running, n)
+		}
 		return running == n, nil
 	})
+	if err != nil {
+		return fmt.Errorf("filler pods after %s: %d created, %d Running of %d: %w", deadline, created, running, n, err)
+	}
+	return nil
 }
 
 // rssSampler records the manager's resident set every second, and takes a
