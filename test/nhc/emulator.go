@@ -101,6 +101,12 @@ type Step struct {
 type Emulator struct {
 	// Client is NHC's client; tests impersonate NHC's service account bound
 	// to the operator's aggregation ClusterRole, so a missing verb fails.
+	// NHC's manager client (cmd/main.go) reads typed objects — Nodes, and
+	// Leases through medik8s/common's lease manager — from its cache, and
+	// unstructured ones (templates, remediation CRs) from the API server,
+	// as controller-runtime does without CacheOptions.Unstructured: each
+	// pass lists the CRs once per healthy node (HandleHealthyNode →
+	// ListRemediationCRs), a live LIST per node and remediation kind.
 	Client client.Client
 	Name   string
 	// Template is spec.remediationTemplate (classic mode); unused when
