@@ -196,7 +196,13 @@ type scaleRun struct {
 	RTO       stats `json:"rto"`
 	// CRToReleased is S3GWRemediation created → no VolumeAttachment of the
 	// volume left on the dead node: the operator's own part.
-	CRToReleased stats       `json:"crToReleased"`
+	CRToReleased stats `json:"crToReleased"`
+	// NotReadyToCR is node NotReady → S3GWRemediation created: the
+	// NodeHealthCheck's share. CRToPodGone is S3GWRemediation created →
+	// old pod gone: the operator's first write, before the attach-detach
+	// controller's part of CRToReleased.
+	NotReadyToCR stats       `json:"notReadyToCR"`
+	CRToPodGone  stats       `json:"crToPodGone"`
 	Failures     []runResult `json:"failures"`
 	// Manager usage: when setup ended, before the failures (after the idle
 	// window: steady state), and at the end.
@@ -332,8 +338,14 @@ func logDirFor(logDir string, size clusterSize) string {
 }
 
 func (sr *scaleRun) summarize(runs []*harness.Run) {
-	var crToReady, rto, crToReleased []float64
+	var crToReady, rto, crToReleased, notReadyToCR, crToPodGone []float64
 	for _, r := range runs {
+		if d, ok := r.Between(harness.NodeNotReady, harness.RemediationCreated); ok {
+			notReadyToCR = append(notReadyToCR, d.Seconds())
+		}
+		if d, ok := r.Between(harness.RemediationCreated, harness.OldPodGone); ok {
+			crToPodGone = append(crToPodGone, d.Seconds())
+		}
 		rr := runResult{Node: r.Node, Milestones: map[string]float64{}}
 		for _, e := range r.Timeline() {
 			rr.Milestones[e.Milestone.String()] = e.After.Seconds()
@@ -361,6 +373,7 @@ func (sr *scaleRun) summarize(runs []*harness.Run) {
 		}
 	}
 	sr.CRToReady, sr.RTO, sr.CRToReleased = newStats(crToReady), newStats(rto), newStats(crToReleased)
+	sr.NotReadyToCR, sr.CRToPodGone = newStats(notReadyToCR), newStats(crToPodGone)
 }
 
 // setUpScale adds the nodes, the NodeHealthCheck, the gateways and the
@@ -572,6 +585,12 @@ func (r *scaleResult) table() string {
 	row("S3GWRemediations Succeeded", "", func(sr scaleRun) string { return fmt.Sprintf("%d/%d", sr.Succeeded, r.Fail) })
 	row("CR → released p50 / p99", "p99 ≤ 1 s", func(sr scaleRun) string {
 		return fmtStat(sr.CRToReleased.P50) + " / " + fmtStat(sr.CRToReleased.P99)
+	})
+	row("of which CR → old pod gone (the operator's force delete) p50 / p99", "", func(sr scaleRun) string {
+		return fmtStat(sr.CRToPodGone.P50) + " / " + fmtStat(sr.CRToPodGone.P99)
+	})
+	row("node NotReady → CR (the NodeHealthCheck) p50 / p99", "", func(sr scaleRun) string {
+		return fmtStat(sr.NotReadyToCR.P50) + " / " + fmtStat(sr.NotReadyToCR.P99)
 	})
 	row("CR → Ready p50 / p99", "", func(sr scaleRun) string { return fmtStat(sr.CRToReady.P50) + " / " + fmtStat(sr.CRToReady.P99) })
 	row("RTO p50 / p99", "", func(sr scaleRun) string { return fmtStat(sr.RTO.P50) + " / " + fmtStat(sr.RTO.P99) })
