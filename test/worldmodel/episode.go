@@ -127,6 +127,9 @@ func (w *World) describe() {
 	w.tracef("setup", "clock skews %+v; cache lag up to %s", sc.Clocks, sc.CacheLag)
 	w.tracef("setup", "template spec: %s", specString(sc.Spec))
 	w.tracef("setup", "NHC %+v; FAR %+v; admin %+v", sc.NHC, sc.FAR, sc.Admin)
+	if sc.Manual != nil {
+		w.tracef("setup", "an admin's own remediation %s after NHC's: %s", sc.Manual.After, specString(sc.Manual.Spec))
+	}
 	w.tracef("setup", "stale evidence %+v; crash rate %.2f; interleave rate %.2f", sc.Stale, sc.CrashRate, sc.InterleaveRate)
 	for _, f := range sc.Faults {
 		w.tracef("setup", "at +%s: %s", f.At, f)

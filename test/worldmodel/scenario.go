@@ -38,8 +38,10 @@ type Scenario struct {
 	NHC           NHCSpec
 	FAR           FARSpec
 	Admin         AdminSpec
-	Stale         []StaleEvidence
-	Faults        []Fault
+	// Manual is an admin's hand-made second remediation; nil: none.
+	Manual *ManualSpec
+	Stale  []StaleEvidence
+	Faults []Fault
 	// PodFinalizer, when set, is how long a foreign finalizer (some other
 	// controller's) keeps a deleted gateway pod in the API.
 	PodFinalizer time.Duration
@@ -176,6 +178,8 @@ func generate(r *rand.Rand, p Policy) *Scenario {
 		sc.Instances[i].RevisionCounterDisabled = chance(r, 0.3)
 	}
 	sc.CacheLag = pick(r, 0, 200*time.Millisecond, time.Second, 3*time.Second)
+	// Drawn last, so that the draws above are the same with and without them.
+	sc.Manual = generateManual(r, sc, p)
 	p.Hazards.apply(sc)
 	return sc
 }

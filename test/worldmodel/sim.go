@@ -120,6 +120,7 @@ func (w *World) step() {
 	w.externalAttacher()
 	w.longhornNodes()
 	w.longhornVolumes()
+	w.adminRemediates()
 	w.healthChecks()
 	w.fenceAgents()
 	w.adminActs()
