@@ -42,5 +42,9 @@ const Finalizer = remediation.Finalizer
 // default intervals.
 var NewRemediationReconciler = remediation.NewReconciler
 
+// DefaultReportInterval is the least time between two writes of one
+// template's protection report.
+const DefaultReportInterval = protection.DefaultReportInterval
+
 // DefaultIntervals are the production backstops.
 func DefaultIntervals() Intervals { return remediation.DefaultIntervals() }

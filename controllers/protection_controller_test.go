@@ -211,6 +211,31 @@ var _ = Describe("The protection report", func() {
 		Expect(s.protectedGauge(g, s3gwv1alpha1.ReasonPodProtected)).To(Equal(1.0))
 	})
 
+	It("holds a change that comes within the report interval, with the metrics current, and writes it when the interval ends", func() {
+		s := newReportStory(newWorld(suiteCtx), s3gwv1alpha1.S3GWRemediationSpec{}, true)
+		s.r.ReportInterval = 5 * time.Second
+		g := s.w.addGateway("gw", "a", "b")
+		Expect(s.pod().Protected).To(BeTrue(), "the first report is written at once")
+		version := s.t.ResourceVersion
+
+		By("Longhorn rebuilding a replica on the s3gw node a second later")
+		s.w.clock.Step(time.Second)
+		addReplica(s.w, g, 1, "a")
+		res, err := s.r.Reconcile(s.w.ctx, reconcile.Request{NamespacedName: client.ObjectKeyFromObject(s.t)})
+		Expect(err).NotTo(HaveOccurred())
+		Expect(res.RequeueAfter).To(Equal(4*time.Second), "it comes back when the interval ends")
+		s.st.drainEvents()
+		Expect(s.w.c.Get(s.w.ctx, client.ObjectKeyFromObject(s.t), s.t)).To(Succeed())
+		Expect(s.t.ResourceVersion).To(Equal(version), "the status is not written within the interval")
+		Expect(s.st.eventsWithReason(protection.EventPodUnprotected)).To(BeEmpty(), "nothing is announced before it is written")
+		Expect(s.protectedGauge(g, s3gwv1alpha1.ReasonPodProtected)).To(BeZero(), "the metrics follow at once: the protected series is gone")
+
+		By("The interval over")
+		s.w.clock.Step(4 * time.Second)
+		s.expectUnprotected(g, s3gwv1alpha1.ReasonNoFencingEvidence, "replica "+g.pv+"-r-1 of "+g.pv+" is on the node")
+		Expect(s.st.eventsWithReason(protection.EventPodUnprotected)).To(HaveLen(1))
+	})
+
 	It("counts a usable fencing delegate, and not a delegate whose template is missing", func() {
 		w := newWorld(suiteCtx)
 		s := newReportStory(w, w.delegateSpec(true), true) // the delegate is the only evidence source

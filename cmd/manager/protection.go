@@ -35,9 +35,15 @@ import (
 // of the protection report; the manager cannot read it from the cluster.
 var nodeMonitorGracePeriod time.Duration
 
+// reportInterval is the least time between two writes of one template's
+// protection report.
+var reportInterval time.Duration
+
 func init() {
 	flag.DurationVar(&nodeMonitorGracePeriod, "node-monitor-grace-period", protection.DefaultNodeMonitorGracePeriod,
 		"kube-controller-manager's --node-monitor-grace-period, used in the protection report's expected RTO.")
+	flag.DurationVar(&reportInterval, "protection-report-interval", controllers.DefaultReportInterval,
+		"The least time between two status writes of one template's protection report (0: write every change at once).")
 }
 
 // setupProtection wires the protection report: every template's status
@@ -52,5 +58,6 @@ func setupProtection(mgr ctrl.Manager, cachedPods labels.Selector, leases *stora
 		WorkloadCache:          cachedPods,
 		Leases:                 leases,
 		NodeMonitorGracePeriod: nodeMonitorGracePeriod,
+		ReportInterval:         reportInterval,
 	}).SetupWithManager(mgr)
 }

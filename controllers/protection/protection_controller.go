@@ -20,6 +20,7 @@ import (
 	"context"
 	"fmt"
 	"slices"
+	"sync"
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
@@ -71,8 +72,19 @@ type Reconciler struct {
 	// NodeMonitorGracePeriod is kube-controller-manager's
 	// --node-monitor-grace-period; zero means its default.
 	NodeMonitorGracePeriod time.Duration
+	// ReportInterval is the least time between two status writes of one
+	// template's report; a change within it is written when it ends (the
+	// metrics follow at once). Zero writes every change at once. Every
+	// status write wakes each NodeHealthCheck that references the template
+	// (NHC watches its templates' updates), and a NodeHealthCheck's pass
+	// lists the remediations once per healthy node: during a failover the
+	// report changes with every pod, and those passes delay the CRs of the
+	// next failed nodes.
+	ReportInterval time.Duration
 
 	watches *watches.Dynamic
+	// written is when each template's report was last written.
+	written sync.Map // types.NamespacedName → time.Time
 }
 
 // The report reads templates and writes their status, and reads, never
@@ -93,6 +105,7 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Resu
 	if err := r.Client.Get(ctx, req.NamespacedName, t); err != nil {
 		if apierrors.IsNotFound(err) {
 			r.Metrics.ForgetProtection(req.NamespacedName)
+			r.written.Delete(req.NamespacedName)
 			return ctrl.Result{}, nil
 		}
 		return ctrl.Result{}, err
@@ -101,7 +114,7 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Resu
 	if err != nil {
 		return ctrl.Result{}, err
 	}
-	err = r.writeReport(ctx, t, protection.Report(in, pods))
+	held, err := r.writeReport(ctx, t, protection.Report(in, pods))
 	if apierrors.IsConflict(err) {
 		// The template changed since it was read: the template controller's
 		// annotation at start-up, a spec edit. Not an error: report again on
@@ -110,8 +123,13 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Resu
 		logf.FromContext(ctx).V(1).Info("Template changed while reporting; reporting again")
 		return ctrl.Result{RequeueAfter: staleRetry}, nil
 	}
-	return ctrl.Result{}, err
+	return ctrl.Result{RequeueAfter: held}, err
 }
+
+// DefaultReportInterval is the manager's ReportInterval: a failover's
+// report is seconds behind at most, while a burst of failures wakes each
+// NodeHealthCheck once per interval instead of once per pod change.
+const DefaultReportInterval = 5 * time.Second
 
 // staleRetry is how soon a report that lost the lock on its status write
 // runs again.
@@ -122,8 +140,11 @@ const staleRetry = 100 * time.Millisecond
 // changed. The status write is locked on the template it read: a pass that
 // read a stale copy fails with a conflict instead of overwriting a newer
 // report or announcing a change twice.
+//
+// A change that comes within ReportInterval of the last write is held: it
+// returns how long until it may be written, and the pass then runs again.
 func (r *Reconciler) writeReport(ctx context.Context, t *s3gwv1alpha1.S3GWRemediationTemplate,
-	report s3gwv1alpha1.S3GWRemediationTemplateStatus) error {
+	report s3gwv1alpha1.S3GWRemediationTemplateStatus) (time.Duration, error) {
 	key := types.NamespacedName{Namespace: t.Namespace, Name: t.Name}
 	r.Metrics.SetProtection(key, podMetrics(report.Pods))
 
@@ -136,15 +157,31 @@ func (r *Reconciler) writeReport(ctx context.Context, t *s3gwv1alpha1.S3GWRemedi
 	report.Conditions, report.ObservedGeneration = conditions, t.Generation
 	next.Status = report
 	if equality.Semantic.DeepEqual(t.Status, next.Status) {
-		return nil
+		return 0, nil
+	}
+	now := r.Clock.Now()
+	if wait := r.untilNextWrite(key, now); wait > 0 {
+		logf.FromContext(ctx).V(1).Info("Protection report changed; writing it when the report interval ends", "in", wait)
+		return wait, nil
 	}
 	patch := client.MergeFromWithOptions(t, client.MergeFromWithOptimisticLock{})
 	if err := r.Client.Status().Patch(ctx, next, patch); err != nil {
-		return fmt.Errorf("writing the protection report of S3GWRemediationTemplate %s: %w", key, err)
+		return 0, fmt.Errorf("writing the protection report of S3GWRemediationTemplate %s: %w", key, err)
 	}
+	r.written.Store(key, now)
 	logf.FromContext(ctx).V(1).Info("Protection report updated", "protection", report.Protection)
 	r.emitTransitions(t, next)
-	return nil
+	return 0, nil
+}
+
+// untilNextWrite is how long the template's report must wait before its
+// next write; zero when it may be written now.
+func (r *Reconciler) untilNextWrite(key types.NamespacedName, now time.Time) time.Duration {
+	last, ok := r.written.Load(key)
+	if r.ReportInterval <= 0 || !ok {
+		return 0
+	}
+	return max(0, last.(time.Time).Add(r.ReportInterval).Sub(now))
 }
 
 // emitTransitions warns about each pod that became unprotected (or

@@ -132,6 +132,7 @@ func startOperator(ctx context.Context, cfg *rest.Config, log logr.Logger, inter
 		Recorder: eventrecorder.Legacy{Recorder: mgr.GetEventRecorder("s3gw-remediation")},
 		Clock:    clock.RealClock{}, Metrics: recorder,
 		WorkloadCache: controllers.DefaultWorkloadCache(), Leases: leases, NodeMonitorGracePeriod: nodeMonitorGracePeriod,
+		ReportInterval: controllers.DefaultReportInterval,
 	}).SetupWithManager(mgr); err != nil {
 		return nil, fmt.Errorf("setting up the protection report: %w", err)
 	}
