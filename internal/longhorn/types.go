@@ -51,6 +51,12 @@ const (
 	NodeReasonKubernetesNodeGone = "KubernetesNodeGone"
 	// TicketTypeCSIAttacher is the ticket type the CSI driver creates.
 	TicketTypeCSIAttacher = "csi-attacher"
+	// InstanceManagerRunning is the one instance manager state whose
+	// process list comes from the process itself.
+	InstanceManagerRunning = "running"
+	// InstanceManagerUnknown is an instance manager on a node Longhorn
+	// counts down: its list is the last one recorded.
+	InstanceManagerUnknown = "unknown"
 )
 
 // Condition is Longhorn's condition shape.
@@ -238,6 +244,54 @@ type VolumeAttachmentList struct {
 	Items           []VolumeAttachment `json:"items"`
 }
 
+// InstanceManager is a view of instancemanagers.longhorn.io: the process on
+// a node that runs its engine and replica processes. Only that node's
+// longhorn-manager refreshes its list of processes, from the process itself
+// (controller/instance_manager_controller.go InstanceManagerMonitor); while
+// that manager cannot reach the API server the CR goes stale, and once
+// Longhorn counts the node down another manager sets it unknown
+// (syncStatusWithNode).
+// +kubebuilder:object:root=true
+type InstanceManager struct {
+	metav1.TypeMeta   `json:",inline"`
+	metav1.ObjectMeta `json:"metadata,omitempty"`
+	Spec              InstanceManagerSpec   `json:"spec,omitzero"`
+	Status            InstanceManagerStatus `json:"status,omitzero"`
+}
+
+// InstanceManagerSpec names the node it runs on.
+type InstanceManagerSpec struct {
+	NodeID string `json:"nodeID,omitempty"`
+}
+
+// InstanceManagerStatus is its state and its replica processes by replica
+// name (v1beta2 instanceReplicas), blanked in every state but running and
+// unknown (syncInstanceStatus).
+type InstanceManagerStatus struct {
+	CurrentState     string                     `json:"currentState,omitempty"`
+	InstanceReplicas map[string]InstanceProcess `json:"instanceReplicas,omitempty"`
+}
+
+// InstanceProcess is one process an instance manager runs.
+type InstanceProcess struct {
+	Status InstanceProcessStatus `json:"status,omitzero"`
+}
+
+// InstanceProcessStatus is the process's state: starting, running,
+// stopping, stopped, error (and suspended for v2 engines).
+type InstanceProcessStatus struct {
+	State string `json:"state,omitempty"`
+}
+
+// +kubebuilder:object:root=true
+
+// InstanceManagerList is a list of InstanceManagers.
+type InstanceManagerList struct {
+	metav1.TypeMeta `json:",inline"`
+	metav1.ListMeta `json:"metadata,omitempty"`
+	Items           []InstanceManager `json:"items"`
+}
+
 func addKnownTypes(scheme *runtime.Scheme) error {
 	scheme.AddKnownTypes(GroupVersion,
 		&Volume{}, &VolumeList{},
@@ -245,6 +299,7 @@ func addKnownTypes(scheme *runtime.Scheme) error {
 		&Engine{}, &EngineList{},
 		&Node{}, &NodeList{},
 		&VolumeAttachment{}, &VolumeAttachmentList{},
+		&InstanceManager{}, &InstanceManagerList{},
 	)
 	metav1.AddToGroupVersion(scheme, GroupVersion)
 	return nil
