@@ -72,6 +72,7 @@ func CacheOptions(workloads labels.Selector) cache.Options {
 			&corev1.PersistentVolume{}:      {Transform: trimPersistentVolume},
 			&storagev1.VolumeAttachment{}:   {Transform: trimVolumeAttachment},
 			&longhorn.Node{}:                {Transform: trimLonghornNode},
+			&longhorn.InstanceManager{}:     {Transform: trimInstanceManager},
 		},
 	}
 }
@@ -98,6 +99,10 @@ func trimMeta(m *metav1.ObjectMeta, annotations ...string) {
 	}
 	m.Annotations, m.ManagedFields = kept, nil
 }
+
+// trimInstanceManager keeps an instance manager's identity; its typed view
+// already holds only its node, its state and its replica processes' states.
+var trimInstanceManager = transform(func(im *longhorn.InstanceManager) { trimMeta(&im.ObjectMeta) })
 
 // transform adapts a trim of one kind to cache.TransformFunc.
 func transform[T any](trim func(*T)) toolscache.TransformFunc {

@@ -177,6 +177,8 @@ var _ = Describe("Remediation resilience", func() {
 		Expect(w.attachments(ui, w.nodeName("failed"))).To(HaveLen(1))
 		Expect(recorder.Writes("Pod")).To(ConsistOf(HaveField("Name", g.pod.Name)))
 		Expect(recorder.Writes("VolumeAttachment")).To(BeEmpty(), "ControllerDetach leaves attachments to kube-controller-manager")
+		Expect(recorder.Writes("VolumeAttachment.longhorn.io")).To(ConsistOf(write{Verb: "patch", Kind: "VolumeAttachment.longhorn.io",
+			Name: g.pv}), "the one Longhorn write removes the failed node's ticket of the gateway's volume")
 		Expect(w.node("failed").Status.VolumesInUse).To(ConsistOf(longhorn.UniqueVolumeName(ui.pv)))
 	})
 

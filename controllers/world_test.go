@@ -33,6 +33,8 @@ import (
 	coordinationv1 "k8s.io/api/coordination/v1"
 	corev1 "k8s.io/api/core/v1"
 	storagev1 "k8s.io/api/storage/v1"
+	"k8s.io/apimachinery/pkg/api/equality"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
@@ -80,11 +82,15 @@ type world struct {
 	// clock is the one clock of the story: the doubles stamp heartbeats and
 	// conditions with it, and the reconciler and NHC read it.
 	clock *clocktesting.FakeClock
+	// cutOff are the nodes whose longhorn-manager lost the API server: their
+	// instance manager's CR stays as it was.
+	cutOff map[string]bool
 }
 
 func newWorld(ctx context.Context) *world {
 	id := fmt.Sprintf("w%d", worldCount.Add(1))
-	w := &world{ctx: ctx, c: k8sClient, id: id, ns: "ns-" + id, clock: clocktesting.NewFakeClock(time.Now())}
+	w := &world{ctx: ctx, c: k8sClient, id: id, ns: "ns-" + id, clock: clocktesting.NewFakeClock(time.Now()),
+		cutOff: map[string]bool{}}
 	for _, ns := range []string{w.ns, longhornNS} {
 		err := k8sClient.Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: ns}})
 		Expect(client.IgnoreAlreadyExists(err)).To(Succeed())
@@ -435,7 +441,67 @@ func (w *world) simulate() {
 	w.kubelets()
 	w.attachDetachController()
 	w.externalAttacher()
+	w.instanceManagers()
 	w.replicaSetController()
+}
+
+// instanceManagers plays each node's longhorn-manager keeping its instance
+// manager's CR (longhorn-manager controller/instance_manager_controller.go):
+// InstanceManagerMonitor lists the replica processes running on its node,
+// here those of every volume some ticket wants attached (any ticket
+// attaches a volume, volume_attachment_controller.go); syncStatusWithNode
+// turns the CR unknown, keeping its list, on a node Longhorn counts down;
+// a manager cut off from the API server (cutOff) writes nothing.
+func (w *world) instanceManagers() {
+	nodes := &corev1.NodeList{}
+	Expect(w.c.List(w.ctx, nodes, client.MatchingLabels(w.nodeLabels()))).To(Succeed())
+	for _, n := range nodes.Items {
+		if w.cutOff[n.Name] {
+			continue
+		}
+		im := &longhorn.InstanceManager{ObjectMeta: metav1.ObjectMeta{Namespace: longhornNS, Name: "instance-manager-" + n.Name}}
+		err := w.c.Get(w.ctx, client.ObjectKeyFromObject(im), im)
+		if apierrors.IsNotFound(err) {
+			im.Spec.NodeID = n.Name
+			Expect(w.c.Create(w.ctx, im)).To(Succeed())
+		} else {
+			Expect(err).NotTo(HaveOccurred())
+		}
+		want := im.Status.DeepCopy()
+		lhNode := &longhorn.Node{}
+		Expect(w.c.Get(w.ctx, client.ObjectKey{Namespace: longhornNS, Name: n.Name}, lhNode)).To(Succeed())
+		if len(lhNode.Status.Conditions) > 0 && lhNode.Status.Conditions[0].Reason == longhorn.NodeReasonKubernetesNodeNotReady {
+			want.CurrentState = longhorn.InstanceManagerUnknown
+		} else {
+			want.CurrentState, want.InstanceReplicas = longhorn.InstanceManagerRunning, w.runningReplicasOn(n.Name)
+		}
+		if !equality.Semantic.DeepEqual(want, &im.Status) {
+			im.Status = *want
+			Expect(w.c.Status().Update(w.ctx, im)).To(Succeed())
+		}
+	}
+}
+
+// runningReplicasOn lists the replicas on node of the gateways' volumes
+// Longhorn attaches.
+func (w *world) runningReplicasOn(node string) map[string]longhorn.InstanceProcess {
+	var running map[string]longhorn.InstanceProcess
+	for _, g := range w.gateways {
+		if !g.longhorn || len(w.tickets(g)) == 0 {
+			continue
+		}
+		replicas := &longhorn.ReplicaList{}
+		Expect(w.c.List(w.ctx, replicas, client.InNamespace(longhornNS), client.MatchingLabels{longhorn.VolumeLabel: g.pv})).To(Succeed())
+		for _, r := range replicas.Items {
+			if r.Spec.NodeID == node {
+				if running == nil {
+					running = map[string]longhorn.InstanceProcess{}
+				}
+				running[r.Name] = longhorn.InstanceProcess{Status: longhorn.InstanceProcessStatus{State: "running"}}
+			}
+		}
+	}
+	return running
 }
 
 // attachDetachController detaches a volume from a node when

@@ -26,6 +26,8 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/client/apiutil"
 	"sigs.k8s.io/controller-runtime/pkg/client/interceptor"
+
+	"github.com/s3gw-tech/s3gw-remediation/internal/longhorn"
 )
 
 // write is one API write the reconciler made.
@@ -91,10 +93,15 @@ func (r *writeRecorder) do(verb string, obj client.Object, sub string, send func
 	return send()
 }
 
+// kindOf names an object's kind; Longhorn's kinds carry their group, so
+// that its VolumeAttachment is not taken for storage.k8s.io's.
 func kindOf(obj runtime.Object) string {
 	gvk, err := apiutil.GVKForObject(obj, env.Scheme)
 	if err != nil {
 		return fmt.Sprintf("%T", obj)
+	}
+	if gvk.Group == longhorn.GroupVersion.Group {
+		return gvk.Kind + "." + gvk.Group
 	}
 	return gvk.Kind
 }

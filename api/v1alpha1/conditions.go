@@ -71,6 +71,10 @@ const (
 	ReasonReleasing               = "Releasing"
 	ReasonReleased                = "Released"
 	ReasonKubeletAlive            = "KubeletAlive"
+	// ReasonReplicaStopUnconfirmed: Longhorn's ticket for the failed node is
+	// removed, and the Kubernetes release waits until each replica's own
+	// instance manager shows its process gone.
+	ReasonReplicaStopUnconfirmed  = "ReplicaStopUnconfirmed"
 	ReasonPodFinalizers           = "PodFinalizers"
 	ReasonWaitingForReplacement   = "WaitingForReplacement"
 	ReasonReplacementReady        = "ReplacementReady"

@@ -80,11 +80,18 @@ func (r *Reconciler) act(ctx context.Context, s *scope) error {
 	return nil
 }
 
-// release performs the release strategy's writes (release.Releasers), and
-// counts and announces each one.
+// release performs the release's first step in Longhorn, then the release
+// strategy's writes (release.Releasers), and counts and announces each one.
 func (r *Reconciler) release(ctx context.Context, s *scope) error {
 	plan := s.decision.Release
-	w := release.Write{Client: r.Client, Node: s.node, Owner: s.rem.UID, Now: s.now}
+	w := release.Write{Client: r.Client, Node: s.node, Owner: s.rem.UID, Now: s.now,
+		LonghornNamespace: s.rem.Spec.Release.LonghornNamespaceOrDefault()}
+	if err := release.DetachInLonghorn(ctx, w, plan, func(done release.Released) { r.eventBoth(s, done.Reason, done.Message) }); err != nil {
+		return err
+	}
+	if !plan.StrategyWrites() {
+		return nil
+	}
 	return release.Releasers[plan.Strategy](ctx, w, plan, func(done release.Released) {
 		for range done.Volumes {
 			r.Metrics.AttachmentReleased(string(plan.Strategy))

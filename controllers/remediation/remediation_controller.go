@@ -151,8 +151,11 @@ var _ reconcile.Reconciler = &Reconciler{}
 // +kubebuilder:rbac:groups=apps,resources=replicasets,verbs=get
 // Attachments: verify release, and delete one under the DeleteVolumeAttachment strategy.
 // +kubebuilder:rbac:groups=storage.k8s.io,resources=volumeattachments,verbs=list;watch;delete
-// Longhorn: node state, replicas and tickets are read (from watched caches), never written.
-// +kubebuilder:rbac:groups=longhorn.io,resources=nodes;replicas;volumeattachments;volumes,verbs=get;list;watch
+// Longhorn: node state, instance managers, replicas and tickets are read (from
+// watched caches); the one write removes the failed node's csi-attacher ticket
+// (config/policy admits nothing else).
+// +kubebuilder:rbac:groups=longhorn.io,resources=nodes;replicas;volumeattachments;volumes;instancemanagers,verbs=get;list;watch
+// +kubebuilder:rbac:groups=longhorn.io,resources=volumeattachments,verbs=patch
 // Fencing evidence from medik8s remediators, read from watched caches; their
 // CRs may also be created as delegate, patched with NHC's timed-out
 // annotation, and deleted with ours. Other kinds listed in spec.fencing need

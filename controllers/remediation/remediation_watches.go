@@ -164,11 +164,13 @@ func (r *Reconciler) remediationsMatching(ctx context.Context, match func(*s3gwv
 	return watches.RequestsFor(list.Items, match)
 }
 
-// watchLonghorn watches Longhorn's Nodes (readiness is status), and the
+// watchLonghorn watches Longhorn's Nodes (readiness is status), its
+// InstanceManagers (the replica processes they list are status), and the
 // specs of its Replicas (node, failedAt, healthyAt) and VolumeAttachments
 // (tickets).
 func (r *Reconciler) watchLonghorn(ctx context.Context) {
 	r.watches.Ensure(ctx, &longhorn.Node{}, r.remediationsForLonghorn)
+	r.watches.Ensure(ctx, &longhorn.InstanceManager{}, r.remediationsForLonghorn)
 	r.watches.Ensure(ctx, &longhorn.Replica{}, r.remediationsForLonghorn, predicate.GenerationChangedPredicate{})
 	r.watches.Ensure(ctx, &longhorn.VolumeAttachment{}, r.remediationsForLonghorn, predicate.GenerationChangedPredicate{})
 }

@@ -111,6 +111,9 @@ func releaseHolders(o Observation) []string {
 			if v.InUseOnNode {
 				why = append(why, fmt.Sprintf("node %s's status.volumesInUse", o.Node.Name))
 			}
+			if stops := replicaStopHolders(o, v); stops != "" {
+				why = append(why, stops)
+			}
 			out = append(out, fmt.Sprintf("volume %s is held by %s", v.LonghornVolume, strings.Join(why, ", ")))
 		}
 	}

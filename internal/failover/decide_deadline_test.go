@@ -74,6 +74,7 @@ func TestDecideReleaseDeadline(t *testing.T) {
 			mutate: []func(o *Observation){evicted, pastReleaseDeadline, strategy(s3gwv1alpha1.ReleaseDeleteVolumeAttachment), func(o *Observation) {
 				o.Targets[0].Volumes[0].Attachments = []Attachment{{Name: "csi-a", Deleting: true,
 					Finalizers: []string{"external-attacher/driver-longhorn-io"}}}
+				o.Targets[0].Volumes[0].Tickets = []Ticket{{ID: "csi-a", Type: "csi-attacher"}}
 			}},
 			phase:  s3gwv1alpha1.PhaseFailed,
 			reason: s3gwv1alpha1.ReasonReleaseTimedOut,

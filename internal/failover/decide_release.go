@@ -36,7 +36,7 @@ import (
 // the evidence just checked still holds.
 func actions(o Observation, gate Gate) Decision {
 	d := Decision{Step: StepRelease, Gate: gate, Reason: s3gwv1alpha1.ReasonRemediationStarted}
-	plan := planRelease(o)
+	plan := planRelease(o, confirmsReplicaStops(o, gate))
 	var finalized []string
 	for _, t := range o.Targets {
 		switch {
@@ -65,6 +65,12 @@ func actions(o Observation, gate Gate) Decision {
 			"only when its volumes can be released right after", o.Node.Name)
 		d.Holds = append(d.Holds, Hold{s3gwv1alpha1.ConditionAttachmentsReleased, s3gwv1alpha1.ReasonKubeletAlive, d.Message})
 	}
+	if len(plan.unconfirmed) > 0 {
+		d.Message = fmt.Sprintf("Longhorn detached the volumes from node %s; the Kubernetes release waits until each replica's "+
+			"own instance manager shows it stopped, or a replica cut off a moment ago could keep the old engine's last writes "+
+			"from the new one: %s", o.Node.Name, strings.Join(plan.unconfirmed, "; "))
+		d.Holds = append(d.Holds, Hold{s3gwv1alpha1.ConditionAttachmentsReleased, s3gwv1alpha1.ReasonReplicaStopUnconfirmed, d.Message})
+	}
 	if len(finalized) > 0 {
 		d.Message = "Not force-deleting pods that finalizers would keep in the API: " + strings.Join(finalized, "; ") +
 			". The attach-detach controller force-detaches a deleted pod's volume 6 minutes after it leaves the API, " +
@@ -86,17 +92,23 @@ type releasePlan struct {
 	podsPresent bool
 	// waitingForKubelet: the strategy waits for a live kubelet.
 	waitingForKubelet bool
+	// unconfirmed names the replicas whose stops a release waits for.
+	unconfirmed []string
 	// release is the strategy's writes.
 	release ReleasePlan
 }
 
 // planRelease releases, by the configured strategy, the volumes of the
-// targets whose pods are gone from the API.
-func planRelease(o Observation) releasePlan {
+// targets whose pods are gone from the API. With confirmStops, a volume is
+// first detached in Longhorn (its csi-attacher tickets for the node
+// removed), and released only once its replicas are proven stopped
+// (replica_stop.go).
+func planRelease(o Observation, confirmStops bool) releasePlan {
 	strategy := StrategyOf(o.Spec.Release.Strategy)
 	p := releasePlan{release: ReleasePlan{Strategy: strategy.Name}}
 	kubeletAlive := !o.Node.Heartbeat.Lost(o.Now)
 	var nodeWide []Volume
+	held := false
 	for _, t := range o.Targets {
 		p.podsPresent = p.podsPresent || t.PodPresent
 		p.waitingForKubelet = p.waitingForKubelet || (t.PodPresent && waitsForKubelet(o, t))
@@ -108,6 +120,10 @@ func planRelease(o Observation) releasePlan {
 			switch {
 			case t.PodPresent:
 				// The attach-detach controller still wants it on the node.
+			case confirmStops && len(v.csiTickets()) > 0:
+				p.release.Tickets, held = append(p.release.Tickets, v), true
+			case confirmStops && len(v.unconfirmedStops(o.Node.Name)) > 0:
+				p.unconfirmed, held = append(p.unconfirmed, v.unconfirmedStops(o.Node.Name)...), true
 			case strategy.VolumeWrite == nil:
 				// One write for the node serves every volume.
 				nodeWide = append(nodeWide, v)
@@ -121,7 +137,7 @@ func planRelease(o Observation) releasePlan {
 			}
 		}
 	}
-	if strategy.NodeWrite != nil && p.pending && !p.podsPresent && strategy.NodeWrite(o.Node) {
+	if strategy.NodeWrite != nil && p.pending && !p.podsPresent && !held && strategy.NodeWrite(o.Node) {
 		p.release.Node, p.release.Volumes = true, nodeWide
 	}
 	return p

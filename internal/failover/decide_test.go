@@ -55,6 +55,7 @@ type writes struct {
 	Evict                []string // pod names
 	UnmarkInUse          []string // Longhorn volume names
 	DeleteAttachments    []string // Longhorn volume names
+	RemoveTickets        []string // Longhorn volume names
 }
 
 // volumeNames names the Longhorn volumes, nil for none.
@@ -78,6 +79,7 @@ func writesOf(d Decision) writes {
 	for _, t := range d.Evict {
 		w.Evict = append(w.Evict, t.Name)
 	}
+	w.RemoveTickets = volumeNames(d.Release.Tickets)
 	volumes := volumeNames(d.Release.Volumes)
 	switch {
 	case d.Release.Node:

@@ -75,11 +75,13 @@ func replicaOn(volume, node string) Replica {
 	return Replica{Name: volume + "-r-" + node, Node: node, Healthy: true, Host: reachableNode()}
 }
 
-// reachableNode is a node whose Longhorn Node is Ready and whose kubelet
-// renewed its Lease just now.
+// reachableNode is a node whose Longhorn Node is Ready, whose kubelet
+// renewed its Lease just now, and whose running instance manager lists no
+// replica process.
 func reachableNode() ReplicaNode {
 	return ReplicaNode{Longhorn: LonghornNode{Found: true, Status: ReadyTrue},
-		Heartbeat: Heartbeat{LeaseRenewed: testNow.Add(-time.Second), LeaseDuration: 40 * time.Second}}
+		Heartbeat:        Heartbeat{LeaseRenewed: testNow.Add(-time.Second), LeaseDuration: 40 * time.Second},
+		InstanceManagers: []InstanceManager{{Name: "instance-manager-0", State: "running"}}}
 }
 
 // downNode is a node Kubernetes marked NotReady: Longhorn reports it down.
@@ -87,8 +89,10 @@ func downNode() ReplicaNode {
 	return ReplicaNode{Longhorn: longhornDown, Heartbeat: deadKubelet()}
 }
 
-// attachedVolume is a Longhorn RWO volume still attached to the failed node,
-// with no replica on it and a healthy replica elsewhere.
+// attachedVolume is a Longhorn RWO volume Kubernetes still attaches to the
+// failed node, with no replica on it and a healthy replica elsewhere whose
+// stop its instance manager confirms: the release's first step, removing
+// Longhorn's ticket, is done (attachedInLonghorn is the volume before it).
 func attachedVolume(name string) Volume {
 	return Volume{
 		Claim:            "data-" + name,
@@ -97,8 +101,16 @@ func attachedVolume(name string) Volume {
 		Replicas:         []Replica{replicaOn("pvc-"+name, "worker-2")},
 		Attachments:      []Attachment{{Name: "csi-" + name}},
 		InUseOnNode:      true,
-		Tickets:          []Ticket{{ID: "csi-" + name, Type: "csi-attacher"}},
 	}
+}
+
+// attachedInLonghorn is attachedVolume with Longhorn's csi-attacher ticket
+// for the failed node still in place, its replica still running.
+func attachedInLonghorn(name string) Volume {
+	v := attachedVolume(name)
+	v.Tickets = []Ticket{{ID: "csi-" + name, Type: "csi-attacher"}}
+	v.Replicas[0].Host.InstanceManagers[0].Replicas = map[string]string{v.Replicas[0].Name: "running"}
+	return v
 }
 
 // releasedVolume is a Longhorn RWO volume nothing attaches to the node any more.

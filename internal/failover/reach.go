@@ -62,6 +62,9 @@ func (n LonghornNode) String() string {
 type ReplicaNode struct {
 	Longhorn  LonghornNode
 	Heartbeat Heartbeat
+	// InstanceManagers are the node's instance managers as Longhorn last
+	// recorded them (confirmStopped).
+	InstanceManagers []InstanceManager
 }
 
 // Reach reports whether longhorn-manager can stop a replica process on the

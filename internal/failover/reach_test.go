@@ -39,17 +39,17 @@ func TestReach(t *testing.T) {
 		reachable bool
 		state     string
 	}{
-		{"Longhorn Node Ready, Lease fresh", ReplicaNode{ready, renewedAgo(10 * time.Second)}, true, ""},
-		{"Lease renewed half its duration ago: one renewal missed at most", ReplicaNode{ready, renewedAgo(20 * time.Second)}, true, ""},
-		{"two renewals missed", ReplicaNode{ready, renewedAgo(21 * time.Second)}, false,
+		{"Longhorn Node Ready, Lease fresh", ReplicaNode{Longhorn: ready, Heartbeat: renewedAgo(10 * time.Second)}, true, ""},
+		{"Lease renewed half its duration ago: one renewal missed at most", ReplicaNode{Longhorn: ready, Heartbeat: renewedAgo(20 * time.Second)}, true, ""},
+		{"two renewals missed", ReplicaNode{Longhorn: ready, Heartbeat: renewedAgo(21 * time.Second)}, false,
 			"kubelet Lease not renewed since 2026-03-04T11:59:39Z (its renewTime, on the node's clock); a live kubelet renews every 10s"},
-		{"two renewals missed, timed on the controller's clock", ReplicaNode{ready, seenRenewed(21 * time.Second)}, false,
+		{"two renewals missed, timed on the controller's clock", ReplicaNode{Longhorn: ready, Heartbeat: seenRenewed(21 * time.Second)}, false,
 			"kubelet Lease seen renewed at 2026-03-04T11:59:39Z (this controller's clock); a live kubelet renews every 10s"},
 		{"no Lease", ReplicaNode{Longhorn: ready}, false, "no kubelet Lease"},
-		{"Longhorn reports it down", ReplicaNode{longhornDown, renewedAgo(time.Second)}, false,
+		{"Longhorn reports it down", ReplicaNode{Longhorn: longhornDown, Heartbeat: renewedAgo(time.Second)}, false,
 			"Longhorn Node Ready=False (KubernetesNodeNotReady)"},
 		{"Longhorn does not know it", ReplicaNode{Heartbeat: renewedAgo(time.Second)}, false, "no Longhorn Node"},
-		{"Longhorn Node without Ready condition", ReplicaNode{LonghornNode{Found: true, Status: ReadyUnknown}, renewedAgo(time.Second)},
+		{"Longhorn Node without Ready condition", ReplicaNode{Longhorn: LonghornNode{Found: true, Status: ReadyUnknown}, Heartbeat: renewedAgo(time.Second)},
 			false, "Longhorn Node Ready=Unknown"},
 	}
 	for _, tt := range tests {

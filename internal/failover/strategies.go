@@ -117,7 +117,23 @@ type ReleasePlan struct {
 	Volumes []Volume
 	// Node is true when the strategy's one write for the node is due.
 	Node bool
+	// Tickets are the volumes whose csi-attacher tickets for the node are
+	// removed from Longhorn's VolumeAttachment first (Volume.TicketIDs),
+	// before any write of the strategy.
+	Tickets []Volume
 }
 
 // Writes reports whether the plan writes anything.
-func (p ReleasePlan) Writes() bool { return p.Node || len(p.Volumes) > 0 }
+func (p ReleasePlan) Writes() bool { return p.StrategyWrites() || len(p.Tickets) > 0 }
+
+// StrategyWrites reports whether the strategy's own writes are due.
+func (p ReleasePlan) StrategyWrites() bool { return p.Node || len(p.Volumes) > 0 }
+
+// LonghornDetachNeeds are the rights the first step of every release uses:
+// reading instance managers, and removing a csi-attacher ticket from
+// Longhorn's VolumeAttachment, which the named policy limits to exactly
+// that.
+var LonghornDetachNeeds = []Need{
+	{Group: groupLonghorn, Resource: "instancemanagers", Verbs: read},
+	{Group: groupLonghorn, Resource: "volumeattachments", Verbs: []string{verbPatch}, Policy: "manager-longhorn-ticket-removals"},
+}

@@ -45,6 +45,8 @@ type Write struct {
 	Node   *corev1.Node
 	Owner  types.UID
 	Now    metav1.Time
+	// LonghornNamespace holds Longhorn's VolumeAttachments.
+	LonghornNamespace string
 }
 
 // Released is one write a release made: how many volumes it released, and

@@ -18,8 +18,10 @@ package storage
 
 import (
 	"context"
+	"fmt"
 	"time"
 
+	"k8s.io/apimachinery/pkg/api/meta"
 	"k8s.io/apimachinery/pkg/labels"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
@@ -55,6 +57,9 @@ type Pass struct {
 	pods   client.Reader
 	leases *LeaseSightings
 	nodes  map[string]failover.ReplicaNode
+	// instanceManagers are Longhorn's instance managers by node, listed
+	// once per pass when a replica's node is first read.
+	instanceManagers map[string][]*longhorn.InstanceManager
 }
 
 // Pass starts a pass for spec at now; it reads nothing yet.
@@ -124,7 +129,13 @@ func (p *Pass) replicaNode(ctx context.Context, node string) (failover.ReplicaNo
 	if err != nil {
 		return failover.ReplicaNode{}, err
 	}
-	host := failover.ReplicaNode{Longhorn: lh, Heartbeat: Heartbeat(nil, lease)}
+	if p.instanceManagers == nil {
+		if p.instanceManagers, err = p.listInstanceManagers(ctx); err != nil {
+			return failover.ReplicaNode{}, err
+		}
+	}
+	host := failover.ReplicaNode{Longhorn: lh, Heartbeat: Heartbeat(nil, lease),
+		InstanceManagers: instanceManagersOf(p.instanceManagers[node])}
 	host.Heartbeat.Seen = p.leases.Of(node)
 	p.nodes[node] = host
 	return host, nil
@@ -137,4 +148,34 @@ func (p *Pass) LonghornNode(ctx context.Context, node string) (failover.Longhorn
 		return failover.LonghornNode{}, err
 	}
 	return failover.LonghornNode{Found: readiness.Found, Status: readiness.Status, Reason: readiness.Reason}, nil
+}
+
+// listInstanceManagers lists Longhorn's instance managers by node. Read
+// only: they are the cache's own objects. Without the kind (a Longhorn too
+// old to have it) there are none, and no replica stop is ever confirmed.
+func (p *Pass) listInstanceManagers(ctx context.Context) (map[string][]*longhorn.InstanceManager, error) {
+	list := &longhorn.InstanceManagerList{}
+	err := p.Longhorn.Reader.List(ctx, list, client.InNamespace(p.Longhorn.Namespace), client.UnsafeDisableDeepCopy)
+	if err != nil && !meta.IsNoMatchError(err) {
+		return nil, fmt.Errorf("listing Longhorn instance managers: %w", err)
+	}
+	byNode := make(map[string][]*longhorn.InstanceManager, len(list.Items))
+	for i := range list.Items {
+		im := &list.Items[i]
+		byNode[im.Spec.NodeID] = append(byNode[im.Spec.NodeID], im)
+	}
+	return byNode, nil
+}
+
+// instanceManagersOf converts one node's instance managers for the decision.
+func instanceManagersOf(ims []*longhorn.InstanceManager) []failover.InstanceManager {
+	out := make([]failover.InstanceManager, 0, len(ims))
+	for _, im := range ims {
+		replicas := make(map[string]string, len(im.Status.InstanceReplicas))
+		for name, process := range im.Status.InstanceReplicas {
+			replicas[name] = process.Status.State
+		}
+		out = append(out, failover.InstanceManager{Name: im.Name, State: im.Status.CurrentState, Replicas: replicas})
+	}
+	return out
 }

@@ -56,6 +56,7 @@ func TestDescriptorNeedsAreGranted(t *testing.T) {
 	for _, s := range failover.Strategies {
 		needs = append(needs, s.Needs...)
 	}
+	needs = append(needs, failover.LonghornDetachNeeds...)
 	for _, n := range needs {
 		for _, verb := range n.Verbs {
 			if !granted(role.Rules, n.Group, n.Resource, verb) {

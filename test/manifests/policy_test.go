@@ -41,6 +41,7 @@ import (
 	s3gwv1alpha1 "github.com/s3gw-tech/s3gw-remediation/api/v1alpha1"
 	"github.com/s3gw-tech/s3gw-remediation/controllers"
 	"github.com/s3gw-tech/s3gw-remediation/internal/fencing"
+	"github.com/s3gw-tech/s3gw-remediation/internal/longhorn"
 	"github.com/s3gw-tech/s3gw-remediation/internal/release"
 	"github.com/s3gw-tech/s3gw-remediation/test/testenv"
 )
@@ -276,6 +277,46 @@ var _ = Describe("The manager's admission policies (config/policy)", Ordered, fu
 				}, "change only the annotations of a fencer CR it created"),
 			)
 
+			It("allows removing the failed node's csi-attacher ticket from Longhorn's VolumeAttachment", func() {
+				lva := longhornAttachment(node.Name)
+				removed, err := release.RemoveCSITickets(ctx, manager, lva.Namespace, lva.Name, node.Name, []string{"csi-failed"})
+				Expect(err).NotTo(HaveOccurred())
+				Expect(removed).To(Equal(1))
+				Expect(k8sClient.Get(ctx, client.ObjectKeyFromObject(lva), lva)).To(Succeed())
+				Expect(lva.Spec.AttachmentTickets).To(HaveLen(2))
+				Expect(lva.Spec.AttachmentTickets).NotTo(HaveKey("csi-failed"))
+				again, err := release.RemoveCSITickets(ctx, manager, lva.Namespace, lva.Name, node.Name, []string{"csi-failed"})
+				Expect(err).NotTo(HaveOccurred())
+				Expect(again).To(BeZero(), "a repeated pass writes nothing")
+			})
+
+			DescribeTable("refuses every other Longhorn VolumeAttachment write",
+				func(mutate func(*longhorn.VolumeAttachment), message string) {
+					lva := longhornAttachment(node.Name)
+					patch := client.MergeFrom(lva.DeepCopy())
+					mutate(lva)
+					err := manager.Patch(ctx, lva, patch)
+					Expect(apierrors.IsForbidden(err)).To(BeTrue(), "want Forbidden, got %v", err)
+					Expect(err.Error()).To(ContainSubstring(message))
+					after := &longhorn.VolumeAttachment{}
+					Expect(k8sClient.Get(ctx, client.ObjectKeyFromObject(lva), after)).To(Succeed())
+					Expect(after.Spec.AttachmentTickets).To(HaveLen(3), "every ticket stays")
+				},
+				Entry("removing another requester's ticket", func(lva *longhorn.VolumeAttachment) {
+					delete(lva.Spec.AttachmentTickets, "longhorn-ui")
+				}, "may only remove csi-attacher tickets"),
+				Entry("adding a ticket", func(lva *longhorn.VolumeAttachment) {
+					lva.Spec.AttachmentTickets["hold"] = &longhorn.AttachmentTicket{ID: "hold", Type: "longhorn-api", NodeID: "worker-9"}
+				}, "may not add or change a Longhorn attachment ticket"),
+				Entry("moving a csi-attacher ticket to another node", func(lva *longhorn.VolumeAttachment) {
+					lva.Spec.AttachmentTickets["csi-failed"].NodeID = "worker-9"
+				}, "may not add or change a Longhorn attachment ticket"),
+				Entry("removing a ticket and labelling the object", func(lva *longhorn.VolumeAttachment) {
+					delete(lva.Spec.AttachmentTickets, "csi-failed")
+					lva.Labels = map[string]string{"example.com/held": "true"}
+				}, "may change nothing of a Longhorn VolumeAttachment but its csi-attacher tickets"),
+			)
+
 			It("refuses to delete a VolumeAttachment of another driver", func() {
 				va := attachment(node.Name, "ebs.csi.aws.com")
 				err := manager.Delete(ctx, va)
@@ -300,6 +341,9 @@ var _ = Describe("The manager's admission policies (config/policy)", Ordered, fu
 
 // fencerNamespace is where the fencer's templates and CRs live.
 const fencerNamespace = "policy-fencer"
+
+// longhornNamespace holds the Longhorn VolumeAttachments the policy tests write.
+const longhornNamespace = "longhorn-system"
 
 // delegatingRemediation is a remediation whose delegate template is in
 // fencerNamespace, with the template there. It is not created: the
@@ -434,4 +478,22 @@ func patchNode(patch patchFunc, node *corev1.Node, mutate func(*corev1.Node)) er
 	}
 	*node = *changed
 	return nil
+}
+
+// longhornAttachment creates, as the admin, a Longhorn VolumeAttachment with
+// the failed node's csi-attacher ticket, another requester's ticket for it,
+// and the replacement's csi-attacher ticket for another node.
+func longhornAttachment(node string) *longhorn.VolumeAttachment {
+	ensureNamespace(longhornNamespace)
+	name := "pvc-" + rand.String(6)
+	lva := &longhorn.VolumeAttachment{
+		ObjectMeta: metav1.ObjectMeta{Namespace: longhornNamespace, Name: name},
+		Spec: longhorn.VolumeAttachmentSpec{Volume: name, AttachmentTickets: map[string]*longhorn.AttachmentTicket{
+			"csi-failed":  {ID: "csi-failed", Type: longhorn.TicketTypeCSIAttacher, NodeID: node},
+			"longhorn-ui": {ID: "longhorn-ui", Type: "longhorn-api", NodeID: node},
+			"csi-new":     {ID: "csi-new", Type: longhorn.TicketTypeCSIAttacher, NodeID: "worker-9"},
+		}},
+	}
+	Expect(k8sClient.Create(ctx, lva)).To(Succeed())
+	return lva
 }

@@ -1,0 +1,149 @@
+/*
+Copyright 2026 The s3gw-remediation Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package failover
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/s3gw-tech/s3gw-remediation/internal/longhorn"
+)
+
+// The release in two steps (docs/design/replica-stop-confirmation.md).
+//
+// The replica check proves every replica's node reachable when it looks,
+// but a node that lost the control plane a moment ago looks just like a
+// healthy one, and its longhorn-manager then never stops its replica: the
+// old engine may keep writing there, and the new engine starts without
+// it. So the volume is detached in Longhorn first, by removing only the
+// failed node's csi-attacher ticket, while the Kubernetes VolumeAttachment
+// stays and keeps the attach-detach controller refusing the replacement
+// (Multi-Attach). The Kubernetes release follows only once each replica's
+// own instance manager, running and written by its node's manager, no
+// longer lists the replica: a stale CR from a node that has just dropped
+// out still lists it, and one Longhorn counts down is unknown, so both
+// wait for the node.
+
+// InstanceManager is what Longhorn last recorded of an instance manager on
+// a replica's node: its state and, by replica name, the state of the
+// replica processes it lists.
+type InstanceManager struct {
+	Name, State string
+	Replicas    map[string]string
+}
+
+// liveProcess is true for the process states of a replica that may still
+// write: every state but stopped, error and terminated (v1beta2
+// InstanceState; unknown counts as live).
+func liveProcess(state string) bool {
+	return state != "stopped" && state != "error" && state != "terminated"
+}
+
+// confirmStopped reports whether replica r's process is proven gone by its
+// node's own instance managers, and otherwise what they show. Only a
+// running instance manager's list comes from the process itself
+// (longhorn-manager controller/instance_manager_controller.go
+// InstanceManagerMonitor.updateInstanceMap); another state blanks the list
+// (syncInstanceStatus), and unknown (syncStatusWithNode: Longhorn counts
+// the node down) keeps the last one, which nobody can verify.
+func (r Replica) confirmStopped() (bool, string) {
+	running := false
+	for _, im := range r.Host.InstanceManagers {
+		switch {
+		case im.State == longhorn.InstanceManagerRunning:
+			if state, listed := im.Replicas[r.Name]; listed && liveProcess(state) {
+				return false, fmt.Sprintf("instance manager %s on %s still lists replica %s %s", im.Name, r.Node, r.Name, state)
+			}
+			running = true
+		case im.State == longhorn.InstanceManagerUnknown || im.State == "":
+			return false, fmt.Sprintf("instance manager %s on %s is %s: Longhorn counts the node down and cannot tell whether replica %s still runs",
+				im.Name, r.Node, stateOrUnset(im.State), r.Name)
+		}
+	}
+	if !running {
+		return false, fmt.Sprintf("no running instance manager on %s confirms replica %s stopped", r.Node, r.Name)
+	}
+	return true, ""
+}
+
+func stateOrUnset(s string) string {
+	if s == "" {
+		return "without state"
+	}
+	return s
+}
+
+// unconfirmedStops lists, for a volume whose failed node's tickets are
+// gone, the replicas on other nodes not yet proven stopped. A replica on
+// the failed node is the gate's: the evidence proves that node unable to
+// write.
+func (v Volume) unconfirmedStops(failedNode string) []string {
+	var out []string
+	for _, r := range v.Replicas {
+		if r.Node == "" || r.Node == failedNode {
+			continue
+		}
+		if ok, why := r.confirmStopped(); !ok {
+			out = append(out, why)
+		}
+	}
+	return out
+}
+
+// csiTickets are the volume's csi-attacher tickets for the failed node:
+// the ones the first step removes. Any other ticket there is Longhorn's
+// or an admin's, and holds the volume attached (named at the deadline).
+func (v Volume) csiTickets() []Ticket {
+	var out []Ticket
+	for _, t := range v.Tickets {
+		if t.Type == longhorn.TicketTypeCSIAttacher {
+			out = append(out, t)
+		}
+	}
+	return out
+}
+
+// TicketIDs are the IDs of the csi-attacher tickets to remove.
+func (v Volume) TicketIDs() []string {
+	ids := make([]string, 0, len(v.Tickets))
+	for _, t := range v.csiTickets() {
+		ids = append(ids, t.ID)
+	}
+	slices.Sort(ids)
+	return ids
+}
+
+// confirmsReplicaStops is true when a release waits for the replicas'
+// stops: whenever it waits for reachable replicas at all
+// (release.requireReachableReplicas, the default) and fencing is on. An
+// admin who turned either off accepted losing what a stray replica holds.
+func confirmsReplicaStops(o Observation, gate Gate) bool {
+	return !gate.Disabled && o.Spec.Release.RequireReachableReplicasOrDefault()
+}
+
+// replicaStopHolders names, for the deadline's message, what the stops of
+// v's replicas wait for; empty when nothing does.
+func replicaStopHolders(o Observation, v Volume) string {
+	if len(v.csiTickets()) > 0 || len(v.Tickets) > 0 || !o.Spec.Release.RequireReachableReplicasOrDefault() {
+		return ""
+	}
+	if waiting := v.unconfirmedStops(o.Node.Name); len(waiting) > 0 {
+		return "unconfirmed replica stops (" + strings.Join(waiting, "; ") + ")"
+	}
+	return ""
+}
