@@ -239,6 +239,20 @@ var mutations = []Mutation{
 		}},
 	},
 	{
+		// The release in two steps (#16, the replica-node race): the
+		// Kubernetes release no longer waits for each replica's own
+		// instance manager to show it stopped. A replica node cut from the
+		// control plane right after the reachability check keeps its
+		// replica, and the old engine's writes there, out of the new
+		// engine.
+		Name: "#16.5 the release does not wait for the replicas' stops",
+		Edits: []Edit{{
+			File: "internal/failover/replica_stop.go",
+			Old:  "\trunning := false\n",
+			New:  "\treturn true, \"\"\n\trunning := false\n",
+		}},
+	},
+	{
 		Name: "storage isolation ignores a replica on the failed node",
 		Edits: []Edit{{
 			File: isolationGo,
