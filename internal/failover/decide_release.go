@@ -120,10 +120,8 @@ func planRelease(o Observation, confirmStops bool) releasePlan {
 			switch {
 			case t.PodPresent:
 				// The attach-detach controller still wants it on the node.
-			case confirmStops && len(v.csiTickets()) > 0:
-				p.release.Tickets, held = append(p.release.Tickets, v), true
-			case confirmStops && len(v.unconfirmedStops(o.Node.Name)) > 0:
-				p.unconfirmed, held = append(p.unconfirmed, v.unconfirmedStops(o.Node.Name)...), true
+			case confirmStops && !p.stopsConfirmed(o, v):
+				held = true
 			case strategy.VolumeWrite == nil:
 				// One write for the node serves every volume.
 				nodeWide = append(nodeWide, v)
@@ -141,6 +139,19 @@ func planRelease(o Observation, confirmStops bool) releasePlan {
 		p.release.Node, p.release.Volumes = true, nodeWide
 	}
 	return p
+}
+
+// stopsConfirmed is the first step of v's release: it plans the removal of
+// Longhorn's csi-attacher tickets for the node while there are any, then
+// notes the replicas not yet proven stopped; true once none is left.
+func (p *releasePlan) stopsConfirmed(o Observation, v Volume) bool {
+	if len(v.csiTickets()) > 0 {
+		p.release.Tickets = append(p.release.Tickets, v)
+		return false
+	}
+	unconfirmed := v.unconfirmedStops(o.Node.Name)
+	p.unconfirmed = append(p.unconfirmed, unconfirmed...)
+	return len(unconfirmed) == 0
 }
 
 // waitsForKubelet is true while t's volumes wait for a strategy that needs

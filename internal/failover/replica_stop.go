@@ -64,13 +64,13 @@ func liveProcess(state string) bool {
 func (r Replica) confirmStopped() (bool, string) {
 	running := false
 	for _, im := range r.Host.InstanceManagers {
-		switch {
-		case im.State == longhorn.InstanceManagerRunning:
+		switch im.State {
+		case longhorn.InstanceManagerRunning:
 			if state, listed := im.Replicas[r.Name]; listed && liveProcess(state) {
 				return false, fmt.Sprintf("instance manager %s on %s still lists replica %s %s", im.Name, r.Node, r.Name, state)
 			}
 			running = true
-		case im.State == longhorn.InstanceManagerUnknown || im.State == "":
+		case longhorn.InstanceManagerUnknown, "":
 			return false, fmt.Sprintf("instance manager %s on %s is %s: Longhorn counts the node down and cannot tell whether replica %s still runs",
 				im.Name, r.Node, stateOrUnset(im.State), r.Name)
 		}
