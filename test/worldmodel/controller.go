@@ -99,7 +99,8 @@ func (m *manager) afterWrite(verb string, old, obj client.Object) {
 
 // watch maps committed writes to requests as SetupWithManager's watches
 // do: our CRs, the nodes they name, and VolumeAttachments by node. Pods,
-// Longhorn's CRs and FAR CRs wake every remediation: the real mapping is
+// Longhorn's Nodes, Replicas, VolumeAttachments and InstanceManagers, and
+// FAR CRs wake every remediation: the real mapping is
 // narrower (by node, namespace or volume), and waking more only adds
 // passes, which the model pays for in runtime, not in safety.
 func (m *manager) watch(changes []change) {
@@ -111,7 +112,7 @@ func (m *manager) watch(changes []change) {
 			m.enqueueNode(c.name)
 		case gvkKubeAttachment:
 			m.enqueueNode(c.nodeName)
-		case gvkPod, gvkLonghornNode, gvkLonghornReplica, gvkLonghornAttachment, gvkFAR:
+		case gvkPod, gvkLonghornNode, gvkLonghornReplica, gvkLonghornAttachment, gvkLonghornInstanceManager, gvkFAR:
 			for _, rem := range m.w.api.remediations() {
 				m.queue.watch(client.ObjectKeyFromObject(rem), m.w.now)
 			}

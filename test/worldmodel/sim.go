@@ -95,6 +95,7 @@ func newWorld(sc *Scenario, rnd, lagRand *rand.Rand, tr *trace) *World {
 	for i, in := range sc.Instances {
 		w.buildInstance(i, in)
 	}
+	w.buildInstanceManagers()
 	w.buildStaleEvidence()
 	for _, f := range sc.Faults {
 		w.schedule(f.At, "fault", func() { f.apply(w) })
@@ -120,6 +121,7 @@ func (w *World) step() {
 	w.externalAttacher()
 	w.longhornNodes()
 	w.longhornVolumes()
+	w.instanceManagers()
 	w.adminRemediates()
 	w.healthChecks()
 	w.fenceAgents()
