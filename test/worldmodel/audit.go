@@ -55,7 +55,7 @@ type operatorAct struct {
 // audit records the controller's committed writes: destructive ones
 // (pod force delete, volumesInUse removal, VolumeAttachment delete,
 // out-of-service taint, removal of Longhorn's csi ticket) per volume, and
-// Succeeded.
+// Succeeded; the releases and ticket removals time the targeted cuts.
 func (w *World) audit(verb string, old, obj client.Object) {
 	switch verb {
 	case "delete":
@@ -78,6 +78,7 @@ func (w *World) auditDelete(old client.Object) {
 	case *storagev1.VolumeAttachment:
 		if v := w.volumeByName(*o.Spec.Source.PersistentVolumeName); v != nil {
 			w.act(v, o.Spec.NodeName, "deleted VolumeAttachment")
+			w.released(v)
 		}
 	}
 }
@@ -90,6 +91,7 @@ func (w *World) auditUpdate(old, obj client.Object) {
 			if !slices.Contains(o.Status.VolumesInUse, u) {
 				if v := w.volumeByName(strings.TrimPrefix(string(u), string(longhorn.UniqueVolumeName("")))); v != nil {
 					w.act(v, o.Name, "removed from volumesInUse")
+					w.released(v)
 				}
 			}
 		}
@@ -112,8 +114,9 @@ func (w *World) auditTaint(before, after *corev1.Node) {
 	case outOfService(after) && !outOfService(before):
 		w.taintedBy[after.Name] = operator
 		for _, va := range w.api.kubeAttachments() {
-			if va.Spec.NodeName == after.Name {
-				w.act(w.volumeByName(*va.Spec.Source.PersistentVolumeName), after.Name, "added the out-of-service taint")
+			if v := w.volumeByName(*va.Spec.Source.PersistentVolumeName); va.Spec.NodeName == after.Name && v != nil {
+				w.act(v, after.Name, "added the out-of-service taint")
+				w.released(v)
 			}
 		}
 	case outOfService(before) && !outOfService(after):
@@ -140,6 +143,7 @@ func (w *World) auditTickets(before, after *longhorn.VolumeAttachment) {
 			continue
 		}
 		w.act(v, t.NodeID, "removed Longhorn's csi-attacher ticket")
+		w.ticketRemoved(v, t.NodeID)
 	}
 }
 

@@ -65,6 +65,7 @@ type World struct {
 	taintedSince map[types.UID]time.Time
 	// lastTick is the last period index each periodic component ran at.
 	lastTick map[int64]int64
+	cuts     cutState
 
 	events []event
 	faults []*activeFault
