@@ -113,7 +113,11 @@ func (s *store) longhornAttachment(name string) *longhorn.VolumeAttachment {
 }
 
 func (s *store) longhornInstanceManager(node string) *longhorn.InstanceManager {
-	return getAs[*longhorn.InstanceManager](s.k.longhornInstanceManagers, longhornNamespace, instanceManagerName(node))
+	return s.instanceManager(instanceManagerName(node))
+}
+
+func (s *store) instanceManager(name string) *longhorn.InstanceManager {
+	return getAs[*longhorn.InstanceManager](s.k.longhornInstanceManagers, longhornNamespace, name)
 }
 
 func (s *store) remediations() []*s3gwv1alpha1.S3GWRemediation {

@@ -47,6 +47,8 @@ const (
 
 // imMonitor is a node's InstanceManagerMonitor as far as it matters here.
 type imMonitor struct {
+	// name is the CR's (instanceManagerName, computed once).
+	name string
 	// alive: it runs (startMonitoring on the owning manager).
 	alive bool
 	// listed are the running replicas its last poll saw; a difference is
@@ -75,7 +77,7 @@ func (w *World) buildInstanceManagers() {
 			Status: longhorn.InstanceManagerStatus{CurrentState: longhorn.InstanceManagerRunning,
 				InstanceReplicas: replicaProcesses(running)},
 		})
-		n.im = imMonitor{alive: true, listed: running}
+		n.im = imMonitor{name: instanceManagerName(n.Name), alive: true, listed: running}
 	}
 }
 
@@ -83,7 +85,7 @@ func (w *World) buildInstanceManagers() {
 // controller's state sync and the node's monitor.
 func (w *World) instanceManagers() {
 	for _, n := range w.nodes {
-		im := w.api.longhornInstanceManager(n.Name)
+		im := w.api.instanceManager(n.im.name)
 		w.syncInstanceManagerState(n, im)
 		w.monitorInstanceManager(n, im)
 	}
@@ -127,12 +129,12 @@ func (w *World) syncInstanceManagerState(n *Node, im *longhorn.InstanceManager) 
 func (w *World) monitorInstanceManager(n *Node, im *longhorn.InstanceManager) {
 	m := &n.im
 	if !n.Powered || !n.ManagerUp || w.longhornDown(n.Name) || im.Status.CurrentState != longhorn.InstanceManagerRunning {
-		*m = imMonitor{}
+		*m = imMonitor{name: m.name}
 		return
 	}
 	nextTick := w.now.Truncate(imPollTick).Add(imPollTick)
 	if !m.alive {
-		*m = imMonitor{alive: true, due: nextTick}
+		*m = imMonitor{name: m.name, alive: true, due: nextTick}
 	}
 	running := w.runningReplicas(n)
 	if !slices.Equal(running, m.listed) && (m.due.IsZero() || nextTick.Before(m.due)) {
