@@ -112,6 +112,14 @@ func (s *store) longhornAttachment(name string) *longhorn.VolumeAttachment {
 	return getAs[*longhorn.VolumeAttachment](s.k.longhornAttachments, longhornNamespace, name)
 }
 
+func (s *store) longhornInstanceManager(node string) *longhorn.InstanceManager {
+	return s.instanceManager(instanceManagerName(node))
+}
+
+func (s *store) instanceManager(name string) *longhorn.InstanceManager {
+	return getAs[*longhorn.InstanceManager](s.k.longhornInstanceManagers, longhornNamespace, name)
+}
+
 func (s *store) remediations() []*s3gwv1alpha1.S3GWRemediation {
 	return listAs[*s3gwv1alpha1.S3GWRemediation](s.k.remediations)
 }

@@ -18,6 +18,7 @@ package worldmodel
 
 import (
 	"fmt"
+	"maps"
 	"slices"
 	"strings"
 
@@ -53,7 +54,8 @@ type operatorAct struct {
 
 // audit records the controller's committed writes: destructive ones
 // (pod force delete, volumesInUse removal, VolumeAttachment delete,
-// out-of-service taint) per volume, and Succeeded.
+// out-of-service taint, removal of Longhorn's csi ticket) per volume, and
+// Succeeded; the releases and ticket removals time the targeted cuts.
 func (w *World) audit(verb string, old, obj client.Object) {
 	switch verb {
 	case "delete":
@@ -76,6 +78,7 @@ func (w *World) auditDelete(old client.Object) {
 	case *storagev1.VolumeAttachment:
 		if v := w.volumeByName(*o.Spec.Source.PersistentVolumeName); v != nil {
 			w.act(v, o.Spec.NodeName, "deleted VolumeAttachment")
+			w.released(v)
 		}
 	}
 }
@@ -88,10 +91,13 @@ func (w *World) auditUpdate(old, obj client.Object) {
 			if !slices.Contains(o.Status.VolumesInUse, u) {
 				if v := w.volumeByName(strings.TrimPrefix(string(u), string(longhorn.UniqueVolumeName("")))); v != nil {
 					w.act(v, o.Name, "removed from volumesInUse")
+					w.released(v)
 				}
 			}
 		}
 		w.auditTaint(before, o)
+	case *longhorn.VolumeAttachment:
+		w.auditTickets(old.(*longhorn.VolumeAttachment), o)
 	case *s3gwv1alpha1.S3GWRemediation:
 		if meta.IsStatusConditionTrue(o.Status.Conditions, s3gwv1alpha1.ConditionSucceeded) {
 			w.stats.succeeded = true
@@ -108,8 +114,9 @@ func (w *World) auditTaint(before, after *corev1.Node) {
 	case outOfService(after) && !outOfService(before):
 		w.taintedBy[after.Name] = operator
 		for _, va := range w.api.kubeAttachments() {
-			if va.Spec.NodeName == after.Name {
-				w.act(w.volumeByName(*va.Spec.Source.PersistentVolumeName), after.Name, "added the out-of-service taint")
+			if v := w.volumeByName(*va.Spec.Source.PersistentVolumeName); va.Spec.NodeName == after.Name && v != nil {
+				w.act(v, after.Name, "added the out-of-service taint")
+				w.released(v)
 			}
 		}
 	case outOfService(before) && !outOfService(after):
@@ -118,6 +125,25 @@ func (w *World) auditTaint(before, after *corev1.Node) {
 				fmt.Sprintf("removed the out-of-service taint %s added to %s at %.1fs", by, after.Name, w.seconds()))
 		}
 		delete(w.taintedBy, after.Name)
+	}
+}
+
+// auditTickets records the csi-attacher tickets the operator removed from
+// Longhorn's VolumeAttachment: Longhorn detaches the volume as after a CSI
+// unpublish, so it is destructive, and it starts the two-step release.
+func (w *World) auditTickets(before, after *longhorn.VolumeAttachment) {
+	v := w.volumeByName(after.Spec.Volume)
+	if v == nil {
+		return
+	}
+	ids := slices.Sorted(maps.Keys(before.Spec.AttachmentTickets))
+	for _, id := range ids {
+		t := before.Spec.AttachmentTickets[id]
+		if _, kept := after.Spec.AttachmentTickets[id]; kept || t == nil || t.Type != longhorn.TicketTypeCSIAttacher {
+			continue
+		}
+		w.act(v, t.NodeID, "removed Longhorn's csi-attacher ticket")
+		w.ticketRemoved(v, t.NodeID)
 	}
 }
 

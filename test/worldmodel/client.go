@@ -55,6 +55,9 @@ type apiClient struct {
 	// on delete); it may crash the process.
 	afterWrite func(verb string, old, obj client.Object)
 	dead       bool
+	// read are the kinds the process has read, whose dynamic watches it
+	// has therefore started.
+	read map[schema.GroupVersionKind]bool
 }
 
 var _ client.Client = &apiClient{}
@@ -68,7 +71,7 @@ func newAPIClient(s *store) *apiClient {
 		}
 		mapper.Add(gvk, scope)
 	}
-	return &apiClient{s: s, mapper: mapper}
+	return &apiClient{s: s, mapper: mapper, read: map[schema.GroupVersionKind]bool{}}
 }
 
 func (c *apiClient) enter() error {
@@ -137,6 +140,7 @@ func (c *apiClient) get(from *store, key client.ObjectKey, obj client.Object) er
 	if err != nil {
 		return err
 	}
+	c.read[gvk] = true
 	stored := from.kinds[gvk].objs[objKey{key.Namespace, key.Name}]
 	if stored == nil {
 		return apierrors.NewNotFound(k.resource, key.Name)
@@ -152,6 +156,7 @@ func (c *apiClient) list(from *store, list client.ObjectList, opts ...client.Lis
 	if err != nil {
 		return err
 	}
+	c.read[gvk] = true
 	k := from.kinds[gvk]
 	lo := (&client.ListOptions{}).ApplyOptions(opts)
 	_, wantUnstructured := list.(*unstructured.UnstructuredList)

@@ -99,9 +99,12 @@ func (m *manager) afterWrite(verb string, old, obj client.Object) {
 
 // watch maps committed writes to requests as SetupWithManager's watches
 // do: our CRs, the nodes they name, and VolumeAttachments by node. Pods,
-// Longhorn's CRs and FAR CRs wake every remediation: the real mapping is
-// narrower (by node, namespace or volume), and waking more only adds
-// passes, which the model pays for in runtime, not in safety.
+// Longhorn's Nodes, Replicas and VolumeAttachments, and FAR CRs wake every
+// remediation: the real mapping is narrower (by node, namespace or
+// volume), and waking more only adds passes, which the model pays for in
+// runtime, not in safety. InstanceManagers, which change with every
+// replica start and stop, wake them too once the process has read one: a
+// dynamic watch, as the operator starts for Longhorn's kinds.
 func (m *manager) watch(changes []change) {
 	for _, c := range changes {
 		switch c.gvk {
@@ -112,10 +115,18 @@ func (m *manager) watch(changes []change) {
 		case gvkKubeAttachment:
 			m.enqueueNode(c.nodeName)
 		case gvkPod, gvkLonghornNode, gvkLonghornReplica, gvkLonghornAttachment, gvkFAR:
-			for _, rem := range m.w.api.remediations() {
-				m.queue.watch(client.ObjectKeyFromObject(rem), m.w.now)
+			m.enqueueAll()
+		case gvkLonghornInstanceManager:
+			if m.client.read[gvkLonghornInstanceManager] {
+				m.enqueueAll()
 			}
 		}
+	}
+}
+
+func (m *manager) enqueueAll() {
+	for _, rem := range m.w.api.remediations() {
+		m.queue.watch(client.ObjectKeyFromObject(rem), m.w.now)
 	}
 }
 

@@ -34,16 +34,25 @@ type Hazards struct {
 	ClockSkew bool
 	// InformerLag: the controller's cache trails the API server.
 	InformerLag bool
+	// CutAfterTicket: in half the episodes, a replica node other than the
+	// failed one is cut from the control plane 0-5 s after the operator
+	// removes the failed node's csi ticket (cuts.go).
+	CutAfterTicket bool
+	// CutAfterRelease: in half the episodes, one is cut 0-5 s after the
+	// Kubernetes release that follows a ticket removal.
+	CutAfterRelease bool
 }
 
 // allHazards are every hazard the model has.
-var allHazards = Hazards{RevisionCounterDisabled: true, ClockSkew: true, InformerLag: true}
+var allHazards = Hazards{RevisionCounterDisabled: true, ClockSkew: true, InformerLag: true,
+	CutAfterTicket: true, CutAfterRelease: true}
 
 // defaultHazards are the hazards of TestWorldModel, the fixed-seed run of
 // make test, and of the mutation runs: all of them. Volumes with the
 // revision counter disabled are refused (failover.VolumeRules); the gate
 // reads only clocks it trusts (issue #16 item 3b), so skewed machines must
-// not cost a write either.
+// not cost a write either. The targeted cuts strike only once the operator
+// removes a Longhorn ticket: until it does, they never happen.
 var defaultHazards = allHazards
 
 // hazard names one field of Hazards.
@@ -57,6 +66,8 @@ var hazardNames = []hazard{
 	{"revision-counter", func(h *Hazards) *bool { return &h.RevisionCounterDisabled }},
 	{"clock-skew", func(h *Hazards) *bool { return &h.ClockSkew }},
 	{"informer-lag", func(h *Hazards) *bool { return &h.InformerLag }},
+	{"cut-after-ticket", func(h *Hazards) *bool { return &h.CutAfterTicket }},
+	{"cut-after-release", func(h *Hazards) *bool { return &h.CutAfterRelease }},
 }
 
 // parseHazards reads "none", "all" or a comma-separated list of names.
@@ -121,5 +132,11 @@ func (h Hazards) apply(sc *Scenario) {
 	}
 	if !h.InformerLag {
 		sc.CacheLag = 0
+	}
+	if !h.CutAfterTicket {
+		sc.TicketCut = nil
+	}
+	if !h.CutAfterRelease {
+		sc.ReleaseCut = nil
 	}
 }

@@ -40,11 +40,12 @@ var (
 	gvkDeployment     = appsv1.SchemeGroupVersion.WithKind("Deployment")
 	gvkKubeAttachment = storagev1.SchemeGroupVersion.WithKind("VolumeAttachment")
 
-	gvkLonghornNode       = longhorn.GroupVersion.WithKind("Node")
-	gvkLonghornVolume     = longhorn.GroupVersion.WithKind("Volume")
-	gvkLonghornReplica    = longhorn.GroupVersion.WithKind("Replica")
-	gvkLonghornEngine     = longhorn.GroupVersion.WithKind("Engine")
-	gvkLonghornAttachment = longhorn.GroupVersion.WithKind("VolumeAttachment")
+	gvkLonghornNode            = longhorn.GroupVersion.WithKind("Node")
+	gvkLonghornVolume          = longhorn.GroupVersion.WithKind("Volume")
+	gvkLonghornReplica         = longhorn.GroupVersion.WithKind("Replica")
+	gvkLonghornEngine          = longhorn.GroupVersion.WithKind("Engine")
+	gvkLonghornAttachment      = longhorn.GroupVersion.WithKind("VolumeAttachment")
+	gvkLonghornInstanceManager = longhorn.GroupVersion.WithKind("InstanceManager")
 
 	gvkRemediation         = s3gwv1alpha1.GroupVersion.WithKind("S3GWRemediation")
 	gvkRemediationTemplate = s3gwv1alpha1.GroupVersion.WithKind("S3GWRemediationTemplate")
@@ -78,7 +79,7 @@ func installKinds(s *store, far bool) {
 	cluster := kindInfo{status: true}
 	for _, gvk := range []schema.GroupVersionKind{gvkPod, gvkPVC, gvkReplicaSet, gvkDeployment,
 		gvkLonghornNode, gvkLonghornVolume, gvkLonghornReplica, gvkLonghornEngine, gvkLonghornAttachment,
-		gvkRemediation, gvkRemediationTemplate} {
+		gvkLonghornInstanceManager, gvkRemediation, gvkRemediationTemplate} {
 		s.install(gvk, namespaced)
 	}
 	for _, gvk := range []schema.GroupVersionKind{gvkNode, gvkPV, gvkKubeAttachment, gvkNHC} {
@@ -93,5 +94,6 @@ func installKinds(s *store, far bool) {
 		replicaSets: s.kinds[gvkReplicaSet], kubeAttachments: s.kinds[gvkKubeAttachment],
 		longhornNodes: s.kinds[gvkLonghornNode], longhornVolumes: s.kinds[gvkLonghornVolume],
 		longhornReplicas: s.kinds[gvkLonghornReplica], longhornEngines: s.kinds[gvkLonghornEngine],
-		longhornAttachments: s.kinds[gvkLonghornAttachment], remediations: s.kinds[gvkRemediation]}
+		longhornAttachments: s.kinds[gvkLonghornAttachment], longhornInstanceManagers: s.kinds[gvkLonghornInstanceManager],
+		remediations: s.kinds[gvkRemediation]}
 }

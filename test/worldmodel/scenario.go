@@ -55,6 +55,8 @@ type Scenario struct {
 	// controller's informer cache trails the API server.
 	Clocks   ClockSpec
 	CacheLag time.Duration
+	// TicketCut and ReleaseCut are the targeted cuts (cuts.go); nil: none.
+	TicketCut, ReleaseCut *TargetedCut
 }
 
 // InstanceSpec places one s3gw release: its pod's node and its replicas'
@@ -180,6 +182,8 @@ func generate(r *rand.Rand, p Policy) *Scenario {
 	sc.CacheLag = pick(r, 0, 200*time.Millisecond, time.Second, 3*time.Second)
 	// Drawn last, so that the draws above are the same with and without them.
 	sc.Manual = generateManual(r, sc, p)
+	sc.TicketCut = generateCut(r, 5*time.Second)
+	sc.ReleaseCut = generateCut(r, 5*time.Second)
 	p.Hazards.apply(sc)
 	return sc
 }

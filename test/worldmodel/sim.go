@@ -65,6 +65,7 @@ type World struct {
 	taintedSince map[types.UID]time.Time
 	// lastTick is the last period index each periodic component ran at.
 	lastTick map[int64]int64
+	cuts     cutState
 
 	events []event
 	faults []*activeFault
@@ -95,6 +96,7 @@ func newWorld(sc *Scenario, rnd, lagRand *rand.Rand, tr *trace) *World {
 	for i, in := range sc.Instances {
 		w.buildInstance(i, in)
 	}
+	w.buildInstanceManagers()
 	w.buildStaleEvidence()
 	for _, f := range sc.Faults {
 		w.schedule(f.At, "fault", func() { f.apply(w) })
@@ -120,6 +122,7 @@ func (w *World) step() {
 	w.externalAttacher()
 	w.longhornNodes()
 	w.longhornVolumes()
+	w.instanceManagers()
 	w.adminRemediates()
 	w.healthChecks()
 	w.fenceAgents()

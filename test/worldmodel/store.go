@@ -75,7 +75,8 @@ type store struct {
 	byType map[reflect.Type]*kindStore
 	rv     int64
 	// reactive counts writes other components may react to (all but
-	// Lease renewals, which only the node monitor reads, on its period).
+	// Lease renewals, which only the node monitor reads, on its period,
+	// and InstanceManagers, which only the operator reads).
 	reactive int
 	uids     int
 	now      func() time.Time
@@ -93,7 +94,7 @@ type store struct {
 type hotKinds struct {
 	nodes, pods, leases, replicaSets, kubeAttachments                 *kindStore
 	longhornNodes, longhornVolumes, longhornReplicas, longhornEngines *kindStore
-	longhornAttachments, remediations                                 *kindStore
+	longhornAttachments, longhornInstanceManagers, remediations       *kindStore
 }
 
 func newStore(scheme *runtime.Scheme, now func() time.Time, suffix func() string) *store {
@@ -275,7 +276,7 @@ func (s *store) record(verb string, gvk schema.GroupVersionKind, obj client.Obje
 		c.nodeName = va.Spec.NodeName
 	}
 	s.changes = append(s.changes, c)
-	if gvk != gvkLease {
+	if gvk != gvkLease && gvk != gvkLonghornInstanceManager {
 		s.reactive++
 	}
 	if s.watch != nil {

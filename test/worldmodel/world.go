@@ -63,6 +63,9 @@ type Node struct {
 	mounts     []string
 	nextLease  int64 // model seconds of the next Lease renewal
 	nextStatus int64 // model seconds of the next node status computation
+
+	// im is its longhorn-manager's monitor of its instance manager.
+	im imMonitor
 }
 
 // Container is the s3gw gateway process, the client of its volume: it

@@ -43,7 +43,8 @@ import (
 //	WORLDMODEL_POLICY=accept-stale-reads
 //	                            run TestWorldModel with release.acceptStaleReadsWithoutRevisionCounter
 //	                            (the gate without its revision-counter rule)
-//	WORLDMODEL_HAZARDS=none|all|revision-counter,clock-skew,informer-lag
+//	WORLDMODEL_HAZARDS=none|all|revision-counter,clock-skew,informer-lag,
+//	                            cut-after-ticket,cut-after-release
 //	                            the hazards of TestWorldModel (default: all; see
 //	                            defaultHazards)
 const (
