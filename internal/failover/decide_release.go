@@ -149,7 +149,7 @@ func (p *releasePlan) stopsConfirmed(o Observation, v Volume) bool {
 		p.release.Tickets = append(p.release.Tickets, v)
 		return false
 	}
-	unconfirmed := v.unconfirmedStops(o.Node.Name)
+	unconfirmed := v.unconfirmedStops(o.Node.Name, o.Now)
 	p.unconfirmed = append(p.unconfirmed, unconfirmed...)
 	return len(unconfirmed) == 0
 }
