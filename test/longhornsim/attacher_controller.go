@@ -93,6 +93,14 @@ func (r *attacherReconciler) Reconcile(ctx context.Context, req reconcile.Reques
 	if !va.DeletionTimestamp.IsZero() {
 		return r.unpublish(ctx, va, volume)
 	}
+	// An attached VolumeAttachment is never published again, even when its
+	// ticket has gone (external-attacher pkg/controller/csi_handler.go
+	// syncAttach; Longhorn's CSI plugin has no LIST_VOLUMES_PUBLISHED_NODES,
+	// so ReconcileVA never forces a resync). This is what lets a ticket be
+	// removed first while the VolumeAttachment keeps holding the volume.
+	if va.Status.Attached {
+		return ctrl.Result{}, nil
+	}
 	if !controllerutil.ContainsFinalizer(va, AttacherFinalizer) {
 		base := va.DeepCopy()
 		controllerutil.AddFinalizer(va, AttacherFinalizer)

@@ -67,19 +67,31 @@ type attachStep struct {
 	waitFor time.Duration
 }
 
+// replicaRecord is what the attach state machine needs of a replica: its
+// node and its recorded status.currentState.
+type replicaRecord struct {
+	node  string
+	state string
+}
+
 // stepAttachment advances a volume's attachment by one pass, following
 // longhorn-manager's volume attachment and volume controllers:
 //
 //  1. A volume whose node no ticket asks for any more is detached.
-//  2. A detach completes at once when the engine's instance manager answers
-//     or Longhorn sees the node down; otherwise it hangs in "detaching"
-//     until Longhorn's node controller declares the node down.
-//  3. Only a fully detached volume attaches, to the highest-priority ticket,
+//  2. The engine stops first, the replicas only after it
+//     (controller/volume_controller.go closeVolumeDependentResources); a
+//     process is recorded stopped at once when its instance manager answers
+//     or Longhorn sees its node down (instanceCanStop). The engine's node
+//     is forgotten (engineNodeID "") once it has stopped.
+//  3. The volume is detached once the engine and every replica are recorded
+//     stopped (verifyVolumeDependentResourcesClosed); until then it hangs in
+//     "detaching", e.g. while a node is lost but not yet declared down.
+//  4. Only a fully detached volume attaches, to the highest-priority ticket,
 //     and only to a Ready Longhorn node.
-//  4. An attach completes attachDelay after it began, once the engine can
+//  5. An attach completes attachDelay after it began, once the engine can
 //     run there.
-func stepAttachment(cur attachment, tickets map[string]*longhorn.AttachmentTicket, view clusterView,
-	attachingFor, attachDelay time.Duration) attachStep {
+func stepAttachment(cur attachment, tickets map[string]*longhorn.AttachmentTicket, replicas []replicaRecord,
+	view clusterView, attachingFor, attachDelay time.Duration) attachStep {
 	next := cur
 	step := attachStep{}
 
@@ -91,12 +103,11 @@ func stepAttachment(cur attachment, tickets map[string]*longhorn.AttachmentTicke
 	}
 
 	if next.nodeID == "" && next.state != stateDetached {
-		engineNode := next.engineNodeID
-		if engineNode == "" {
-			engineNode = next.currentNodeID
+		if next.engineNodeID != "" && instanceCanStop(next.engineNodeID, view) {
+			next.engineNodeID = ""
 		}
-		if engineNode == "" || view.reachable(engineNode) || view.down(engineNode) {
-			next.state, next.currentNodeID, next.engineNodeID = stateDetached, "", ""
+		if next.engineNodeID == "" && replicasCanStop(replicas, view) {
+			next.state, next.currentNodeID = stateDetached, ""
 		} else {
 			next.state = stateDetaching
 		}
@@ -120,6 +131,28 @@ func stepAttachment(cur attachment, tickets map[string]*longhorn.AttachmentTicke
 
 	step.next = next
 	return step
+}
+
+// instanceCanStop: an engine or replica process on node is recorded
+// stopped as soon as it should stop. Either its instance manager answers
+// and deletes the process, or Longhorn counts the node down and records it
+// stopped without asking (controller/instance_handler.go
+// ReconcileInstanceState, syncStatusWithInstanceManager). A node that is
+// lost but not yet counted down still owns its processes
+// (controller/controller_manager.go isControllerResponsibleFor), and its
+// manager cannot write, so nothing is recorded.
+func instanceCanStop(node string, view clusterView) bool {
+	return node == "" || view.reachable(node) || view.down(node)
+}
+
+// replicasCanStop: every replica is recorded stopped already or can be now.
+func replicasCanStop(replicas []replicaRecord, view clusterView) bool {
+	for _, r := range replicas {
+		if r.state != instanceStopped && r.state != "" && !instanceCanStop(r.node, view) {
+			return false
+		}
+	}
+	return true
 }
 
 func ticketWantsNode(tickets map[string]*longhorn.AttachmentTicket, node string) bool {

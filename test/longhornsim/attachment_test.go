@@ -65,6 +65,7 @@ func TestStepAttachment(t *testing.T) {
 		name         string
 		cur          attachment
 		tickets      map[string]*longhorn.AttachmentTicket
+		replicas     []replicaRecord
 		view         clusterView
 		attachingFor time.Duration
 		want         attachment
@@ -132,9 +133,39 @@ func TestStepAttachment(t *testing.T) {
 			want:     attachment{nodeID: "b", state: stateAttaching, engineNodeID: "b"},
 			wantWait: delay,
 		},
+		{
+			name: "ticket removed with running replicas on live and down nodes: all recorded stopped, detached",
+			cur:  attachedA, view: aDown,
+			replicas: []replicaRecord{{"a", instanceUnknown}, {"b", instanceRunning}},
+			want:     detached,
+		},
+		{
+			name: "ticket removed while a replica's node is lost but undetected: engine stops, volume waits",
+			cur:  attachment{nodeID: "b", state: stateAttached, currentNodeID: "b", engineNodeID: "b"}, view: aLostUndetected,
+			replicas: []replicaRecord{{"a", instanceRunning}, {"b", instanceRunning}},
+			want:     attachment{state: stateDetaching, currentNodeID: "b"},
+		},
+		{
+			name:     "waiting detach completes once the replica's node is declared down",
+			cur:      attachment{state: stateDetaching, currentNodeID: "b"},
+			replicas: []replicaRecord{{"a", instanceRunning}, {"b", instanceStopped}}, view: aDown,
+			want: detached,
+		},
+		{
+			name:     "a replica already recorded stopped on a lost node does not hold the detach",
+			cur:      attachment{state: stateDetaching, currentNodeID: "b"},
+			replicas: []replicaRecord{{"a", instanceStopped}, {"b", instanceStopped}}, view: aLostUndetected,
+			want: detached,
+		},
+		{
+			name: "a volume waiting for a replica does not attach to a new ticket",
+			cur:  attachment{state: stateDetaching, currentNodeID: "b"}, tickets: tickets(csiTicket("csi-2", "b")),
+			replicas: []replicaRecord{{"a", instanceRunning}}, view: aLostUndetected,
+			want: attachment{state: stateDetaching, currentNodeID: "b"},
+		},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			got := stepAttachment(tc.cur, tc.tickets, tc.view, tc.attachingFor, delay)
+			got := stepAttachment(tc.cur, tc.tickets, tc.replicas, tc.view, tc.attachingFor, delay)
 			if got.next != tc.want || got.waitFor != tc.wantWait {
 				t.Errorf("stepAttachment() = %+v wait %s, want %+v wait %s", got.next, got.waitFor, tc.want, tc.wantWait)
 			}

@@ -40,15 +40,30 @@ limitations under the License.
 //     Longhorn VolumeAttachment, and VolumeAttachment status. It refuses,
 //     with attachError and a 2 s retry, while attachrules.PublishRefusal
 //     says so (the target Longhorn Node is not Ready, or the volume is still
-//     on another node). Unpublish removes that one ticket without waiting
-//     for the detach, as Longhorn does.
+//     on another node). An attached VolumeAttachment is never published
+//     again, so its ticket can be removed first (by the operator) while it
+//     keeps holding the volume. Unpublish removes that one ticket, a no-op
+//     when it is gone, without waiting for the detach, as Longhorn does.
 //   - volumeReconciler plays the volume attachment, volume, engine and
 //     replica controllers (stepAttachment has the rules): a ticket attaches
 //     a fully detached volume after Options.AttachDelay; a volume whose node
-//     no ticket wants detaches at once if its instance manager answers (the
-//     node's kubelet runs) or Longhorn sees the node down, and otherwise
-//     hangs in "detaching" until it does. Robustness and the engine turn
-//     unknown while the engine's node is down, replicas on down nodes too.
+//     no ticket wants stops its engine, then its replicas, and is detached
+//     once all are recorded stopped. A process is recorded stopped at once
+//     if its node's instance manager answers (the node's kubelet runs) or
+//     Longhorn sees the node down; on a node lost but not yet seen down it
+//     keeps its stale state and the volume hangs in "detaching". Robustness
+//     and the engine turn unknown while the engine's node is down; a
+//     replica on a down node is unknown while it should run and stopped
+//     once it should not.
+//   - instanceManagerReconciler plays the instance manager controller and
+//     its monitor: one InstanceManager per node (instance-manager-<hash>,
+//     label longhorn.io/node, spec.nodeID), created once the node is up.
+//     While the node's instance manager answers it is running and
+//     status.instanceReplicas lists exactly the node's running replicas;
+//     while the node is lost but not yet seen down nothing writes it, so it
+//     stays stale; once Longhorn sees the node down it is unknown with its
+//     list kept; when the node is back it is running with a fresh list. It
+//     is written only when that changes.
 //   - kubeletReconciler plays the kubelet's volume manager on live nodes:
 //     node.status.volumesInUse lists the volumes of the node's pods; a pod's
 //     volumes are mounted (cluster.VolumesMountedAnnotation, which lets kwok
@@ -72,8 +87,12 @@ limitations under the License.
 //
 // # Not simulated
 //
-// Data and I/O, engines talking to replicas, replica rebuilding, degraded or
-// faulted volumes, migration, RWX share managers, Longhorn's webhooks
+// Data and I/O, engines talking to replicas, replica rebuilding, failing
+// replicas (an attach does not set failedAt on a replica it cannot launch
+// on a down node; it stays unknown), degraded or
+// faulted volumes, migration, RWX share managers, instance manager pods
+// (an InstanceManager is never starting, stopped or error, has no
+// conditions and lists no engines), Longhorn's webhooks
 // (ticket generations, finalizers on its VolumeAttachment) and settings
 // other than node-down-pod-deletion-policy. A detached volume reports
 // robustness healthy.

@@ -24,12 +24,16 @@ import (
 	storagev1 "k8s.io/api/storage/v1"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/manager"
+
+	"github.com/s3gw-tech/s3gw-remediation/internal/longhorn"
 )
 
-// Cache indexes: the kubelet and the deletion policy look things up by node.
+// Cache indexes: the kubelet, the deletion policy and the instance
+// managers look things up by node.
 const (
 	podNodeNameField        = "spec.nodeName"
 	attachmentNodeNameField = "spec.nodeName"
+	replicaNodeIDField      = "spec.nodeID"
 )
 
 func addIndexes(ctx context.Context, mgr manager.Manager) error {
@@ -43,6 +47,11 @@ func addIndexes(ctx context.Context, mgr manager.Manager) error {
 		return []string{o.(*storagev1.VolumeAttachment).Spec.NodeName}
 	}); err != nil {
 		return fmt.Errorf("indexing VolumeAttachments by node: %w", err)
+	}
+	if err := idx.IndexField(ctx, &longhorn.Replica{}, replicaNodeIDField, func(o client.Object) []string {
+		return []string{o.(*longhorn.Replica).Spec.NodeID}
+	}); err != nil {
+		return fmt.Errorf("indexing Replicas by node: %w", err)
 	}
 	return nil
 }

@@ -82,7 +82,7 @@ func warmUp(ctx context.Context, c client.Client) error {
 	om := metav1.ObjectMeta{Namespace: Namespace, Name: "longhornsim-warm-up"}
 	objs := []client.Object{
 		&longhorn.Volume{ObjectMeta: om}, &longhorn.Engine{ObjectMeta: om}, &longhorn.Replica{ObjectMeta: om},
-		&longhorn.Node{ObjectMeta: om}, &longhorn.VolumeAttachment{ObjectMeta: om},
+		&longhorn.Node{ObjectMeta: om}, &longhorn.VolumeAttachment{ObjectMeta: om}, &longhorn.InstanceManager{ObjectMeta: om},
 	}
 	errs := make([]error, len(objs))
 	var wg sync.WaitGroup

@@ -130,6 +130,7 @@ func setupControllers(ctx context.Context, mgr ctrl.Manager, opts Options) error
 		(&volumeReconciler{client: c, attachDelay: opts.AttachDelay, now: time.Now, attachingSince: map[string]time.Time{}}).setupWithManager,
 		(&attacherReconciler{client: c}).setupWithManager,
 		(&kubeletReconciler{client: c}).setupWithManager,
+		(&instanceManagerReconciler{client: c}).setupWithManager,
 	}
 	if opts.NodeDownPodDeletionPolicy == PolicyDeleteDeploymentPod {
 		setups = append(setups, (&podDeletionPolicyReconciler{client: c, now: time.Now, namespaces: opts.NodeDownPodDeletionPolicyNamespaces}).setupWithManager)
@@ -147,6 +148,7 @@ func watchedTypes() []client.Object {
 	return []client.Object{
 		&corev1.Node{}, &corev1.Pod{}, &storagev1.VolumeAttachment{},
 		&longhorn.Node{}, &longhorn.Volume{}, &longhorn.VolumeAttachment{}, &longhorn.Engine{}, &longhorn.Replica{},
+		&longhorn.InstanceManager{},
 	}
 }
 

@@ -115,7 +115,7 @@ func (r *volumeReconciler) Reconcile(ctx context.Context, req reconcile.Request)
 	if cur.state == "" {
 		cur.state = stateDetached
 	}
-	step := stepAttachment(cur, tickets, s.view, r.attachingFor(req.Name, cur, now), r.attachDelay)
+	step := stepAttachment(cur, tickets, replicaRecords(s.replicas), s.view, r.attachingFor(req.Name, cur, now), r.attachDelay)
 	r.trackAttaching(req.Name, step, now)
 	if step.next != cur {
 		log.V(1).Info("Moving Longhorn volume", "from", cur.String(), "to", step.next.String())
@@ -264,6 +264,14 @@ func (r *volumeReconciler) forget(volume string) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	delete(r.attachingSince, volume)
+}
+
+func replicaRecords(replicas []longhorn.Replica) []replicaRecord {
+	out := make([]replicaRecord, 0, len(replicas))
+	for _, r := range replicas {
+		out = append(out, replicaRecord{node: r.Spec.NodeID, state: r.Status.CurrentState})
+	}
+	return out
 }
 
 // readClusterView reads node health once per pass.

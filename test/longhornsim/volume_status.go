@@ -87,16 +87,33 @@ func setEngine(e *longhorn.Engine, a attachment, replicas []longhorn.Replica, vi
 	}
 }
 
-// replicaState is unknown on a down node, running while the volume has an
-// engine, and stopped once it is detached.
+// replicaState is the replica's recorded status.currentState after a pass
+// that leaves the volume at a. A replica should run while the volume has an
+// engine (a.engineNodeID set) and stop once that engine has stopped
+// (controller/volume_controller.go closeVolumeDependentResources). What gets
+// recorded follows controller/instance_handler.go ReconcileInstanceState and
+// syncStatusWithInstanceManager:
+//   - on a node Longhorn counts down, the instance manager is unknown and
+//     nobody asks it: a replica that should run is unknown, one that should
+//     stop is recorded stopped (status.started is false);
+//   - on a node lost but not yet counted down, its own longhorn-manager
+//     still owns the replica (controller/controller_manager.go
+//     isControllerResponsibleFor) and cannot write: the old state stays;
+//   - otherwise the instance manager runs or deletes the process at once.
 func replicaState(r longhorn.Replica, a attachment, view clusterView) string {
+	shouldRun := a.engineNodeID != ""
 	switch {
 	case view.down(r.Spec.NodeID):
-		return instanceUnknown
-	case a.state == stateDetached:
+		if shouldRun {
+			return instanceUnknown
+		}
 		return instanceStopped
-	default:
+	case !view.reachable(r.Spec.NodeID):
+		return r.Status.CurrentState
+	case shouldRun:
 		return instanceRunning
+	default:
+		return instanceStopped
 	}
 }
 

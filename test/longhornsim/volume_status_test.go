@@ -78,3 +78,32 @@ func TestSetEngineFollowsAttachment(t *testing.T) {
 		t.Errorf("detached engine = %+v", e)
 	}
 }
+
+func TestReplicaState(t *testing.T) {
+	// "a" is up, "b" lost but not yet counted down, "c" counted down.
+	view := fakeView([]string{"a", "b"}, []string{"c"}, []string{"a"})
+	withEngine := attachment{nodeID: "a", state: stateAttached, currentNodeID: "a", engineNodeID: "a"}
+	engineStopped := attachment{state: stateDetaching, currentNodeID: "a"}
+
+	for _, tc := range []struct {
+		name string
+		node string
+		prev string
+		a    attachment
+		want string
+	}{
+		{"runs on a live node while the volume has an engine", "a", instanceStopped, withEngine, instanceRunning},
+		{"stops on a live node once the engine has stopped", "a", instanceRunning, engineStopped, instanceStopped},
+		{"unknown on a down node while it should run", "c", instanceRunning, withEngine, instanceUnknown},
+		{"recorded stopped on a down node once it should stop", "c", instanceUnknown, engineStopped, instanceStopped},
+		{"stale on a lost node: still running", "b", instanceRunning, engineStopped, instanceRunning},
+		{"stale on a lost node: still stopped", "b", instanceStopped, withEngine, instanceStopped},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			r := longhorn.Replica{Spec: longhorn.ReplicaSpec{NodeID: tc.node}, Status: longhorn.ReplicaStatus{CurrentState: tc.prev}}
+			if got := replicaState(r, tc.a, view); got != tc.want {
+				t.Errorf("replicaState() = %q, want %q", got, tc.want)
+			}
+		})
+	}
+}
