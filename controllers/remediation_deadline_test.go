@@ -109,12 +109,12 @@ var _ = Describe("Release deadline", func() {
 		st := s.w.stepper(managerClient)
 		csiTicket := attachrules.AttachmentName(s.g.pv, s.w.nodeName("failed"))
 		st.until(s.key, 10, func(*s3gwv1alpha1.S3GWRemediation) bool { return s.w.tickets(s.g)[csiTicket] == nil })
-		Expect(s.w.remediation(s.key).Status.Phase).To(Equal(s3gwv1alpha1.PhaseReleasing))
+		Expect(s.w.remediation(s.key).Status.Phase).To(Equal(s3gwv1alpha1.PhaseEvicting))
 		Expect(s.w.tickets(s.g)).To(HaveKey("longhorn-ui"), "only the csi-attacher ticket is removed")
-		Expect(s.w.attachments(s.g, s.w.nodeName("failed"))).To(HaveLen(1),
-			"Longhorn keeps the volume attached for its UI, so its replica never stops: nothing is released")
+		Expect(s.w.podExists(s.g.pod)).To(BeTrue(),
+			"Longhorn keeps the volume attached for its UI, so its replica never stops: the pod stays, nothing is released")
 
-		expectTimedOut(s, st, s3gwv1alpha1.ReasonReleaseTimedOut,
+		expectTimedOut(s, st, s3gwv1alpha1.ReasonEvictionTimedOut,
 			"volume "+s.g.pv+" is held by Longhorn ticket longhorn-ui (type longhorn-api)")
 	})
 

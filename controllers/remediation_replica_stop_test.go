@@ -27,7 +27,7 @@ import (
 )
 
 var _ = Describe("The release in two steps", func() {
-	It("removes Longhorn's ticket first and holds the Kubernetes release until each replica's instance manager shows it stopped", func() {
+	It("removes Longhorn's ticket first, and force-deletes and releases only once each replica's instance manager shows it stopped", func() {
 		w := newWorld(suiteCtx)
 		w.addNode("healthy", true)
 		w.addNode("second", true)
@@ -48,11 +48,11 @@ var _ = Describe("The release in two steps", func() {
 			Expect(st.pass(key)).To(Succeed())
 		}
 
-		Expect(w.podExists(g.pod)).To(BeFalse(), "the old pod is force-deleted")
+		Expect(w.podExists(g.pod)).To(BeTrue(), "the old pod stays: deleted, it would start the attach-detach controller's 6-minute force detach")
 		Expect(w.attachments(g, w.nodeName("failed"))).To(HaveLen(1), "the Kubernetes VolumeAttachment holds the replacement off")
 		Expect(release.InUse(w.node("failed"), g.pv)).To(BeTrue(), "volumesInUse is left alone")
 		rem := w.remediation(key)
-		Expect(rem.Status.Phase).To(Equal(s3gwv1alpha1.PhaseReleasing))
+		Expect(rem.Status.Phase).To(Equal(s3gwv1alpha1.PhaseEvicting))
 		released := conditionOf(rem, s3gwv1alpha1.ConditionAttachmentsReleased)
 		Expect(released.Status).To(Equal(metav1.ConditionFalse))
 		Expect(released.Reason).To(Equal(s3gwv1alpha1.ReasonReplicaStopUnconfirmed))
@@ -62,6 +62,7 @@ var _ = Describe("The release in two steps", func() {
 
 		delete(w.cutOff, w.nodeName("second")) // its manager stops the replica and records it
 		st.until(key, 20, succeeded)
+		Expect(w.podExists(g.pod)).To(BeFalse(), "force-deleted once every replica is proven stopped")
 		Expect(w.attachments(g, w.nodeName("failed"))).To(BeEmpty())
 		Expect(w.attachments(g, w.nodeName("healthy"))).To(HaveLen(1), "the replacement attached")
 		Expect(st.eventsWithReason(release.EventLonghornTicketRemoved)).To(HaveLen(2), "the ticket is removed once")

@@ -67,7 +67,8 @@ func nextChange(o Observation) time.Time {
 func releaseTimedOut(o Observation, d Decision) Decision {
 	reason, holders := s3gwv1alpha1.ReasonReleaseTimedOut, releaseHolders(o)
 	if pods := podHolders(o); len(pods) > 0 {
-		reason, holders = s3gwv1alpha1.ReasonEvictionTimedOut, pods
+		// A pod waits for its volumes' first release step too: name both.
+		reason, holders = s3gwv1alpha1.ReasonEvictionTimedOut, append(pods, holders...)
 	}
 	d.Phase, d.Wait = s3gwv1alpha1.PhaseFailed, WaitAfterFailure
 	d.Reason = reason

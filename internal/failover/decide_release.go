@@ -20,6 +20,8 @@ import (
 	"fmt"
 	"strings"
 
+	"k8s.io/apimachinery/pkg/types"
+
 	s3gwv1alpha1 "github.com/s3gw-tech/s3gw-remediation/api/v1alpha1"
 )
 
@@ -33,16 +35,21 @@ import (
 // attach-detach controller force-detaches its volume from an unhealthy node
 // after 6 minutes, whatever the evidence says by then. So a pod is
 // force-deleted only when its volumes can be released right after, while
-// the evidence just checked still holds.
+// the evidence just checked still holds: with the release in two steps,
+// once Longhorn detached them and every replica is proven stopped. The pod
+// in the API is the hold that cannot time out while a replica's stop waits
+// for its node.
 func actions(o Observation, gate Gate) Decision {
 	d := Decision{Step: StepRelease, Gate: gate, Reason: s3gwv1alpha1.ReasonRemediationStarted}
-	plan := planRelease(o, confirmsReplicaStops(o, gate))
+	plan := planRelease(o, gate)
 	var finalized []string
 	for _, t := range o.Targets {
 		switch {
 		case !t.PodPresent || t.ForceDeleted || waitsForKubelet(o, t):
 		case heldByFinalizers(gate, t):
 			finalized = append(finalized, fmt.Sprintf("%s (%s)", t.displayName(), strings.Join(t.Finalizers, ", ")))
+		case plan.unstopped[t.UID]:
+			// Longhorn first: its ticket goes, its replicas' stops are awaited.
 		default:
 			d.Evict = append(d.Evict, t)
 		}
@@ -94,30 +101,38 @@ type releasePlan struct {
 	waitingForKubelet bool
 	// unconfirmed names the replicas whose stops a release waits for.
 	unconfirmed []string
+	// unstopped are the targets whose pods wait to be force-deleted until
+	// Longhorn detached their volumes and every replica is proven stopped.
+	unstopped map[types.UID]bool
 	// release is the strategy's writes.
 	release ReleasePlan
 }
 
 // planRelease releases, by the configured strategy, the volumes of the
-// targets whose pods are gone from the API. With confirmStops, a volume is
-// first detached in Longhorn (its csi-attacher tickets for the node
-// removed), and released only once its replicas are proven stopped
-// (replica_stop.go).
-func planRelease(o Observation, confirmStops bool) releasePlan {
+// targets whose pods are gone from the API. Where the gate confirms replica
+// stops (confirmsReplicaStops), each volume is first detached in Longhorn
+// (its csi-attacher tickets for the node removed) and its replicas proven
+// stopped (replica_stop.go), before its pod is force-deleted and before its
+// release.
+func planRelease(o Observation, gate Gate) releasePlan {
 	strategy := StrategyOf(o.Spec.Release.Strategy)
-	p := releasePlan{release: ReleasePlan{Strategy: strategy.Name}}
+	confirmStops := confirmsReplicaStops(o, gate)
+	p := releasePlan{release: ReleasePlan{Strategy: strategy.Name}, unstopped: map[types.UID]bool{}}
 	kubeletAlive := !o.Node.Heartbeat.Lost(o.Now)
 	var nodeWide []Volume
 	held := false
 	for _, t := range o.Targets {
 		p.podsPresent = p.podsPresent || t.PodPresent
 		p.waitingForKubelet = p.waitingForKubelet || (t.PodPresent && waitsForKubelet(o, t))
+		evictable := t.PodPresent && !t.ForceDeleted && !waitsForKubelet(o, t) && !heldByFinalizers(gate, t)
 		for _, v := range t.Volumes {
 			if !v.ToRelease() {
 				continue
 			}
 			p.pending = true
 			switch {
+			case evictable && confirmStops && !p.stopsConfirmed(o, v):
+				p.unstopped[t.UID] = true
 			case t.PodPresent:
 				// The attach-detach controller still wants it on the node.
 			case confirmStops && !p.stopsConfirmed(o, v):
