@@ -62,7 +62,7 @@ type Pass struct {
 	leases *LeaseSightings
 	// imSightings times the instance managers (Observer.InstanceManagers).
 	imSightings *InstanceManagerSightings
-	nodes  map[string]failover.ReplicaNode
+	nodes       map[string]failover.ReplicaNode
 	// instanceManagers are Longhorn's instance managers by node, listed
 	// once per pass when a replica's node is first read.
 	instanceManagers map[string][]*longhorn.InstanceManager
