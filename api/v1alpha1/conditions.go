@@ -74,7 +74,11 @@ const (
 	// ReasonReplicaStopUnconfirmed: Longhorn's ticket for the failed node is
 	// removed, and the Kubernetes release waits until each replica's own
 	// instance manager shows its process gone.
-	ReasonReplicaStopUnconfirmed  = "ReplicaStopUnconfirmed"
+	ReasonReplicaStopUnconfirmed = "ReplicaStopUnconfirmed"
+	// ReasonFencerAtWork: the gate rests on storage isolation alone and a
+	// fencer still works on the node; Longhorn's ticket stays until it is
+	// done.
+	ReasonFencerAtWork            = "FencerAtWork"
 	ReasonPodFinalizers           = "PodFinalizers"
 	ReasonWaitingForReplacement   = "WaitingForReplacement"
 	ReasonReplacementReady        = "ReplacementReady"

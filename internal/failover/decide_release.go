@@ -72,6 +72,12 @@ func actions(o Observation, gate Gate) Decision {
 			"only when its volumes can be released right after", o.Node.Name)
 		d.Holds = append(d.Holds, Hold{s3gwv1alpha1.ConditionAttachmentsReleased, s3gwv1alpha1.ReasonKubeletAlive, d.Message})
 	}
+	if plan.waitsForFencer {
+		d.Message = fmt.Sprintf("Storage isolation holds for node %s, but %s is still fencing it: Longhorn's ticket stays until "+
+			"it is done. Detaching now would stop the replicas the old engine may still write to, and a replica node lost in "+
+			"that second would keep its writes from the engine Longhorn starts when the fencer releases the volume", o.Node.Name, plan.fencerAtWork)
+		d.Holds = append(d.Holds, Hold{s3gwv1alpha1.ConditionWorkloadEvicted, s3gwv1alpha1.ReasonFencerAtWork, d.Message})
+	}
 	if len(plan.unconfirmed) > 0 {
 		d.Message = fmt.Sprintf("Longhorn detached the volumes from node %s; the Kubernetes release waits until each replica's "+
 			"own instance manager shows it stopped, or a replica cut off a moment ago could keep the old engine's last writes "+
@@ -101,6 +107,10 @@ type releasePlan struct {
 	waitingForKubelet bool
 	// unconfirmed names the replicas whose stops a release waits for.
 	unconfirmed []string
+	// fencerAtWork names the fencer the first step waits for (fencerAtWork),
+	// and waitsForFencer is true when a ticket stays for it.
+	fencerAtWork   string
+	waitsForFencer bool
 	// unstopped are the targets whose pods wait to be force-deleted until
 	// Longhorn detached their volumes and every replica is proven stopped.
 	unstopped map[types.UID]bool
@@ -118,6 +128,9 @@ func planRelease(o Observation, gate Gate) releasePlan {
 	strategy := StrategyOf(o.Spec.Release.Strategy)
 	confirmStops := confirmsReplicaStops(o, gate)
 	p := releasePlan{release: ReleasePlan{Strategy: strategy.Name}, unstopped: map[types.UID]bool{}}
+	if confirmStops {
+		p.fencerAtWork = fencerAtWork(o, gate)
+	}
 	kubeletAlive := !o.Node.Heartbeat.Lost(o.Now)
 	var nodeWide []Volume
 	held := false
@@ -161,7 +174,11 @@ func planRelease(o Observation, gate Gate) releasePlan {
 // notes the replicas not yet proven stopped; true once none is left.
 func (p *releasePlan) stopsConfirmed(o Observation, v Volume) bool {
 	if len(v.csiTickets()) > 0 {
-		p.release.Tickets = append(p.release.Tickets, v)
+		if p.fencerAtWork == "" {
+			p.release.Tickets = append(p.release.Tickets, v)
+		} else {
+			p.waitsForFencer = true
+		}
 		return false
 	}
 	unconfirmed := v.unconfirmedStops(o.Node.Name, o.Now)

@@ -41,6 +41,9 @@ func TestDecideReplicaStops(t *testing.T) {
 		return InstanceManager{Name: "instance-manager-0", State: "running", RunningSince: since}
 	}
 	inLonghorn := func(o *Observation) { o.Targets[0].Volumes = []Volume{attachedInLonghorn("a")} }
+	delegate := func(cr RemediatorCR) func(o *Observation) {
+		return func(o *Observation) { o.Evidence.Delegate = &cr }
+	}
 	tests := []struct {
 		name    string
 		obs     func() Observation
@@ -51,6 +54,8 @@ func TestDecideReplicaStops(t *testing.T) {
 		phase   s3gwv1alpha1.Phase
 		// wakeAt, when set, is the decision's next change.
 		wakeAt time.Time
+		// holdReason is the hold's reason; ReplicaStopUnconfirmed if unset.
+		holdReason string
 	}{
 		{
 			name:   "the csi-attacher ticket goes first; the Kubernetes attachment stays as the hold",
@@ -205,6 +210,35 @@ func TestDecideReplicaStops(t *testing.T) {
 			writes: writes{RemoveTickets: []string{"pvc-b"}},
 		},
 		{
+			name:   "storage isolation alone: while a fencer is at work, Longhorn's ticket stays",
+			obs:    fencedByIsolation,
+			mutate: []func(*Observation){inLonghorn, delegate(RemediatorCR{Kind: farKind, Name: "far-1"})},
+			phase:  s3gwv1alpha1.PhaseEvicting,
+			hold:   true, holdReason: s3gwv1alpha1.ReasonFencerAtWork,
+			message: []string{"Storage isolation holds for node worker-1, but FenceAgentsRemediation far-1 is still fencing it"},
+		},
+		{
+			name:   "storage isolation alone: a fencer that gave up is not waited for",
+			obs:    fencedByIsolation,
+			mutate: []func(*Observation){inLonghorn, delegate(RemediatorCR{Kind: farKind, Name: "far-1", Failure: "agent failed"})},
+			writes: writes{RemoveTickets: []string{"pvc-a"}},
+			phase:  s3gwv1alpha1.PhaseEvicting,
+		},
+		{
+			name:   "storage isolation alone, no fencer: the ticket goes at once",
+			obs:    fencedByIsolation,
+			mutate: []func(*Observation){inLonghorn},
+			writes: writes{RemoveTickets: []string{"pvc-a"}},
+			phase:  s3gwv1alpha1.PhaseEvicting,
+		},
+		{
+			name:   "a taint that proves shutdown: the old engine is off, nothing to wait for",
+			obs:    fenced,
+			mutate: []func(*Observation){inLonghorn, delegate(RemediatorCR{Kind: farKind, Name: "far-1"})},
+			writes: writes{RemoveTickets: []string{"pvc-a"}},
+			phase:  s3gwv1alpha1.PhaseEvicting,
+		},
+		{
 			name:    "past the deadline the unconfirmed stops are named",
 			obs:     fenced,
 			mutate:  []func(*Observation){evicted, pastReleaseDeadline, instanceManagers(running(map[string]string{replica: "running"}))},
@@ -228,9 +262,13 @@ func TestDecideReplicaStops(t *testing.T) {
 				phase = s3gwv1alpha1.PhaseReleasing
 			}
 			g.Expect(d.Phase).To(Equal(phase))
+			reason := tt.holdReason
+			if reason == "" {
+				reason = s3gwv1alpha1.ReasonReplicaStopUnconfirmed
+			}
 			held := false
 			for _, h := range d.Holds {
-				held = held || h.Reason == s3gwv1alpha1.ReasonReplicaStopUnconfirmed
+				held = held || h.Reason == reason
 			}
 			g.Expect(held).To(Equal(tt.hold))
 			for _, m := range tt.message {

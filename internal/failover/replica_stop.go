@@ -134,6 +134,32 @@ func (v Volume) unconfirmedStops(failedNode string, now time.Time) []string {
 	return out
 }
 
+// fencerAtWork names, when the gate rests on storage isolation alone, a
+// fencer's CR for the node that has neither fenced nor given up: empty
+// otherwise. Isolation fences by the detach itself: it stops every replica
+// the old engine, perhaps still running, writes to. A replica node cut off
+// in the second before its stop keeps taking those writes, and the
+// release then waits for that node; but a fencer releases the volume
+// itself when it is done (FAR's OutOfServiceTaint or ResourceDeletion,
+// SNR), and the new engine Longhorn then starts leaves that replica out.
+// Once the fencer has fenced, the old engine is off and the detach splits
+// nothing: so while one is at work, the detach waits for it.
+func fencerAtWork(o Observation, gate Gate) string {
+	if gate.ProvesShutdown || !slices.Equal(gate.Evidence, []string{EvidenceStorageIsolation}) {
+		return ""
+	}
+	crs := o.Evidence.Remediators
+	if o.Evidence.Delegate != nil {
+		crs = append(slices.Clip(crs), *o.Evidence.Delegate)
+	}
+	for _, cr := range crs {
+		if !cr.Fenced && !cr.Succeeded && cr.Failure == "" {
+			return cr.Kind + " " + cr.Name
+		}
+	}
+	return ""
+}
+
 // csiTickets are the volume's csi-attacher tickets for the failed node:
 // the ones the first step removes. Any other ticket there is Longhorn's
 // or an admin's, and holds the volume attached (named at the deadline).
