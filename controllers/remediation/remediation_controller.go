@@ -116,11 +116,6 @@ type Reconciler struct {
 	// Leases times kubelet Lease renewals on Clock (WatchLeases); nil
 	// leaves replica nodes' Lease ages to their own clocks.
 	Leases *storage.LeaseSightings
-	// InstanceManagers times since when each Longhorn instance manager has
-	// been running, on Clock, from the watch events; SetupWithManager sets
-	// it. nil (step-by-step tests without informers) takes a running one's
-	// list of processes as read.
-	InstanceManagers *storage.InstanceManagerSightings
 
 	// watches adds watches on kinds found at run time (other remediators',
 	// Longhorn's); nil without a manager, as in step-by-step tests.

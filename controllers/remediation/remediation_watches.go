@@ -42,7 +42,6 @@ import (
 	"github.com/s3gw-tech/s3gw-remediation/internal/failover"
 	"github.com/s3gw-tech/s3gw-remediation/internal/longhorn"
 	"github.com/s3gw-tech/s3gw-remediation/internal/medik8s"
-	"github.com/s3gw-tech/s3gw-remediation/internal/storage"
 )
 
 // podNodeField indexes the cached pods by node, so a pass lists the s3gw
@@ -78,9 +77,6 @@ func (r *Reconciler) SetupWithManager(mgr manager.Manager) error {
 		return err
 	}
 	r.watches = watches.NewDynamic(mgr, c)
-	if r.InstanceManagers == nil {
-		r.InstanceManagers = storage.NewInstanceManagerSightings(r.Clock)
-	}
 	return nil
 }
 
@@ -155,17 +151,6 @@ func (r *Reconciler) remediationsForLonghorn(ctx context.Context, _ client.Objec
 	})
 }
 
-// instanceManagerChanged times the instance manager's state on this
-// controller's clock, then wakes the remediations at work. The informer
-// delivers each version here, the old one first on an update; a deleted
-// one's record stays (a new one has another UID).
-func (r *Reconciler) instanceManagerChanged(ctx context.Context, obj client.Object) []reconcile.Request {
-	if im, ok := obj.(*longhorn.InstanceManager); ok {
-		r.InstanceManagers.Observe(im)
-	}
-	return r.remediationsForLonghorn(ctx, obj)
-}
-
 // remediationsMatching lists (from the cache; there are few) the
 // remediations match selects.
 func (r *Reconciler) remediationsMatching(ctx context.Context, match func(*s3gwv1alpha1.S3GWRemediation) bool) []reconcile.Request {
@@ -185,7 +170,7 @@ func (r *Reconciler) remediationsMatching(ctx context.Context, match func(*s3gwv
 // (tickets).
 func (r *Reconciler) watchLonghorn(ctx context.Context) {
 	r.watches.Ensure(ctx, &longhorn.Node{}, r.remediationsForLonghorn)
-	r.watches.Ensure(ctx, &longhorn.InstanceManager{}, r.instanceManagerChanged)
+	r.watches.Ensure(ctx, &longhorn.InstanceManager{}, r.remediationsForLonghorn)
 	r.watches.Ensure(ctx, &longhorn.Replica{}, r.remediationsForLonghorn, predicate.GenerationChangedPredicate{})
 	r.watches.Ensure(ctx, &longhorn.VolumeAttachment{}, r.remediationsForLonghorn, predicate.GenerationChangedPredicate{})
 }

@@ -34,8 +34,7 @@ func releaseDeadlinePassed(o Observation) bool {
 // nextChange is the earliest moment after now at which the same world
 // yields another decision with nothing to announce it: the failed node's
 // Lease expiring (evidence becomes trusted, the kubelet counts as lost), or
-// the release or replacement deadline passing, or an instance manager's
-// list starting to count (InstanceManagerSettle). Zero if none is ahead.
+// the release or replacement deadline passing. Zero if none is ahead.
 func nextChange(o Observation) time.Time {
 	var next time.Time
 	consider := func(t time.Time) {
@@ -51,9 +50,6 @@ func nextChange(o Observation) time.Time {
 	}
 	if o.ReleasedSince != nil {
 		consider(o.ReleasedSince.Add(o.Spec.ReplacementTimeoutOrDefault()))
-	}
-	for _, at := range instanceManagersSettle(o) {
-		consider(at)
 	}
 	return next
 }

@@ -181,7 +181,7 @@ func (p *releasePlan) stopsConfirmed(o Observation, v Volume) bool {
 		}
 		return false
 	}
-	unconfirmed := v.unconfirmedStops(o.Node.Name, o.Now)
+	unconfirmed := v.unconfirmedStops(o.Node.Name)
 	p.unconfirmed = append(p.unconfirmed, unconfirmed...)
 	return len(unconfirmed) == 0
 }

@@ -18,7 +18,6 @@ package failover
 
 import (
 	"testing"
-	"time"
 
 	. "github.com/onsi/gomega"
 	"k8s.io/utils/ptr"
@@ -35,10 +34,7 @@ func TestDecideReplicaStops(t *testing.T) {
 	}
 	replica := "pvc-a-r-worker-2"
 	running := func(processes map[string]string) InstanceManager {
-		return InstanceManager{Name: "instance-manager-0", State: "running", Replicas: processes, RunningSince: testNow.Add(-time.Minute)}
-	}
-	runningSince := func(since time.Time) InstanceManager {
-		return InstanceManager{Name: "instance-manager-0", State: "running", RunningSince: since}
+		return InstanceManager{Name: "instance-manager-0", State: "running", Replicas: processes}
 	}
 	inLonghorn := func(o *Observation) { o.Targets[0].Volumes = []Volume{attachedInLonghorn("a")} }
 	delegate := func(cr RemediatorCR) func(o *Observation) {
@@ -52,8 +48,6 @@ func TestDecideReplicaStops(t *testing.T) {
 		hold    bool
 		message []string
 		phase   s3gwv1alpha1.Phase
-		// wakeAt, when set, is the decision's next change.
-		wakeAt time.Time
 		// holdReason is the hold's reason; ReplicaStopUnconfirmed if unset.
 		holdReason string
 	}{
@@ -132,34 +126,6 @@ func TestDecideReplicaStops(t *testing.T) {
 			mutate:  []func(*Observation){evicted, instanceManagers()},
 			hold:    true,
 			message: []string{"no running instance manager on worker-2"},
-		},
-		{
-			name:    "an instance manager that has just turned running lists nothing before its first poll",
-			obs:     fenced,
-			mutate:  []func(*Observation){evicted, instanceManagers(runningSince(testNow.Add(-time.Second)))},
-			hold:    true,
-			message: []string{"instance manager instance-manager-0 on worker-2 has not been seen running for 5s yet"},
-			wakeAt:  testNow.Add(4 * time.Second),
-		},
-		{
-			name:    "an instance manager this controller has not seen running yet",
-			obs:     fenced,
-			mutate:  []func(*Observation){evicted, instanceManagers(runningSince(time.Time{}))},
-			hold:    true,
-			message: []string{"has not been seen running for 5s yet"},
-		},
-		{
-			name:   "seen running for 5 s, its empty list counts",
-			obs:    fenced,
-			mutate: []func(*Observation){evicted, instanceManagers(runningSince(testNow.Add(-InstanceManagerSettle)))},
-			writes: writes{UnmarkInUse: []string{"pvc-a"}},
-		},
-		{
-			name: "without informers nothing times them: a running one's list is taken as read",
-			obs:  fenced,
-			mutate: []func(*Observation){evicted, instanceManagers(InstanceManager{Name: "instance-manager-0", State: "running",
-				Untimed: true})},
-			writes: writes{UnmarkInUse: []string{"pvc-a"}},
 		},
 		{
 			name: "an instance manager that stopped took its processes with it; a running one confirms",
@@ -273,9 +239,6 @@ func TestDecideReplicaStops(t *testing.T) {
 			g.Expect(held).To(Equal(tt.hold))
 			for _, m := range tt.message {
 				g.Expect(d.Message).To(ContainSubstring(m))
-			}
-			if !tt.wakeAt.IsZero() {
-				g.Expect(nextChange(o)).To(Equal(tt.wakeAt))
 			}
 		})
 	}

@@ -76,12 +76,12 @@ func replicaOn(volume, node string) Replica {
 }
 
 // reachableNode is a node whose Longhorn Node is Ready, whose kubelet
-// renewed its Lease just now, and whose instance manager, seen running for
-// an hour, lists no replica process.
+// renewed its Lease just now, and whose running instance manager lists no
+// replica process.
 func reachableNode() ReplicaNode {
 	return ReplicaNode{Longhorn: LonghornNode{Found: true, Status: ReadyTrue},
 		Heartbeat:        Heartbeat{LeaseRenewed: testNow.Add(-time.Second), LeaseDuration: 40 * time.Second},
-		InstanceManagers: []InstanceManager{{Name: "instance-manager-0", State: "running", RunningSince: testNow.Add(-time.Hour)}}}
+		InstanceManagers: []InstanceManager{{Name: "instance-manager-0", State: "running"}}}
 }
 
 // downNode is a node Kubernetes marked NotReady: Longhorn reports it down.

@@ -20,7 +20,6 @@ import (
 	"fmt"
 	"slices"
 	"strings"
-	"time"
 
 	"github.com/s3gw-tech/s3gw-remediation/internal/longhorn"
 )
@@ -46,30 +45,6 @@ import (
 type InstanceManager struct {
 	Name, State string
 	Replicas    map[string]string
-	// RunningSince is since when this controller has seen it running
-	// without a break, on its own clock; zero when it has not (yet).
-	RunningSince time.Time
-	// Untimed: nothing times instance managers (a reconciler run without
-	// informers, in step-by-step tests); a running one's list is taken as
-	// read.
-	Untimed bool
-}
-
-// InstanceManagerSettle is how long an instance manager must have been
-// seen running before its list of processes counts: one that has just
-// turned running (its node back, its pod Ready again) lists nothing until
-// its monitor's first poll, within a second (longhorn-manager
-// controller/instance_manager_controller.go syncMonitor,
-// InstanceManagerMonitor.Run: engineapi MinPollCount × PollInterval).
-const InstanceManagerSettle = 5 * time.Second
-
-// settledAt is when im's list starts to count; zero when it never will
-// as things stand (not running, or not seen running).
-func (im InstanceManager) settledAt() time.Time {
-	if im.Untimed || im.RunningSince.IsZero() {
-		return im.RunningSince
-	}
-	return im.RunningSince.Add(InstanceManagerSettle)
 }
 
 // liveProcess is true for the process states of a replica that may still
@@ -86,17 +61,13 @@ func liveProcess(state string) bool {
 // InstanceManagerMonitor.updateInstanceMap); another state blanks the list
 // (syncInstanceStatus), and unknown (syncStatusWithNode: Longhorn counts
 // the node down) keeps the last one, which nobody can verify.
-func (r Replica) confirmStopped(now time.Time) (bool, string) {
+func (r Replica) confirmStopped() (bool, string) {
 	running := false
 	for _, im := range r.Host.InstanceManagers {
 		switch im.State {
 		case longhorn.InstanceManagerRunning:
 			if state, listed := im.Replicas[r.Name]; listed && liveProcess(state) {
 				return false, fmt.Sprintf("instance manager %s on %s still lists replica %s %s", im.Name, r.Node, r.Name, state)
-			}
-			if !im.Untimed && (im.RunningSince.IsZero() || now.Before(im.settledAt())) {
-				return false, fmt.Sprintf("instance manager %s on %s has not been seen running for %s yet: its list of processes may "+
-					"still be empty before its first poll", im.Name, r.Node, InstanceManagerSettle)
 			}
 			running = true
 		case longhorn.InstanceManagerUnknown, "":
@@ -121,13 +92,13 @@ func stateOrUnset(s string) string {
 // gone, the replicas on other nodes not yet proven stopped. A replica on
 // the failed node is the gate's: the evidence proves that node unable to
 // write.
-func (v Volume) unconfirmedStops(failedNode string, now time.Time) []string {
+func (v Volume) unconfirmedStops(failedNode string) []string {
 	var out []string
 	for _, r := range v.Replicas {
 		if r.Node == "" || r.Node == failedNode {
 			continue
 		}
-		if ok, why := r.confirmStopped(now); !ok {
+		if ok, why := r.confirmStopped(); !ok {
 			out = append(out, why)
 		}
 	}
@@ -197,27 +168,8 @@ func replicaStopHolders(o Observation, v Volume) string {
 	if len(v.csiTickets()) > 0 || len(v.Tickets) > 0 || !o.Spec.Release.RequireReachableReplicasOrDefault() {
 		return ""
 	}
-	if waiting := v.unconfirmedStops(o.Node.Name, o.Now); len(waiting) > 0 {
+	if waiting := v.unconfirmedStops(o.Node.Name); len(waiting) > 0 {
 		return "unconfirmed replica stops (" + strings.Join(waiting, "; ") + ")"
 	}
 	return ""
-}
-
-// instanceManagersSettle lists when the running instance managers of the
-// replicas' nodes settle after now: a pass then decides anew with nothing
-// else to announce it.
-func instanceManagersSettle(o Observation) []time.Time {
-	var out []time.Time
-	for _, t := range o.Targets {
-		for _, v := range t.Volumes {
-			for _, r := range v.Replicas {
-				for _, im := range r.Host.InstanceManagers {
-					if at := im.settledAt(); im.State == longhorn.InstanceManagerRunning && at.After(o.Now) {
-						out = append(out, at)
-					}
-				}
-			}
-		}
-	}
-	return out
 }

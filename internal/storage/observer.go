@@ -43,10 +43,6 @@ type Observer struct {
 	// Leases times the kubelets' Lease renewals on this controller's
 	// clock; nil leaves Heartbeat.Lagging to the kubelets' clocks.
 	Leases *LeaseSightings
-	// InstanceManagers times since when each instance manager runs, on
-	// this controller's clock; nil takes a running one's list as read
-	// (failover.InstanceManager.Untimed).
-	InstanceManagers *InstanceManagerSightings
 }
 
 // Pass is what one reconcile pass reads for one spec at one time. It reads
@@ -60,9 +56,7 @@ type Pass struct {
 	now    time.Time
 	pods   client.Reader
 	leases *LeaseSightings
-	// imSightings times the instance managers (Observer.InstanceManagers).
-	imSightings *InstanceManagerSightings
-	nodes       map[string]failover.ReplicaNode
+	nodes  map[string]failover.ReplicaNode
 	// instanceManagers are Longhorn's instance managers by node, listed
 	// once per pass when a replica's node is first read.
 	instanceManagers map[string][]*longhorn.InstanceManager
@@ -75,7 +69,7 @@ func (o Observer) Pass(spec s3gwv1alpha1.S3GWRemediationSpec, now time.Time) *Pa
 		pods = o.Client
 	}
 	return &Pass{Longhorn: longhorn.State{Reader: o.Client, Namespace: spec.Release.LonghornNamespaceOrDefault()},
-		now: now, pods: pods, leases: o.Leases, imSightings: o.InstanceManagers, nodes: map[string]failover.ReplicaNode{}}
+		now: now, pods: pods, leases: o.Leases, nodes: map[string]failover.ReplicaNode{}}
 }
 
 // Pods reads the spec's pods: from the cache when it holds all of them,
@@ -141,7 +135,7 @@ func (p *Pass) replicaNode(ctx context.Context, node string) (failover.ReplicaNo
 		}
 	}
 	host := failover.ReplicaNode{Longhorn: lh, Heartbeat: Heartbeat(nil, lease),
-		InstanceManagers: p.instanceManagersOf(p.instanceManagers[node])}
+		InstanceManagers: instanceManagersOf(p.instanceManagers[node])}
 	host.Heartbeat.Seen = p.leases.Of(node)
 	p.nodes[node] = host
 	return host, nil
@@ -173,17 +167,15 @@ func (p *Pass) listInstanceManagers(ctx context.Context) (map[string][]*longhorn
 	return byNode, nil
 }
 
-// instanceManagersOf converts one node's instance managers for the
-// decision, with since when each has been seen running.
-func (p *Pass) instanceManagersOf(ims []*longhorn.InstanceManager) []failover.InstanceManager {
+// instanceManagersOf converts one node's instance managers for the decision.
+func instanceManagersOf(ims []*longhorn.InstanceManager) []failover.InstanceManager {
 	out := make([]failover.InstanceManager, 0, len(ims))
 	for _, im := range ims {
 		replicas := make(map[string]string, len(im.Status.InstanceReplicas))
 		for name, process := range im.Status.InstanceReplicas {
 			replicas[name] = process.Status.State
 		}
-		out = append(out, failover.InstanceManager{Name: im.Name, State: im.Status.CurrentState, Replicas: replicas,
-			RunningSince: p.imSightings.RunningSince(im), Untimed: p.imSightings == nil})
+		out = append(out, failover.InstanceManager{Name: im.Name, State: im.Status.CurrentState, Replicas: replicas})
 	}
 	return out
 }

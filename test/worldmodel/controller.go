@@ -30,7 +30,6 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 
 	"github.com/s3gw-tech/s3gw-remediation/controllers"
-	"github.com/s3gw-tech/s3gw-remediation/internal/longhorn"
 	"github.com/s3gw-tech/s3gw-remediation/internal/medik8s"
 	"github.com/s3gw-tech/s3gw-remediation/internal/metrics"
 	"github.com/s3gw-tech/s3gw-remediation/internal/storage"
@@ -55,11 +54,6 @@ type manager struct {
 	// leases times the Lease renewals that reach the process, on its
 	// clock, as controllers.WatchLeases does from its informer.
 	leases *storage.LeaseSightings
-	// instanceManagers times the instance managers' running state, on its
-	// clock, as the reconciler's dynamic watch does once it is started
-	// (imsWatched).
-	instanceManagers *storage.InstanceManagerSightings
-	imsWatched       bool
 }
 
 func newManager(w *World) *manager {
@@ -81,14 +75,13 @@ func (m *manager) start() {
 	}
 	m.client = c
 	m.leases = storage.NewLeaseSightings(worldClock{m.w})
-	m.instanceManagers, m.imsWatched = storage.NewInstanceManagerSightings(worldClock{m.w}), false
 	for _, lease := range m.view().list(gvkLease) {
 		m.leases.Observe(lease.(*coordinationv1.Lease))
 	}
 	m.rec = &controllers.RemediationReconciler{
 		Client: c, APIReader: uncached{c}, Recorder: recorder{m.w}, Clock: worldClock{m.w},
 		Metrics: metrics.New(prometheus.NewRegistry()), Intervals: controllers.DefaultIntervals(),
-		Leases: m.leases, InstanceManagers: m.instanceManagers,
+		Leases: m.leases,
 	}
 	m.queue = newWorkqueue()
 	for _, rem := range m.w.api.remediations() {
@@ -179,36 +172,8 @@ func (m *manager) events() []change {
 	}
 	if m.client != nil {
 		m.timeLeases(changes)
-		m.timeInstanceManagers(changes)
 	}
 	return changes
-}
-
-// timeInstanceManagers hands the instance manager events that reached the
-// process to its sightings, as the reconciler's watch does
-// (instanceManagerChanged). The watch starts once a pass has read them:
-// its informer then delivers every instance manager as an add, which also
-// wakes every remediation.
-func (m *manager) timeInstanceManagers(changes []change) {
-	if !m.client.read[gvkLonghornInstanceManager] {
-		return
-	}
-	if !m.imsWatched {
-		m.imsWatched = true
-		for _, obj := range m.view().list(gvkLonghornInstanceManager) {
-			m.instanceManagers.Observe(obj.(*longhorn.InstanceManager))
-		}
-		m.enqueueAll()
-		return
-	}
-	for _, c := range changes {
-		if c.gvk != gvkLonghornInstanceManager {
-			continue
-		}
-		if im, ok := m.view().get(gvkLonghornInstanceManager, c.namespace, c.name).(*longhorn.InstanceManager); ok {
-			m.instanceManagers.Observe(im)
-		}
-	}
 }
 
 // view is what the process's cached client reads.
