@@ -17,6 +17,7 @@ limitations under the License.
 package worldmodel
 
 import (
+	"math/rand/v2"
 	"testing"
 	"time"
 
@@ -96,6 +97,19 @@ func TestHazardNames(t *testing.T) {
 		}
 		if !*h.field(&defaultHazards) {
 			t.Errorf("%s is off by default", h.name)
+		}
+	}
+}
+
+// TestTargetedCutsOutlastNodeMonitorGrace: every targeted cut lasts long
+// enough for the node lifecycle controller to mark the node NotReady (grace
+// period plus one monitor period), so the node's return, with the
+// controller's Ready=False on its pods, happens in every episode with one.
+func TestTargetedCutsOutlastNodeMonitorGrace(t *testing.T) {
+	r := rand.New(rand.NewPCG(5, 6))
+	for range 1000 {
+		if c := generateCut(r, 5*time.Second); c != nil && c.For <= nodeMonitorGracePeriod+nodeMonitorPeriod*time.Second {
+			t.Fatalf("cut of %s: Kubernetes never marks the node NotReady", c.For)
 		}
 	}
 }

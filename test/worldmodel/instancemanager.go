@@ -102,6 +102,28 @@ func (w *World) instanceManagers() {
 // the instance manager pod running and Ready (the model has no pod of its
 // own for it: it runs while the node is powered). Anything else leaves the
 // CR stale.
+//
+// A node cut from the control plane that Kubernetes marks NotReady, then
+// returns, never turns the CR starting: syncStatusWithPod reads the pod's
+// phase and its containerStatuses[].ready, not its Ready condition, and
+// the node lifecycle controller's MarkPodsNotReady
+// (pkg/controller/util/node/controller_utils.go) sets only the Ready
+// condition False (kubernetes/kubernetes issue 82346: Ready False,
+// ContainersReady True); the kubelet re-posts it True on its return
+// (reconcilePodStatuses). Container readiness would fall only with a
+// readiness probe, and createInstanceManagerPodSpec gives the instance
+// manager container a liveness probe alone. So on the node's return
+// syncStatusWithPod writes running, syncStatusWithNode no longer unknown,
+// syncInstanceStatus leaves the list as it was, and the restarted monitor
+// (syncMonitor, startMonitoring: updateNotification true) rewrites it at
+// its first tick. Not modelled: the pod has no toleration of its own for
+// the unreachable taint (createGenericManagerPodSpec takes the
+// taint-toleration setting, empty by default), so the DefaultTolerationSeconds
+// admission plugin's 300 s applies and taint eviction deletes it on a node
+// unreachable that long; the CR turns error (DeletionTimestamp set), its
+// list blanked, and the returning kubelet kills the container with every
+// replica process in it before the CR can run again (the new pod has the
+// same name, so it waits for the old one's deletion).
 func (w *World) syncInstanceManagerState(n *Node, im *longhorn.InstanceManager) {
 	state := im.Status.CurrentState
 	switch {

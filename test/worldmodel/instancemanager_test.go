@@ -18,8 +18,11 @@ package worldmodel
 
 import (
 	"math/rand/v2"
+	"slices"
 	"testing"
 	"time"
+
+	corev1 "k8s.io/api/core/v1"
 
 	"k8s.io/utils/ptr"
 
@@ -144,5 +147,42 @@ func TestInstanceManagerWritesOnlyChanges(t *testing.T) {
 	runInstanceManagers(w, 5*time.Minute)
 	if w.api.rv != rv {
 		t.Errorf("instance managers wrote %d times with nothing changing", w.api.rv-rv)
+	}
+}
+
+// TestInstanceManagerAcrossALongCut: a replica node cut from the control
+// plane long enough for Kubernetes to mark it NotReady and Longhorn to
+// count it down, then healed (the targeted cuts' 1-10 min), with its
+// replica running throughout. Upstream's instance manager never turns
+// starting on the way back (syncInstanceManagerState's comment):
+// unknown while down, then running with the list it had, which names the
+// replica at every step.
+func TestInstanceManagerAcrossALongCut(t *testing.T) {
+	w := replicaWorld(t, nil)
+	r := w.volumes[0].Replicas[0]
+	n := r.Node
+	Fault{Kind: ControlPlaneCut, Nodes: []int{slices.Index(w.nodes, n)}, For: 2 * time.Minute}.apply(w)
+	var notReady, down, unknown, back bool
+	for until := w.now.Add(4 * time.Minute); w.now.Before(until); w.now = w.nextWake() {
+		w.step()
+		notReady = notReady || readyCondition(w.api.node(n.Name)).Status == corev1.ConditionUnknown
+		down = down || w.longhornDown(n.Name)
+		im := w.api.longhornInstanceManager(n.Name)
+		_, listed := im.Status.InstanceReplicas[r.Name]
+		switch im.Status.CurrentState {
+		case stateUnknown:
+			unknown = true
+		case stateRunning:
+			back = back || unknown
+			if !listed && r.Running {
+				t.Fatalf("%s: %s's instance manager running without the running replica %s", w.now.Sub(w.start), n.Name, r.Name)
+			}
+		default:
+			t.Fatalf("%s: %s's instance manager %s", w.now.Sub(w.start), n.Name, im.Status.CurrentState)
+		}
+	}
+	if !notReady || !down || !unknown || !back || !r.Running {
+		t.Errorf("NotReady %v, Longhorn down %v, unknown %v, running again %v, replica running %v: want all",
+			notReady, down, unknown, back, r.Running)
 	}
 }

@@ -36,6 +36,11 @@ const (
 	leaseRenewInterval        = 10
 	nodeStatusUpdateFrequency = 10
 	nodeStatusReportFrequency = 5 * time.Minute
+	// podStatusSyncPeriod is the status manager's syncPeriod
+	// (k8s.io/kubernetes pkg/kubelet/status/status_manager.go): every
+	// 10 s syncBatch re-posts each pod whose status in the API differs
+	// from the kubelet's own (needsReconcile).
+	podStatusSyncPeriod = 10
 )
 
 func (w *World) kubelets() {
@@ -49,6 +54,7 @@ func (w *World) kubelets() {
 		}
 		w.renewLease(n)
 		w.syncPods(n)
+		w.reconcilePodStatuses(n)
 		w.syncNodeStatus(n)
 		if n.managerPodReady != n.ManagerUp {
 			n.managerPodReady = n.ManagerUp // the pod's status; watched by Longhorn's node controller
@@ -148,6 +154,35 @@ func (w *World) startContainer(n *Node, p *corev1.Pod) {
 	w.api.touch(p)
 	w.tracef("kubelet", "%s: started s3gw (pod %s) on engine e%d", n.Name, p.Name, v.current.Seq)
 	w.stats.started(v, n)
+}
+
+// reconcilePodStatuses is the status manager's syncBatch: a pod whose
+// container runs here and whose Ready condition the node lifecycle
+// controller set False while the node was unreachable (MarkPodsNotReady,
+// pkg/controller/util/node/controller_utils.go: the PodReady condition
+// only, never containerStatuses[].ready) differs from the kubelet's status
+// (needsReconcile), which is re-posted: Ready again within 10 s of the
+// kubelet reaching the API server.
+func (w *World) reconcilePodStatuses(n *Node) {
+	now := w.unix()
+	if now < n.nextPodStatus {
+		w.wakeAt(w.at(n.nextPodStatus))
+		return
+	}
+	n.nextPodStatus = now + podStatusSyncPeriod
+	for _, c := range n.containers {
+		p := w.api.podByUID(c.PodUID)
+		if p == nil || podTerminating(p) {
+			continue
+		}
+		for i := range p.Status.Conditions {
+			if cond := &p.Status.Conditions[i]; cond.Type == corev1.PodReady && cond.Status != corev1.ConditionTrue {
+				cond.Status, cond.LastTransitionTime = corev1.ConditionTrue, apiTime(w.nodeClock(n))
+				w.api.touch(p)
+				w.tracef("kubelet", "%s: pod %s Ready again", n.Name, p.Name)
+			}
+		}
+	}
 }
 
 // syncNodeStatus computes Ready and volumesInUse every 10 s and posts

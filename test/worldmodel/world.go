@@ -63,6 +63,8 @@ type Node struct {
 	mounts     []string
 	nextLease  int64 // model seconds of the next Lease renewal
 	nextStatus int64 // model seconds of the next node status computation
+	// nextPodStatus: model seconds of the status manager's next syncBatch.
+	nextPodStatus int64
 
 	// im is its longhorn-manager's monitor of its instance manager.
 	im imMonitor
