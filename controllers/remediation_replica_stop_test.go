@@ -53,7 +53,7 @@ var _ = Describe("The release in two steps", func() {
 		Expect(release.InUse(w.node("failed"), g.pv)).To(BeTrue(), "volumesInUse is left alone")
 		rem := w.remediation(key)
 		Expect(rem.Status.Phase).To(Equal(s3gwv1alpha1.PhaseEvicting))
-		released := conditionOf(rem, s3gwv1alpha1.ConditionAttachmentsReleased)
+		released := conditionOf(rem, s3gwv1alpha1.ConditionWorkloadEvicted)
 		Expect(released.Status).To(Equal(metav1.ConditionFalse))
 		Expect(released.Reason).To(Equal(s3gwv1alpha1.ReasonReplicaStopUnconfirmed))
 		Expect(released.Message).To(ContainSubstring("instance manager instance-manager-%s on %s still lists replica %s-r-1 running",

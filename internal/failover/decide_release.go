@@ -82,7 +82,12 @@ func actions(o Observation, gate Gate) Decision {
 		d.Message = fmt.Sprintf("Longhorn detached the volumes from node %s; the Kubernetes release waits until each replica's "+
 			"own instance manager shows it stopped, or a replica cut off a moment ago could keep the old engine's last writes "+
 			"from the new one: %s", o.Node.Name, strings.Join(plan.unconfirmed, "; "))
-		d.Holds = append(d.Holds, Hold{s3gwv1alpha1.ConditionAttachmentsReleased, s3gwv1alpha1.ReasonReplicaStopUnconfirmed, d.Message})
+		// The pods wait for it, or, already gone, their release does.
+		held := s3gwv1alpha1.ConditionAttachmentsReleased
+		if len(plan.unstopped) > 0 {
+			held = s3gwv1alpha1.ConditionWorkloadEvicted
+		}
+		d.Holds = append(d.Holds, Hold{held, s3gwv1alpha1.ReasonReplicaStopUnconfirmed, d.Message})
 	}
 	if len(finalized) > 0 {
 		d.Message = "Not force-deleting pods that finalizers would keep in the API: " + strings.Join(finalized, "; ") +

@@ -18,6 +18,7 @@ package failover
 
 import (
 	"fmt"
+	"maps"
 	"strings"
 	"time"
 
@@ -25,6 +26,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	s3gwv1alpha1 "github.com/s3gw-tech/s3gw-remediation/api/v1alpha1"
+	"github.com/s3gw-tech/s3gw-remediation/internal/longhorn"
 )
 
 // Outlook is what a remediation would decide if a node failed now.
@@ -52,7 +54,9 @@ type Outlook struct {
 //     (DelegateError) cannot be used, and no out-of-service taint counts:
 //     only an admin adds one, by hand;
 //   - the targets' pods are on the node, their volumes attached to it; the
-//     replicas are where o shows them, and the node's own become unreachable.
+//     replicas are where o shows them, and the node's own become unreachable;
+//     the release's first step has removed Longhorn's ticket, and each
+//     running instance manager elsewhere no longer lists its replica.
 //
 // o holds the node's name, the targets with their volumes and replicas (as
 // the remediation would observe them), the spec, Longhorn's availability,
@@ -119,6 +123,8 @@ func imagineFailure(o Observation) Observation {
 			for _, r := range v.Replicas {
 				if r.Node == node {
 					r.Host = ReplicaNode{Longhorn: longhornDown, Heartbeat: f.Node.Heartbeat}
+				} else {
+					r.Host.InstanceManagers = stoppedOn(r)
 				}
 				replicas = append(replicas, r)
 			}
@@ -129,6 +135,21 @@ func imagineFailure(o Observation) Observation {
 		f.Targets = append(f.Targets, t)
 	}
 	return f
+}
+
+// stoppedOn is r's node's instance managers once the release's first step
+// had Longhorn stop r: a running one no longer lists it; one in another
+// state stays as it is, and the stop waits for it.
+func stoppedOn(r Replica) []InstanceManager {
+	out := make([]InstanceManager, 0, len(r.Host.InstanceManagers))
+	for _, im := range r.Host.InstanceManagers {
+		if im.State == longhorn.InstanceManagerRunning {
+			im.Replicas = maps.Clone(im.Replicas)
+			delete(im.Replicas, r.Name)
+		}
+		out = append(out, im)
+	}
+	return out
 }
 
 // longhornDown is a Longhorn Node once Kubernetes marked its node NotReady.

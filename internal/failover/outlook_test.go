@@ -60,6 +60,14 @@ func TestIfNodeFailed(t *testing.T) {
 	unhealthyElsewhere.Volumes[0].Replicas[1].Healthy = false
 	unreachableElsewhere := runningTarget("worker-2", "worker-3")
 	unreachableElsewhere.Volumes[0].Replicas[1].Host = downNode()
+	// An attached volume's replicas run: their instance managers list them.
+	listed := runningTarget("worker-2", "worker-3")
+	for i := range listed.Volumes[0].Replicas {
+		r := &listed.Volumes[0].Replicas[i]
+		r.Host.InstanceManagers = []InstanceManager{{Name: "im-" + r.Node, State: "running", Replicas: map[string]string{r.Name: "running"}}}
+	}
+	imUnknown := runningTarget("worker-2", "worker-3")
+	imUnknown.Volumes[0].Replicas[1].Host.InstanceManagers = []InstanceManager{{Name: "im-worker-3", State: "unknown"}}
 	rwx := runningTarget("worker-2")
 	rwx.Volumes[0].SkipReason = "not ReadWriteOnce: a shared volume needs no release"
 
@@ -74,6 +82,12 @@ func TestIfNodeFailed(t *testing.T) {
 		{name: "replicas only elsewhere: storage isolation would hold",
 			o:     outlookObservation(s3gwv1alpha1.S3GWRemediationSpec{}, runningTarget("worker-2", "worker-3")),
 			fails: true, evidence: []string{EvidenceStorageIsolation}},
+		{name: "replicas running now: the release's first step would stop them",
+			o:     outlookObservation(s3gwv1alpha1.S3GWRemediationSpec{}, listed),
+			fails: true, evidence: []string{EvidenceStorageIsolation}},
+		{name: "an instance manager Longhorn counts unknown could not confirm its replica's stop",
+			o:      outlookObservation(s3gwv1alpha1.S3GWRemediationSpec{}, imUnknown),
+			reason: s3gwv1alpha1.ReasonReplicaStopUnconfirmed, message: "instance manager im-worker-3 on worker-3 is unknown"},
 		{name: "a pod with finalizers on storage isolation alone: it would not be force-deleted",
 			o: func() Observation {
 				t := runningTarget("worker-2", "worker-3")

@@ -33,9 +33,11 @@ import (
 var (
 	template = types.NamespacedName{Namespace: "s3gw-remediation-system", Name: "s3gw"}
 	now      = time.Date(2026, time.March, 4, 12, 0, 0, 0, time.UTC)
-	// reachable is a node longhorn-manager reaches at now.
+	// reachable is a node longhorn-manager reaches at now, with a running
+	// instance manager.
 	reachable = failover.ReplicaNode{Longhorn: failover.LonghornNode{Found: true, Status: failover.ReadyTrue},
-		Heartbeat: failover.Heartbeat{LeaseRenewed: now, LeaseDuration: 40 * time.Second}}
+		Heartbeat:        failover.Heartbeat{LeaseRenewed: now, LeaseDuration: 40 * time.Second},
+		InstanceManagers: []failover.InstanceManager{{Name: "instance-manager", State: "running"}}}
 	pool = map[string]string{"pool": "s3gw"}
 )
 
