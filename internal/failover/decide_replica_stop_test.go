@@ -184,6 +184,26 @@ func TestDecideReplicaStops(t *testing.T) {
 			message: []string{"Storage isolation holds for node worker-1, but FenceAgentsRemediation far-1 is still fencing it"},
 		},
 		{
+			name: "storage isolation alone: a delegate still to be created is waited for too",
+			obs:  fencedByIsolation,
+			mutate: []func(*Observation){inLonghorn, func(o *Observation) {
+				o.Spec.Fencing.Delegate = farDelegate()
+			}},
+			phase: s3gwv1alpha1.PhaseEvicting,
+			hold:  true, holdReason: s3gwv1alpha1.ReasonFencerAtWork,
+			message: []string{"the delegate FenceAgentsRemediation (to be created) is still fencing it"},
+		},
+		{
+			name: "storage isolation alone: a delegate that cannot be created is not waited for",
+			obs:  fencedByIsolation,
+			mutate: []func(*Observation){inLonghorn, func(o *Observation) {
+				o.Spec.Fencing.Delegate = farDelegate()
+				o.Evidence.DelegateError = "template far not found"
+			}},
+			writes: writes{RemoveTickets: []string{"pvc-a"}},
+			phase:  s3gwv1alpha1.PhaseEvicting,
+		},
+		{
 			name:   "storage isolation alone: a fencer that gave up is not waited for",
 			obs:    fencedByIsolation,
 			mutate: []func(*Observation){inLonghorn, delegate(RemediatorCR{Kind: farKind, Name: "far-1", Failure: "agent failed"})},
