@@ -116,6 +116,9 @@ type releasePlan struct {
 	// and waitsForFencer is true when a ticket stays for it.
 	fencerAtWork   string
 	waitsForFencer bool
+	// confirmStops: the release goes in two steps (confirmsReplicaStops);
+	// kubeletAlive: the node's kubelet is not lost.
+	confirmStops, kubeletAlive bool
 	// unstopped are the targets whose pods wait to be force-deleted until
 	// Longhorn detached their volumes and every replica is proven stopped.
 	unstopped map[types.UID]bool
@@ -131,47 +134,72 @@ type releasePlan struct {
 // release.
 func planRelease(o Observation, gate Gate) releasePlan {
 	strategy := StrategyOf(o.Spec.Release.Strategy)
-	confirmStops := confirmsReplicaStops(o, gate)
-	p := releasePlan{release: ReleasePlan{Strategy: strategy.Name}, unstopped: map[types.UID]bool{}}
-	if confirmStops {
+	p := releasePlan{release: ReleasePlan{Strategy: strategy.Name}, unstopped: map[types.UID]bool{},
+		confirmStops: confirmsReplicaStops(o, gate), kubeletAlive: !o.Node.Heartbeat.Lost(o.Now)}
+	if p.confirmStops {
 		p.fencerAtWork = fencerAtWork(o, gate)
 	}
-	kubeletAlive := !o.Node.Heartbeat.Lost(o.Now)
 	var nodeWide []Volume
 	held := false
 	for _, t := range o.Targets {
 		p.podsPresent = p.podsPresent || t.PodPresent
 		p.waitingForKubelet = p.waitingForKubelet || (t.PodPresent && waitsForKubelet(o, t))
-		evictable := t.PodPresent && !t.ForceDeleted && !waitsForKubelet(o, t) && !heldByFinalizers(gate, t)
+		evictable := evictable(o, gate, t)
 		for _, v := range t.Volumes {
 			if !v.ToRelease() {
 				continue
 			}
 			p.pending = true
 			switch {
-			case evictable && confirmStops && !p.stopsConfirmed(o, v):
+			case evictable && p.confirmStops && !p.stopsConfirmed(o, v):
 				p.unstopped[t.UID] = true
 			case t.PodPresent:
 				// The attach-detach controller still wants it on the node.
-			case confirmStops && !p.stopsConfirmed(o, v):
-				held = true
-			case strategy.VolumeWrite == nil:
-				// One write for the node serves every volume.
-				nodeWide = append(nodeWide, v)
-			case !strategy.VolumeWrite(v):
-				// Nothing left to write for it.
-			case strategy.WaitsForLostKubelet && kubeletAlive:
-				// A live kubelet would undo the write.
-				p.waitingForKubelet = true
 			default:
-				p.release.Volumes = append(p.release.Volumes, v)
+				wide, waits := p.planGoneVolume(o, strategy, v)
+				held = held || waits
+				if wide {
+					nodeWide = append(nodeWide, v)
+				}
 			}
 		}
 	}
-	if strategy.NodeWrite != nil && p.pending && !p.podsPresent && !held && strategy.NodeWrite(o.Node) {
+	if !held && p.nodeWriteDue(strategy, o.Node) {
 		p.release.Node, p.release.Volumes = true, nodeWide
 	}
 	return p
+}
+
+// evictable is true for a target whose pod is to be force-deleted once its
+// volumes can be released right after.
+func evictable(o Observation, gate Gate, t Target) bool {
+	return t.PodPresent && !t.ForceDeleted && !waitsForKubelet(o, t) && !heldByFinalizers(gate, t)
+}
+
+// nodeWriteDue is true when the strategy's one write for the node is due:
+// a volume is still attached and every target pod is gone.
+func (p *releasePlan) nodeWriteDue(strategy ReleaseStrategy, n *Node) bool {
+	return strategy.NodeWrite != nil && p.pending && !p.podsPresent && strategy.NodeWrite(n)
+}
+
+// planGoneVolume plans the release of v, a volume whose pod is gone: its
+// first step while that is not done (held), then the strategy's write;
+// nodeWide when the strategy's one write for the node serves it.
+func (p *releasePlan) planGoneVolume(o Observation, strategy ReleaseStrategy, v Volume) (nodeWide, held bool) {
+	switch {
+	case p.confirmStops && !p.stopsConfirmed(o, v):
+		return false, true
+	case strategy.VolumeWrite == nil:
+		return true, false
+	case !strategy.VolumeWrite(v):
+		// Nothing left to write for it.
+	case strategy.WaitsForLostKubelet && p.kubeletAlive:
+		// A live kubelet would undo the write.
+		p.waitingForKubelet = true
+	default:
+		p.release.Volumes = append(p.release.Volumes, v)
+	}
+	return false, false
 }
 
 // stopsConfirmed is the first step of v's release: it plans the removal of
