@@ -21,8 +21,8 @@ import (
 	"fmt"
 	"strings"
 
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/types"
-	"k8s.io/client-go/util/retry"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	logf "sigs.k8s.io/controller-runtime/pkg/log"
 
@@ -62,31 +62,30 @@ func DetachInLonghorn(ctx context.Context, w Write, plan failover.ReleasePlan, d
 // RemoveCSITickets removes the named tickets from Longhorn's VolumeAttachment
 // of volume, each only while it is a csi-attacher ticket for node, in one
 // merge patch locked on the resourceVersion read: a ticket changed since is
-// never touched. Longhorn writes the object's status often, so a conflict
-// is read again and retried. It reports how many it removed; none left to
-// remove is no write.
+// never touched. Longhorn writes the object's status often; a conflict is
+// returned, and the next pass, woken by that write, reads it again. It
+// reports how many it removed; none left to remove is no write.
 func RemoveCSITickets(ctx context.Context, c client.Client, namespace, volume, node string, ids []string) (int, error) {
+	va := &longhorn.VolumeAttachment{}
+	if err := c.Get(ctx, types.NamespacedName{Namespace: namespace, Name: volume}, va); err != nil {
+		if apierrors.IsNotFound(err) {
+			return 0, nil
+		}
+		return 0, fmt.Errorf("reading Longhorn VolumeAttachment %s: %w", volume, err)
+	}
+	patch := client.MergeFromWithOptions(va.DeepCopy(), client.MergeFromWithOptimisticLock{})
 	removed := 0
-	err := retry.RetryOnConflict(retry.DefaultBackoff, func() error {
-		va := &longhorn.VolumeAttachment{}
-		if err := c.Get(ctx, types.NamespacedName{Namespace: namespace, Name: volume}, va); err != nil {
-			return client.IgnoreNotFound(err)
+	for _, id := range ids {
+		t := va.Spec.AttachmentTickets[id]
+		if t != nil && t.Type == longhorn.TicketTypeCSIAttacher && t.NodeID == node {
+			delete(va.Spec.AttachmentTickets, id)
+			removed++
 		}
-		patch := client.MergeFromWithOptions(va.DeepCopy(), client.MergeFromWithOptimisticLock{})
-		removed = 0
-		for _, id := range ids {
-			t := va.Spec.AttachmentTickets[id]
-			if t != nil && t.Type == longhorn.TicketTypeCSIAttacher && t.NodeID == node {
-				delete(va.Spec.AttachmentTickets, id)
-				removed++
-			}
-		}
-		if removed == 0 {
-			return nil
-		}
-		return c.Patch(ctx, va, patch)
-	})
-	if err != nil {
+	}
+	if removed == 0 {
+		return 0, nil
+	}
+	if err := c.Patch(ctx, va, patch); err != nil {
 		return 0, fmt.Errorf("removing %s from Longhorn VolumeAttachment %s: %w", strings.Join(ids, ", "), volume, err)
 	}
 	return removed, nil
