@@ -170,8 +170,8 @@ var mutations = []Mutation{
 		Name: "#8.4 ControllerDetach edits a live kubelet's volumesInUse",
 		Edits: []Edit{{
 			File: releaseGo,
-			Old:  "\tkubeletAlive := !o.Node.Heartbeat.Lost(o.Now)\n",
-			New:  "\tkubeletAlive := false && !o.Node.Heartbeat.Lost(o.Now)\n",
+			Old:  "kubeletAlive: !o.Node.Heartbeat.Lost(o.Now)}",
+			New:  "kubeletAlive: false && !o.Node.Heartbeat.Lost(o.Now)}",
 		}},
 		ReportOnly: true,
 	},
