@@ -56,26 +56,22 @@ func run(episodes int, seed, only string) error {
 		return err
 	}
 	defer func() { _ = os.RemoveAll(tmp) }()
-	// The unmutated code under each policy, run when first needed.
-	bases := map[bool]*report{}
-	baseline := func(behindReachability bool) (*report, error) {
-		if b, ok := bases[behindReachability]; ok {
+	// The unmutated code under each run configuration, run when first needed.
+	bases := map[runConfig]*report{}
+	baseline := func(rc runConfig) (*report, error) {
+		if b, ok := bases[rc]; ok {
 			return b, nil
 		}
-		b, err := worldmodel(tmp, "", episodes, seed, behindReachability)
+		b, err := worldmodel(tmp, "", episodes, seed, rc)
 		if err != nil {
 			return nil, fmt.Errorf("unmutated run: %w", err)
 		}
-		name := "(none)"
-		if behindReachability {
-			name = "(none, requireReachableReplicas false)"
-		}
-		fmt.Printf("%-66s %10d %10s\n", name, len(b.Violating), "-")
-		bases[behindReachability] = b
+		fmt.Printf("%-66s %10d %10s\n", "(none"+rc.note()+")", len(b.Violating), "-")
+		bases[rc] = b
 		return b, nil
 	}
 	fmt.Printf("%-66s %10s %10s\n", "mutation", "violations", "new")
-	if _, err := baseline(false); err != nil {
+	if _, err := baseline(runConfig{}); err != nil {
 		return err
 	}
 	var blind []string
@@ -87,11 +83,12 @@ func run(episodes int, seed, only string) error {
 		if err != nil {
 			return err
 		}
-		base, err := baseline(m.BehindReachability)
+		rc := runConfig{acceptUnreachableReplicas: m.BehindReachability, targetedCuts: m.TargetedCuts}
+		base, err := baseline(rc)
 		if err != nil {
 			return err
 		}
-		r, err := worldmodel(tmp, overlay, episodes, seed, m.BehindReachability)
+		r, err := worldmodel(tmp, overlay, episodes, seed, rc)
 		if err != nil {
 			return fmt.Errorf("%s: %w", m.Name, err)
 		}
@@ -105,8 +102,8 @@ func run(episodes int, seed, only string) error {
 		switch {
 		case m.ReportOnly:
 			note = "  (report only: behind another guard, liveness, or rare)"
-		case m.BehindReachability:
-			note = "  (requireReachableReplicas false)"
+		case rc != runConfig{}:
+			note = "  (" + strings.TrimPrefix(rc.note(), ", ") + ")"
 		}
 		fmt.Printf("%-66s %10d %10d%s\n", m.Name, len(r.Violating), added, note)
 		if added == 0 && !m.ReportOnly {
@@ -158,7 +155,28 @@ func mutate(tmp string, i int, m Mutation) (string, error) {
 
 // worldmodel runs the test and reads its report; a failing test (it fails
 // on any violation) is expected, a missing report is not.
-func worldmodel(tmp, overlay string, episodes int, seed string, acceptUnreachableReplicas bool) (*report, error) {
+// runConfig is how a world-model run differs from the fixed-seed test.
+type runConfig struct {
+	// acceptUnreachableReplicas runs with release.requireReachableReplicas
+	// false (Mutation.BehindReachability).
+	acceptUnreachableReplicas bool
+	// targetedCuts adds the hazards that cut a replica node right after
+	// the operator's Longhorn write (Mutation.TargetedCuts).
+	targetedCuts bool
+}
+
+func (rc runConfig) note() string {
+	var out string
+	if rc.acceptUnreachableReplicas {
+		out += ", requireReachableReplicas false"
+	}
+	if rc.targetedCuts {
+		out += ", targeted cuts"
+	}
+	return out
+}
+
+func worldmodel(tmp, overlay string, episodes int, seed string, rc runConfig) (*report, error) {
 	out := filepath.Join(tmp, "report.json")
 	_ = os.Remove(out)
 	// go test's default 10-minute timeout is too short for 5 000 episodes
@@ -172,8 +190,11 @@ func worldmodel(tmp, overlay string, episodes int, seed string, acceptUnreachabl
 	if seed != "" {
 		cmd.Env = append(cmd.Env, "WORLDMODEL_SEED="+seed)
 	}
-	if acceptUnreachableReplicas {
+	if rc.acceptUnreachableReplicas {
 		cmd.Env = append(cmd.Env, "WORLDMODEL_POLICY=accept-unreachable-replicas")
+	}
+	if rc.targetedCuts {
+		cmd.Env = append(cmd.Env, "WORLDMODEL_HAZARDS=all")
 	}
 	output, runErr := cmd.CombinedOutput()
 	data, err := os.ReadFile(out)

@@ -35,6 +35,12 @@ type Mutation struct {
 	// fencing rules are then defence in depth, and only show with the
 	// opt-out, where they are the only guard.
 	BehindReachability bool
+	// TargetedCuts runs the mutation, and the unmutated code it is
+	// compared with, with every hazard, the targeted cuts of a replica node
+	// right after the operator's Longhorn write included (test/worldmodel
+	// allHazards): the rules of the release in two steps guard exactly
+	// that second.
+	TargetedCuts bool
 }
 
 // Edit replaces Old, which must occur exactly once in File (relative to the
@@ -251,6 +257,7 @@ var mutations = []Mutation{
 			Old:  "\trunning := false\n",
 			New:  "\treturn true, \"\"\n\trunning := false\n",
 		}},
+		TargetedCuts: true,
 	},
 	{
 		// On storage isolation alone, the ticket no longer waits for a
@@ -264,6 +271,7 @@ var mutations = []Mutation{
 			Old:  "\tif gate.ProvesShutdown || !slices.Equal(gate.Evidence, []string{EvidenceStorageIsolation}) {\n",
 			New:  "\tif true || gate.ProvesShutdown || !slices.Equal(gate.Evidence, []string{EvidenceStorageIsolation}) {\n",
 		}},
+		TargetedCuts: true,
 	},
 	{
 		Name: "storage isolation ignores a replica on the failed node",

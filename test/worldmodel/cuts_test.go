@@ -18,6 +18,7 @@ package worldmodel
 
 import (
 	"math/rand/v2"
+	"strings"
 	"testing"
 	"time"
 
@@ -88,15 +89,24 @@ func TestTargetedCuts(t *testing.T) {
 }
 
 // TestHazardNames: every hazard has a name that parses back to it alone,
-// and all of them are on by default.
+// "all" turns every one on, and all but the targeted cuts are on by
+// default.
 func TestHazardNames(t *testing.T) {
+	all, err := parseHazards("all")
+	if err != nil {
+		t.Fatal(err)
+	}
 	for _, h := range hazardNames {
 		parsed, err := parseHazards(h.name)
 		if err != nil || parsed.String() != h.name {
 			t.Errorf("%s parses to %s (%v)", h.name, parsed, err)
 		}
-		if !*h.field(&defaultHazards) {
-			t.Errorf("%s is off by default", h.name)
+		if !*h.field(&all) {
+			t.Errorf("all leaves %s off", h.name)
+		}
+		targeted := strings.HasPrefix(h.name, "cut-after-")
+		if *h.field(&defaultHazards) == targeted {
+			t.Errorf("%s: on by default is %v, want %v", h.name, *h.field(&defaultHazards), !targeted)
 		}
 	}
 }
