@@ -115,6 +115,7 @@ func (w *world) addNode(short string, ready bool) *corev1.Node {
 		Spec: coordinationv1.LeaseSpec{HolderIdentity: ptr.To(node.Name), LeaseDurationSeconds: ptr.To[int32](40)}}
 	Expect(w.c.Create(w.ctx, lease)).To(Succeed())
 	w.setReady(short, ready)
+	w.instanceManagers() // its longhorn-manager starts its instance manager
 	return node
 }
 
