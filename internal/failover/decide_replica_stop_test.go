@@ -184,14 +184,13 @@ func TestDecideReplicaStops(t *testing.T) {
 			message: []string{"Storage isolation holds for node worker-1, but FenceAgentsRemediation far-1 is still fencing it"},
 		},
 		{
-			name: "storage isolation alone: a delegate still to be created is waited for too",
+			name: "storage isolation alone: a delegate not created is not waited for (it is created only behind a closed gate)",
 			obs:  fencedByIsolation,
 			mutate: []func(*Observation){inLonghorn, func(o *Observation) {
 				o.Spec.Fencing.Delegate = farDelegate()
 			}},
-			phase: s3gwv1alpha1.PhaseEvicting,
-			hold:  true, holdReason: s3gwv1alpha1.ReasonFencerAtWork,
-			message: []string{"the delegate FenceAgentsRemediation (to be created) is still fencing it"},
+			writes: writes{RemoveTickets: []string{"pvc-a"}},
+			phase:  s3gwv1alpha1.PhaseEvicting,
 		},
 		{
 			name: "storage isolation alone: a delegate that cannot be created is not waited for",

@@ -114,14 +114,13 @@ func (v Volume) unconfirmedStops(failedNode string) []string {
 // itself when it is done (FAR's OutOfServiceTaint or ResourceDeletion,
 // SNR), and the new engine Longhorn then starts leaves that replica out.
 // Once the fencer has fenced, the old engine is off and the detach splits
-// nothing: so while one is at work, or the spec's delegate is still to be
-// created, the detach waits for it.
+// nothing: so while one is at work, the detach waits for it. A delegate
+// is only created while the gate is closed: one isolation opened at once
+// never fences (and a fencer that starts after the detach is a residual
+// risk, docs/safety.md).
 func fencerAtWork(o Observation, gate Gate) string {
 	if gate.ProvesShutdown || !slices.Equal(gate.Evidence, []string{EvidenceStorageIsolation}) {
 		return ""
-	}
-	if d := o.Spec.Fencing.Delegate; d != nil && o.Evidence.Delegate == nil && o.Evidence.DelegateError == "" {
-		return "the delegate " + strings.TrimSuffix(d.Kind, "Template") + " (to be created)"
 	}
 	crs := o.Evidence.Remediators
 	if o.Evidence.Delegate != nil {
