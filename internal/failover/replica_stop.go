@@ -31,13 +31,14 @@ import (
 // healthy one, and its longhorn-manager then never stops its replica: the
 // old engine may keep writing there, and the new engine starts without
 // it. So the volume is detached in Longhorn first, by removing only the
-// failed node's csi-attacher ticket, while the Kubernetes VolumeAttachment
-// stays and keeps the attach-detach controller refusing the replacement
-// (Multi-Attach). The Kubernetes release follows only once each replica's
-// own instance manager, running and written by its node's manager, no
-// longer lists the replica: a stale CR from a node that has just dropped
-// out still lists it, and one Longhorn counts down is unknown, so both
-// wait for the node.
+// failed node's csi-attacher ticket, while the s3gw pod and the Kubernetes
+// VolumeAttachment stay and keep the attach-detach controller refusing the
+// replacement (Multi-Attach; a deleted pod would start its 6-minute force
+// detach). The force-delete and the Kubernetes release follow only once
+// each replica's own instance manager, running and written by its node's
+// manager, no longer lists the replica: a stale CR from a node that has
+// just dropped out still lists it, and one Longhorn counts down is
+// unknown, so both wait for the node.
 
 // InstanceManager is what Longhorn last recorded of an instance manager on
 // a replica's node: its state and, by replica name, the state of the
