@@ -489,6 +489,14 @@ var _ = Describe("The protection report in the manager", Ordered, func() {
 		removeReplica(w, g, 1)
 		eventually(status(w, t)).Should(HaveField("Protection", "1/1"))
 
+		By("The replica node's instance manager restarting: nobody could confirm its replica's stop")
+		w.setInstanceManagerState("b", "starting") // v1beta2 InstanceManagerStateStarting
+		eventually(status(w, t)).Should(HaveField("Pods", ConsistOf(And(
+			HaveField("Reason", s3gwv1alpha1.ReasonReplicaStopUnconfirmed),
+			HaveField("Message", ContainSubstring("no running instance manager on "+w.nodeName("b")))))))
+		w.setInstanceManagerState("b", longhorn.InstanceManagerRunning)
+		eventually(status(w, t)).Should(HaveField("Protection", "1/1"))
+
 		By("The replica node going NotReady: Longhorn cannot stop its replica")
 		w.setReady("b", false)
 		eventually(status(w, t)).Should(HaveField("Pods", ConsistOf(And(

@@ -483,6 +483,19 @@ func (w *world) instanceManagers() {
 	}
 }
 
+// setInstanceManagerState sets the state of the instance manager on node
+// short, as its longhorn-manager does while the pod restarts
+// (syncInstanceStatus: starting, its list blanked).
+func (w *world) setInstanceManagerState(short, state string) {
+	im := &longhorn.InstanceManager{}
+	Expect(w.c.Get(w.ctx, client.ObjectKey{Namespace: longhornNS, Name: "instance-manager-" + w.nodeName(short)}, im)).To(Succeed())
+	im.Status.CurrentState = state
+	if state != longhorn.InstanceManagerRunning {
+		im.Status.InstanceReplicas = nil
+	}
+	Expect(w.c.Status().Update(w.ctx, im)).To(Succeed())
+}
+
 // runningReplicasOn lists the replicas on node of the gateways' volumes
 // Longhorn attaches.
 func (w *world) runningReplicasOn(node string) map[string]longhorn.InstanceProcess {

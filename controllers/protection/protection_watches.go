@@ -50,8 +50,8 @@ import (
 // labels and claims), nodes (readiness and labels), Longhorn
 // VolumeAttachments of templates whose pods are not cached (a pod that
 // moves attaches its volume elsewhere), and, once a pass finds them
-// served, Longhorn's Nodes (readiness) and Replicas (placement, health),
-// NodeHealthChecks and the delegate's template kind. Nothing polls: node
+// served, Longhorn's Nodes (readiness), InstanceManagers (state) and
+// Replicas (placement, health), NodeHealthChecks and the delegate's template kind. Nothing polls: node
 // Leases are read, not watched, and a node that stops renewing is
 // reported NotReady by Kubernetes, which is a node event.
 func (r *Reconciler) SetupWithManager(mgr manager.Manager) error {
@@ -100,6 +100,14 @@ var longhornNodeReadinessChanged = watches.Updated(func(old, updated *longhorn.N
 	return longhornReady(old) != longhornReady(updated)
 })
 
+// instanceManagerStateChanged passes InstanceManager updates that change
+// its state: the report imagines the release's first step done, so a
+// running one confirms its replicas' stops and any other state holds them
+// (failover.stoppedOn); the processes it lists change with every attach.
+var instanceManagerStateChanged = watches.Updated(func(old, updated *longhorn.InstanceManager) bool {
+	return old.Status.CurrentState != updated.Status.CurrentState || old.Spec.NodeID != updated.Spec.NodeID
+})
+
 func longhornReady(n *longhorn.Node) [2]string {
 	for _, c := range n.Status.Conditions {
 		if c.Type == longhorn.NodeConditionReady {
@@ -109,10 +117,12 @@ func longhornReady(n *longhorn.Node) [2]string {
 	return [2]string{}
 }
 
-// watchLonghorn watches Longhorn's Nodes and the specs of its Replicas
-// (node, failedAt, healthyAt), once Longhorn is found served.
+// watchLonghorn watches Longhorn's Nodes, the states of its
+// InstanceManagers and the specs of its Replicas (node, failedAt,
+// healthyAt), once Longhorn is found served.
 func (r *Reconciler) watchLonghorn(ctx context.Context) {
 	r.watches.Ensure(ctx, &longhorn.Node{}, r.allTemplates, longhornNodeReadinessChanged)
+	r.watches.Ensure(ctx, &longhorn.InstanceManager{}, r.allTemplates, instanceManagerStateChanged)
 	r.watches.Ensure(ctx, &longhorn.Replica{}, r.allTemplates, predicate.GenerationChangedPredicate{})
 }
 
