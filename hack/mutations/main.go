@@ -83,7 +83,7 @@ func run(episodes int, seed, only string) error {
 		if err != nil {
 			return err
 		}
-		rc := runConfig{acceptUnreachableReplicas: m.BehindReachability, targetedCuts: m.TargetedCuts}
+		rc := runConfig{acceptUnreachableReplicas: m.BehindReachability, hazards: m.Hazards}
 		base, err := baseline(rc)
 		if err != nil {
 			return err
@@ -160,9 +160,8 @@ type runConfig struct {
 	// acceptUnreachableReplicas runs with release.requireReachableReplicas
 	// false (Mutation.BehindReachability).
 	acceptUnreachableReplicas bool
-	// targetedCuts adds the hazards that cut a replica node right after
-	// the operator's Longhorn write (Mutation.TargetedCuts).
-	targetedCuts bool
+	// hazards is WORLDMODEL_HAZARDS; "" the defaults (Mutation.Hazards).
+	hazards string
 }
 
 func (rc runConfig) note() string {
@@ -170,8 +169,8 @@ func (rc runConfig) note() string {
 	if rc.acceptUnreachableReplicas {
 		out += ", requireReachableReplicas false"
 	}
-	if rc.targetedCuts {
-		out += ", targeted cuts"
+	if rc.hazards != "" {
+		out += ", hazards " + rc.hazards
 	}
 	return out
 }
@@ -193,8 +192,8 @@ func worldmodel(tmp, overlay string, episodes int, seed string, rc runConfig) (*
 	if rc.acceptUnreachableReplicas {
 		cmd.Env = append(cmd.Env, "WORLDMODEL_POLICY=accept-unreachable-replicas")
 	}
-	if rc.targetedCuts {
-		cmd.Env = append(cmd.Env, "WORLDMODEL_HAZARDS=all")
+	if rc.hazards != "" {
+		cmd.Env = append(cmd.Env, "WORLDMODEL_HAZARDS="+rc.hazards)
 	}
 	output, runErr := cmd.CombinedOutput()
 	data, err := os.ReadFile(out)

@@ -35,13 +35,19 @@ type Mutation struct {
 	// fencing rules are then defence in depth, and only show with the
 	// opt-out, where they are the only guard.
 	BehindReachability bool
-	// TargetedCuts runs the mutation, and the unmutated code it is
-	// compared with, with every hazard, the targeted cuts of a replica node
-	// right after the operator's Longhorn write included (test/worldmodel
-	// allHazards): the rules of the release in two steps guard exactly
-	// that second.
-	TargetedCuts bool
+	// Hazards is WORLDMODEL_HAZARDS for the mutation's run and the
+	// unmutated run it is compared with; "" runs the default hazards. The
+	// rules of the release in two steps guard the second after the
+	// operator's Longhorn write, so their mutations run with the targeted
+	// cuts (withTargetedCuts); a rule against a neighbour the default
+	// hazards leave out runs with that neighbour's hazard.
+	Hazards string
 }
+
+// withTargetedCuts is every hazard, the targeted cuts of a replica node
+// right after the operator's Longhorn write included (test/worldmodel
+// allHazards).
+const withTargetedCuts = "all"
 
 // Edit replaces Old, which must occur exactly once in File (relative to the
 // repository root), by New.
@@ -257,7 +263,7 @@ var mutations = []Mutation{
 			Old:  "\trunning := false\n",
 			New:  "\treturn true, \"\"\n\trunning := false\n",
 		}},
-		TargetedCuts: true,
+		Hazards: withTargetedCuts,
 	},
 	{
 		// On storage isolation alone, the ticket no longer waits for a
@@ -271,7 +277,7 @@ var mutations = []Mutation{
 			Old:  "\tif gate.ProvesShutdown || !slices.Equal(gate.Evidence, []string{EvidenceStorageIsolation}) {\n",
 			New:  "\tif true || gate.ProvesShutdown || !slices.Equal(gate.Evidence, []string{EvidenceStorageIsolation}) {\n",
 		}},
-		TargetedCuts: true,
+		Hazards: withTargetedCuts,
 	},
 	{
 		Name: "storage isolation ignores a replica on the failed node",

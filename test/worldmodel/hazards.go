@@ -62,7 +62,7 @@ var allHazards = Hazards{RevisionCounterDisabled: true, ClockSkew: true, Informe
 // (the failed node's return, Kubernetes' taint eviction, the same replica
 // node failing again before the new engine starts) leaves it out. Run them
 // with WORLDMODEL_HAZARDS=all; the mutations of the two-step rules do
-// (Mutation.TargetedCuts).
+// (Mutation.Hazards).
 var defaultHazards = Hazards{RevisionCounterDisabled: true, ClockSkew: true, InformerLag: true}
 
 // hazard names one field of Hazards.
