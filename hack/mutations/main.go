@@ -58,11 +58,11 @@ func run(episodes int, seed, only string) error {
 	defer func() { _ = os.RemoveAll(tmp) }()
 	// The unmutated code under each run configuration, run when first needed.
 	bases := map[runConfig]*report{}
-	baseline := func(rc runConfig) (*report, error) {
+	baseline := func(rc runConfig, overlay string) (*report, error) {
 		if b, ok := bases[rc]; ok {
 			return b, nil
 		}
-		b, err := worldmodel(tmp, "", episodes, seed, rc)
+		b, err := worldmodel(tmp, overlay, episodes, seed, rc)
 		if err != nil {
 			return nil, fmt.Errorf("unmutated run: %w", err)
 		}
@@ -71,7 +71,7 @@ func run(episodes int, seed, only string) error {
 		return b, nil
 	}
 	fmt.Printf("%-66s %10s %10s\n", "mutation", "violations", "new")
-	if _, err := baseline(runConfig{}); err != nil {
+	if _, err := baseline(runConfig{}, ""); err != nil {
 		return err
 	}
 	var blind []string
@@ -79,12 +79,19 @@ func run(episodes int, seed, only string) error {
 		if !strings.Contains(m.Name, only) {
 			continue
 		}
-		overlay, err := mutate(tmp, i, m)
+		overlay, err := mutate(tmp, i, m.planted())
 		if err != nil {
 			return err
 		}
 		rc := runConfig{acceptUnreachableReplicas: m.BehindReachability, hazards: m.Hazards}
-		base, err := baseline(rc)
+		baseOverlay := ""
+		if len(m.Behind) > 0 {
+			rc.behind = m.Name
+			if baseOverlay, err = mutate(tmp, len(mutations)+i, Mutation{Name: m.Name + " (behind)", Edits: m.Behind}); err != nil {
+				return err
+			}
+		}
+		base, err := baseline(rc, baseOverlay)
 		if err != nil {
 			return err
 		}
@@ -162,6 +169,9 @@ type runConfig struct {
 	acceptUnreachableReplicas bool
 	// hazards is WORLDMODEL_HAZARDS; "" the defaults (Mutation.Hazards).
 	hazards string
+	// behind names the mutation whose Behind edits both runs take (the
+	// guard its rule stands behind); "" none.
+	behind string
 }
 
 func (rc runConfig) note() string {
@@ -171,6 +181,9 @@ func (rc runConfig) note() string {
 	}
 	if rc.hazards != "" {
 		out += ", hazards " + rc.hazards
+	}
+	if rc.behind != "" {
+		out += ", behind a guard taken out"
 	}
 	return out
 }

@@ -16,6 +16,8 @@ limitations under the License.
 
 package main
 
+import "slices"
+
 // Mutation is a deliberate defect in the source: the world-model test must
 // find violations with it, or it is blind to that defect.
 type Mutation struct {
@@ -35,6 +37,11 @@ type Mutation struct {
 	// fencing rules are then defence in depth, and only show with the
 	// opt-out, where they are the only guard.
 	BehindReachability bool
+	// Behind takes out, in the mutation's run and in the unmutated run it
+	// is compared with, the guard its rule stands behind: the new
+	// violations are then the rule's own. Like BehindReachability, for a
+	// rule that is defence in depth.
+	Behind []Edit
 	// Hazards is WORLDMODEL_HAZARDS for the mutation's run and the
 	// unmutated run it is compared with; "" runs the default hazards. The
 	// rules of the release in two steps guard the second after the
@@ -48,6 +55,12 @@ type Mutation struct {
 // right after the operator's Longhorn write included (test/worldmodel
 // allHazards).
 const withTargetedCuts = "all"
+
+// planted is the mutation as its run applies it: the guard it stands
+// behind taken out, then its defect.
+func (m Mutation) planted() Mutation {
+	return Mutation{Name: m.Name, Edits: append(slices.Clone(m.Behind), m.Edits...)}
+}
 
 // Edit replaces Old, which must occur exactly once in File (relative to the
 // repository root), by New.
@@ -67,6 +80,14 @@ const (
 	strandedCheck = "if stranded := strandedToRelease(o); len(stranded) > 0 && "
 	strandedOff   = "if stranded := strandedToRelease(o); false && len(stranded) > 0 && "
 )
+
+// evidenceOfAnyFailure takes out the rule that evidence must have arisen
+// during this failure: the heartbeat rules stand behind it.
+var evidenceOfAnyFailure = Edit{
+	File: gateGo,
+	Old:  "\tcase !aroseDuringFailure(o, name, createdAt):\n",
+	New:  "\tcase false && !aroseDuringFailure(o, name, createdAt):\n",
+}
 
 // mutations are the defects the model must catch: the rules issues #8 and
 // #16 added, each switched back off. Keep Old exact: when the code moves on, the run
@@ -111,7 +132,8 @@ var mutations = []Mutation{
 		// WORLDMODEL_POLICY=accept-unreachable-replicas it adds 2 violating
 		// episodes of 3 000 (fixed seed); TestHeartbeat's skewed-kubelet
 		// rows and TestEvaluateGateEvidenceOfThisFailure fail with it.
-		Name: "#16.3b the kubelet's renewTime is compared with the controller's clock",
+		Name:   "#16.3b the kubelet's renewTime is compared with the controller's clock",
+		Behind: []Edit{evidenceOfAnyFailure},
 		Edits: []Edit{{
 			File: heartbeatGo,
 			Old:  "\treturn !h.Seen.At.IsZero() && now.Sub(h.Seen.At) > h.leaseDuration()\n",

@@ -35,6 +35,7 @@ func TestMutationsStillApply(t *testing.T) {
 	}
 	tmp := t.TempDir()
 	for i, m := range mutations {
+		m = m.planted()
 		overlay, err := mutate(tmp, i, m)
 		if err != nil {
 			t.Error(err)
