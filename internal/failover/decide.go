@@ -18,6 +18,7 @@ package failover
 
 import (
 	"fmt"
+	"strings"
 
 	s3gwv1alpha1 "github.com/s3gw-tech/s3gw-remediation/api/v1alpha1"
 )
@@ -216,12 +217,18 @@ func waitForFencing(o Observation, gate Gate, msg string) Decision {
 		}
 		reason = s3gwv1alpha1.ReasonDelegateFailed
 	}
+	createDelegate := o.Spec.Fencing.Delegate != nil && o.Evidence.Delegate == nil && o.Evidence.DelegateError == "" && !reused
+	if unstopped := stopsUnconfirmedAfterDetach(o); createDelegate && len(unstopped) > 0 {
+		createDelegate, reason = false, s3gwv1alpha1.ReasonReplicaStopUnconfirmed
+		msg += "; no delegate is created while a replica Longhorn detached may hold the last writes alone, " +
+			"since a fencer's own release would start the new engine without it (" + strings.Join(unstopped, "; ") + ")"
+	}
 	return Decision{
 		Phase: s3gwv1alpha1.PhaseWaitingForFencing, Step: StepFencing,
 		Reason: s3gwv1alpha1.ReasonWaitingForFencing, Message: msg,
 		Holds:          []Hold{{s3gwv1alpha1.ConditionFenced, reason, msg}},
 		Gate:           gate,
-		CreateDelegate: o.Spec.Fencing.Delegate != nil && o.Evidence.Delegate == nil && o.Evidence.DelegateError == "" && !reused,
+		CreateDelegate: createDelegate,
 		DeleteDelegate: delegateStale(o),
 		Wait:           WaitForFencing,
 	}

@@ -224,6 +224,37 @@ func TestDecideReplicaStops(t *testing.T) {
 			phase:  s3gwv1alpha1.PhaseEvicting,
 		},
 		{
+			name: "the gate closed after the detach: no delegate while a replica's stop is unconfirmed",
+			obs:  notFenced,
+			mutate: []func(*Observation){instanceManagers(running(map[string]string{replica: "running"})), func(o *Observation) {
+				o.Spec.Fencing.Delegate = farDelegate()
+			}},
+			phase: s3gwv1alpha1.PhaseWaitingForFencing,
+			hold:  true,
+			message: []string{"no delegate is created while a replica Longhorn detached may hold the last writes alone",
+				"still lists replica pvc-a-r-worker-2 running"},
+		},
+		{
+			name: "the gate closed after the detach and the replica stopped: the delegate is created",
+			obs:  notFenced,
+			mutate: []func(*Observation){func(o *Observation) {
+				o.Spec.Fencing.Delegate = farDelegate()
+			}},
+			writes: writes{CreateDelegate: true},
+			phase:  s3gwv1alpha1.PhaseWaitingForFencing,
+			hold:   true, holdReason: s3gwv1alpha1.ReasonWaitingForFencing,
+		},
+		{
+			name: "before the detach the delegate is created as before",
+			obs:  notFenced,
+			mutate: []func(*Observation){inLonghorn, func(o *Observation) {
+				o.Spec.Fencing.Delegate = farDelegate()
+			}},
+			writes: writes{CreateDelegate: true},
+			phase:  s3gwv1alpha1.PhaseWaitingForFencing,
+			hold:   true, holdReason: s3gwv1alpha1.ReasonWaitingForFencing,
+		},
+		{
 			name:    "past the deadline the unconfirmed stops are named",
 			obs:     fenced,
 			mutate:  []func(*Observation){evicted, pastReleaseDeadline, instanceManagers(running(map[string]string{replica: "running"}))},

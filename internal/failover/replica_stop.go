@@ -135,6 +135,33 @@ func fencerAtWork(o Observation, gate Gate) string {
 	return ""
 }
 
+// stopsUnconfirmedAfterDetach names, where the release confirms replica
+// stops, the replicas of target volumes already detached in Longhorn (the
+// failed node's csi-attacher tickets gone) whose stops are not yet
+// confirmed. Such a replica may hold the old engine's last writes alone:
+// the detach stopped the others. A fencer's own release (FAR's
+// OutOfServiceTaint or ResourceDeletion, SNR) would then have Longhorn
+// start the new engine without it, since longhorn-manager fails a replica
+// on a node it counts down at attach (longhorn-manager
+// controller/volume_controller.go, openVolumeDependentResources). So no
+// delegate is created meanwhile: the gate closing after the detach means a
+// replica node was lost, and the operator's own release waits for its
+// stop.
+func stopsUnconfirmedAfterDetach(o Observation) []string {
+	if !o.Spec.Release.RequireReachableReplicasOrDefault() {
+		return nil
+	}
+	var out []string
+	for _, t := range o.Targets {
+		for _, v := range t.Volumes {
+			if v.ToRelease() && len(v.csiTickets()) == 0 {
+				out = append(out, v.unconfirmedStops(o.Node.Name)...)
+			}
+		}
+	}
+	return out
+}
+
 // csiTickets are the volume's csi-attacher tickets for the failed node:
 // the ones the first step removes. Any other ticket there is Longhorn's
 // or an admin's, and holds the volume attached (named at the deadline).
