@@ -73,7 +73,8 @@ const (
 	ReasonKubeletAlive            = "KubeletAlive"
 	// ReasonReplicaStopUnconfirmed: Longhorn's ticket for the failed node is
 	// removed, and the Kubernetes release waits until each replica's own
-	// instance manager shows its process gone.
+	// instance manager shows its process gone; on Fenced, the delegate is
+	// not created meanwhile.
 	ReasonReplicaStopUnconfirmed = "ReplicaStopUnconfirmed"
 	// ReasonFencerAtWork: the gate rests on storage isolation alone and a
 	// fencer still works on the node; Longhorn's ticket stays until it is

@@ -302,6 +302,20 @@ var mutations = []Mutation{
 		Hazards: withTargetedCuts,
 	},
 	{
+		// After the detach, a replica node cut off before its stop may hold
+		// the old engine's last writes alone; a delegate created then
+		// releases the volume itself (FAR's out-of-service taint) and
+		// Longhorn starts the new engine without that replica (fresh seed
+		// 0x5aa9dfe7917a97a4, episode 19766, default hazards).
+		Name: "#16.5c a delegate is created while a replica Longhorn detached is not proven stopped",
+		Edits: []Edit{{
+			File: decideGo,
+			Old:  "if unstopped := stopsUnconfirmedAfterDetach(o); createDelegate && len(unstopped) > 0 {",
+			New:  "if unstopped := stopsUnconfirmedAfterDetach(o); false && createDelegate && len(unstopped) > 0 {",
+		}},
+		Hazards: withTargetedCuts,
+	},
+	{
 		Name: "storage isolation ignores a replica on the failed node",
 		Edits: []Edit{{
 			File: isolationGo,
