@@ -54,10 +54,10 @@ var allHazards = Hazards{RevisionCounterDisabled: true, ClockSkew: true, Informe
 // defaultHazards are the hazards of TestWorldModel, the fixed-seed run of
 // make test, and of the mutation runs: all but the targeted cuts and SNR
 // (a neighbour some clusters have; the mutation of the taint owner record
-// runs with it, Mutation.Hazards). Volumes
-// with the revision counter disabled are refused (failover.VolumeRules);
-// the gate reads only clocks it trusts (issue #16 item 3b), so skewed
-// machines must not cost a write either.
+// runs with it, Mutation.Hazards). Volumes with the revision counter
+// disabled are refused (failover.VolumeRules); the gate reads only clocks
+// it trusts (issue #16 item 3b), so skewed machines must not cost a write
+// either.
 //
 // The targeted cuts aim a second node failure at the second after the
 // operator's Longhorn write, in half the episodes: they test the release in
@@ -67,8 +67,8 @@ var allHazards = Hazards{RevisionCounterDisabled: true, ClockSkew: true, Informe
 // the old engine's last writes, and a release the operator does not make
 // (the failed node's return, Kubernetes' taint eviction, the same replica
 // node failing again before the new engine starts) leaves it out. Run them
-// with WORLDMODEL_HAZARDS=all; the mutations of the two-step rules do
-// (Mutation.Hazards).
+// with WORLDMODEL_HAZARDS=all (SNR included) or by name; the mutations of
+// the two-step rules name them (Mutation.Hazards).
 var defaultHazards = Hazards{RevisionCounterDisabled: true, ClockSkew: true, InformerLag: true}
 
 // hazard names one field of Hazards.
