@@ -30,7 +30,7 @@ import (
 func TestInformerCacheTrailsTheAPIServer(t *testing.T) {
 	now := epoch
 	s := newStore(scheme, func() time.Time { return now }, func() string { return "x" })
-	installKinds(s, false)
+	installKinds(s, false, false)
 	s.create(&corev1.Node{ObjectMeta: metav1.ObjectMeta{Name: "n1"}})
 	ic := newInformerCache(s, 2*time.Second, rand.New(rand.NewPCG(1, 2)))
 	s.watch = ic.observe

@@ -42,7 +42,7 @@ func newTestClient(t *testing.T) (*apiClient, *store) {
 	t.Helper()
 	now := epoch
 	s := newStore(scheme, func() time.Time { return now }, func() string { return "abcde" })
-	installKinds(s, false)
+	installKinds(s, false, false)
 	return newAPIClient(s), s
 }
 

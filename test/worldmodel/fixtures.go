@@ -228,7 +228,7 @@ func (w *World) buildLonghornVolume(v *Volume, spec InstanceSpec, node *Node) {
 }
 
 // buildTemplates creates our template (referenced by the NodeHealthCheck)
-// and FAR's, which FAR's webhook marks multi-template.
+// and FAR's and SNR's, which their webhooks mark multi-template.
 func (w *World) buildTemplates() {
 	t := &s3gwv1alpha1.S3GWRemediationTemplate{
 		ObjectMeta: metav1.ObjectMeta{Namespace: remediationNamespace, Name: ourTemplateName},
@@ -238,6 +238,9 @@ func (w *World) buildTemplates() {
 		t.Annotations = map[string]string{annotations.MultipleTemplatesSupportedAnnotation: "true"}
 	}
 	w.api.create(t)
+	if w.sc.SNR != nil {
+		w.buildSNRTemplate()
+	}
 	if !w.sc.FAR.Installed {
 		return
 	}
@@ -278,4 +281,15 @@ func (w *World) buildStaleEvidence() {
 		setUnstructuredCondition(cr, "Processing", statusFalse, then)
 		w.api.create(cr)
 	}
+}
+
+// buildSNRTemplate is the SelfNodeRemediationTemplate of the SNR step.
+func (w *World) buildSNRTemplate() {
+	snr := &unstructured.Unstructured{Object: map[string]any{fieldSpec: map[string]any{"template": map[string]any{
+		fieldSpec: map[string]any{"remediationStrategy": snrStrategyOutServ}}}}}
+	snr.SetGroupVersionKind(gvkSNRTemplate)
+	snr.SetNamespace(remediationNamespace)
+	snr.SetName(snrTemplateName)
+	snr.SetAnnotations(map[string]string{annotations.MultipleTemplatesSupportedAnnotation: "true"})
+	w.api.create(snr)
 }

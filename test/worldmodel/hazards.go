@@ -41,17 +41,23 @@ type Hazards struct {
 	// CutAfterRelease: in half the episodes, one is cut 0-5 s after the
 	// Kubernetes release that follows a ticket removal.
 	CutAfterRelease bool
+	// SNR: the NodeHealthCheck escalates to Self Node Remediation too,
+	// before or after our step (snr.go). Its manager removes out-of-service
+	// taints it did not add while the node may still be down.
+	SNR bool
 }
 
 // allHazards are every hazard the model has.
 var allHazards = Hazards{RevisionCounterDisabled: true, ClockSkew: true, InformerLag: true,
-	CutAfterTicket: true, CutAfterRelease: true}
+	CutAfterTicket: true, CutAfterRelease: true, SNR: true}
 
 // defaultHazards are the hazards of TestWorldModel, the fixed-seed run of
-// make test, and of the mutation runs: all but the targeted cuts. Volumes
-// with the revision counter disabled are refused (failover.VolumeRules);
-// the gate reads only clocks it trusts (issue #16 item 3b), so skewed
-// machines must not cost a write either.
+// make test, and of the mutation runs: all but the targeted cuts and SNR
+// (a neighbour some clusters have; the mutation of the taint owner record
+// runs with it, Mutation.Hazards). Volumes with the revision counter
+// disabled are refused (failover.VolumeRules); the gate reads only clocks
+// it trusts (issue #16 item 3b), so skewed machines must not cost a write
+// either.
 //
 // The targeted cuts aim a second node failure at the second after the
 // operator's Longhorn write, in half the episodes: they test the release in
@@ -61,8 +67,8 @@ var allHazards = Hazards{RevisionCounterDisabled: true, ClockSkew: true, Informe
 // the old engine's last writes, and a release the operator does not make
 // (the failed node's return, Kubernetes' taint eviction, the same replica
 // node failing again before the new engine starts) leaves it out. Run them
-// with WORLDMODEL_HAZARDS=all; the mutations of the two-step rules do
-// (Mutation.Hazards).
+// with WORLDMODEL_HAZARDS=all (SNR included) or by name; the mutations of
+// the two-step rules name them (Mutation.Hazards).
 var defaultHazards = Hazards{RevisionCounterDisabled: true, ClockSkew: true, InformerLag: true}
 
 // hazard names one field of Hazards.
@@ -78,6 +84,7 @@ var hazardNames = []hazard{
 	{"informer-lag", func(h *Hazards) *bool { return &h.InformerLag }},
 	{"cut-after-ticket", func(h *Hazards) *bool { return &h.CutAfterTicket }},
 	{"cut-after-release", func(h *Hazards) *bool { return &h.CutAfterRelease }},
+	{"snr", func(h *Hazards) *bool { return &h.SNR }},
 }
 
 // parseHazards reads "none", "all" or a comma-separated list of names.
@@ -148,5 +155,12 @@ func (h Hazards) apply(sc *Scenario) {
 	}
 	if !h.CutAfterRelease {
 		sc.ReleaseCut = nil
+	}
+	if !h.SNR {
+		sc.SNR = nil
+	} else {
+		// With SNR the NodeHealthCheck escalates, and the admin's own CR is
+		// drawn for a classic one only (generateManual).
+		sc.Manual = nil
 	}
 }

@@ -72,9 +72,9 @@ func newScheme() *runtime.Scheme {
 	return s
 }
 
-// installKinds installs the kinds every episode serves, plus FAR's when the
-// scenario has it; SelfNodeRemediation is never installed (NoMatch).
-func installKinds(s *store, far bool) {
+// installKinds installs the kinds every episode serves, plus FAR's and
+// SNR's when the scenario has them (else NoMatch).
+func installKinds(s *store, far, snr bool) {
 	namespaced := kindInfo{namespaced: true, status: true}
 	cluster := kindInfo{status: true}
 	for _, gvk := range []schema.GroupVersionKind{gvkPod, gvkPVC, gvkReplicaSet, gvkDeployment,
@@ -89,6 +89,10 @@ func installKinds(s *store, far bool) {
 	if far {
 		s.install(gvkFAR, namespaced)
 		s.install(gvkFARTemplate, namespaced)
+	}
+	if snr {
+		s.install(gvkSNR, namespaced)
+		s.install(gvkSNRTemplate, namespaced)
 	}
 	s.k = hotKinds{nodes: s.kinds[gvkNode], pods: s.kinds[gvkPod], leases: s.kinds[gvkLease],
 		replicaSets: s.kinds[gvkReplicaSet], kubeAttachments: s.kinds[gvkKubeAttachment],

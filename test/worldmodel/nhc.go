@@ -64,6 +64,8 @@ type healthCheck struct {
 	uid   types.UID
 	steps []nhcStep
 	nodes map[string]*nhcNode
+	// classic: one remediation, not escalatingRemediations.
+	classic bool
 }
 
 func (w *World) newHealthCheck() *healthCheck {
@@ -73,10 +75,21 @@ func (w *World) newHealthCheck() *healthCheck {
 	w.api.create(obj)
 	h := &healthCheck{uid: obj.GetUID(), nodes: map[string]*nhcNode{}}
 	ours := nhcStep{gvk: gvkRemediation, template: ourTemplateName, timeout: w.sc.NHC.OurTimeout}
+	snr := nhcStep{gvk: gvkSNR, template: snrTemplateName}
+	if w.sc.SNR != nil {
+		snr.timeout = w.sc.SNR.Timeout
+	}
+	if w.sc.SNR != nil && w.sc.SNR.First {
+		h.steps = append(h.steps, snr)
+	}
 	if w.sc.NHC.Escalating {
 		h.steps = append(h.steps, nhcStep{gvk: gvkFAR, template: farTemplateName, timeout: w.sc.NHC.FARTimeout})
 	}
 	h.steps = append(h.steps, ours)
+	if w.sc.SNR != nil && !w.sc.SNR.First {
+		h.steps = append(h.steps, snr)
+	}
+	h.classic = len(h.steps) == 1
 	return h
 }
 
@@ -145,7 +158,7 @@ func (w *World) nhcUnhealthy(node string, crs []client.Object) {
 		return
 	}
 	deadline := st.started.Add(step.timeout)
-	if !w.sc.NHC.Escalating {
+	if w.nhc.classic {
 		deadline = st.acquired.Add(3 * nhcClassicTimeout)
 	}
 	if w.now.Before(deadline) && succeeded != metav1.ConditionFalse {

@@ -57,6 +57,9 @@ type Scenario struct {
 	CacheLag time.Duration
 	// TicketCut and ReleaseCut are the targeted cuts (cuts.go); nil: none.
 	TicketCut, ReleaseCut *TargetedCut
+	// SNR is the NodeHealthCheck's Self Node Remediation step (snr.go);
+	// nil: none.
+	SNR *SNRSpec
 }
 
 // InstanceSpec places one s3gw release: its pod's node and its replicas'
@@ -184,6 +187,7 @@ func generate(r *rand.Rand, p Policy) *Scenario {
 	sc.Manual = generateManual(r, sc, p)
 	sc.TicketCut = generateCut(r, 5*time.Second)
 	sc.ReleaseCut = generateCut(r, 5*time.Second)
+	sc.SNR = generateSNR(r)
 	p.Hazards.apply(sc)
 	return sc
 }

@@ -55,6 +55,9 @@ type World struct {
 	nhc   *healthCheck
 	far   map[types.UID]*farJob
 	admin admin
+
+	// snrAgentState is each node's Self Node Remediation agent.
+	snrAgentState map[string]*snrAgent
 	// taintedBy is who added each node's out-of-service taint.
 	taintedBy map[string]string
 	// terminating is when the finalizer's owner saw each pod deleted.
@@ -87,9 +90,9 @@ func newWorld(sc *Scenario, rnd, lagRand *rand.Rand, tr *trace) *World {
 	w := &World{sc: sc, rnd: rnd, lagRand: lagRand, start: epoch, now: epoch, adc: newAttachDetach(), far: map[types.UID]*farJob{},
 		admin: admin{offSince: map[string]time.Time{}, tainted: map[string]bool{}}, lastTick: map[int64]int64{}, terminating: map[types.UID]time.Time{}, taintedBy: map[string]string{},
 		health: map[string]*nodeHealth{}, taintedSince: map[types.UID]time.Time{},
-		pending: map[time.Time]bool{}, trace: tr, stats: &episodeStats{}}
+		pending: map[time.Time]bool{}, trace: tr, stats: &episodeStats{}, snrAgentState: map[string]*snrAgent{}}
 	w.api = newStore(scheme, func() time.Time { return w.now }, w.suffix)
-	installKinds(w.api, sc.FAR.Installed)
+	installKinds(w.api, sc.FAR.Installed, sc.SNR != nil)
 	w.buildNodes()
 	w.nhc = w.newHealthCheck()
 	w.buildTemplates()
@@ -126,6 +129,7 @@ func (w *World) step() {
 	w.adminRemediates()
 	w.healthChecks()
 	w.fenceAgents()
+	w.selfNodeRemediation()
 	w.adminActs()
 }
 
