@@ -41,9 +41,10 @@ type Hazards struct {
 	// CutAfterRelease: in half the episodes, one is cut 0-5 s after the
 	// Kubernetes release that follows a ticket removal.
 	CutAfterRelease bool
-	// SNR: the NodeHealthCheck escalates to Self Node Remediation too,
-	// before or after our step (snr.go). Its manager removes out-of-service
-	// taints it did not add while the node may still be down.
+	// SNR: in half the episodes, the NodeHealthCheck escalates to Self
+	// Node Remediation too, before or after our step (snr.go). Its manager
+	// removes out-of-service taints it did not add while the node may
+	// still be down.
 	SNR bool
 }
 
@@ -158,7 +159,7 @@ func (h Hazards) apply(sc *Scenario) {
 	}
 	if !h.SNR {
 		sc.SNR = nil
-	} else {
+	} else if sc.SNR != nil {
 		// With SNR the NodeHealthCheck escalates, and the admin's own CR is
 		// drawn for a classic one only (generateManual).
 		sc.Manual = nil
