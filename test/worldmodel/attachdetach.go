@@ -103,7 +103,9 @@ func (w *World) adcKnown() []attachKey {
 
 // adcDetach detaches an undesired volume, unless the node still reports it
 // in use: then only the out-of-service taint or, on an unhealthy node, the
-// 6-minute timeout force it.
+// 6-minute timeout force it. A missing Node counts as still reporting it
+// and unhealthy: the ADC's handling of a deleted Node is not modelled, and
+// this is the reading that detaches least early.
 func (w *World) adcDetach(k attachKey) {
 	a := w.adc
 	va := w.api.kubeAttachment(attachmentName(k.pv, k.node))
@@ -121,7 +123,7 @@ func (w *World) adcDetach(k attachKey) {
 		a.detachRequested[k] = requested
 	}
 	node := w.api.node(k.node)
-	if slices.Contains(node.Status.VolumesInUse, longhorn.UniqueVolumeName(k.pv)) {
+	if node == nil || slices.Contains(node.Status.VolumesInUse, longhorn.UniqueVolumeName(k.pv)) {
 		timedOut := !nodeReady(node) && !w.now.Before(requested.Add(maxWaitForUnmount))
 		if !outOfService(node) && !timedOut {
 			if !nodeReady(node) {

@@ -185,6 +185,8 @@ func (w *World) adminActs() {
 	for _, n := range w.nodes {
 		node := w.api.node(n.Name)
 		switch {
+		case node == nil:
+			continue // nothing to taint until the Node is back
 		case !n.Powered && !nodeReady(node):
 			w.adminConfirmsOff(n, node)
 		case n.Powered:

@@ -41,14 +41,18 @@ type Hazards struct {
 	// CutAfterRelease: in half the episodes, one is cut 0-5 s after the
 	// Kubernetes release that follows a ticket removal.
 	CutAfterRelease bool
+	// NodeRecreated: in half the episodes an admin deletes a NotReady
+	// Node and re-creates it from its saved manifest (recreate.go).
+	NodeRecreated bool
 }
 
 // allHazards are every hazard the model has.
 var allHazards = Hazards{RevisionCounterDisabled: true, ClockSkew: true, InformerLag: true,
-	CutAfterTicket: true, CutAfterRelease: true}
+	CutAfterTicket: true, CutAfterRelease: true, NodeRecreated: true}
 
 // defaultHazards are the hazards of TestWorldModel, the fixed-seed run of
-// make test, and of the mutation runs: all but the targeted cuts. Volumes
+// make test, and of the mutation runs: all but the targeted cuts and the
+// node re-creation (run it with WORLDMODEL_HAZARDS naming it). Volumes
 // with the revision counter disabled are refused (failover.VolumeRules);
 // the gate reads only clocks it trusts (issue #16 item 3b), so skewed
 // machines must not cost a write either.
@@ -78,6 +82,7 @@ var hazardNames = []hazard{
 	{"informer-lag", func(h *Hazards) *bool { return &h.InformerLag }},
 	{"cut-after-ticket", func(h *Hazards) *bool { return &h.CutAfterTicket }},
 	{"cut-after-release", func(h *Hazards) *bool { return &h.CutAfterRelease }},
+	{"node-recreated", func(h *Hazards) *bool { return &h.NodeRecreated }},
 }
 
 // parseHazards reads "none", "all" or a comma-separated list of names.
@@ -148,5 +153,8 @@ func (h Hazards) apply(sc *Scenario) {
 	}
 	if !h.CutAfterRelease {
 		sc.ReleaseCut = nil
+	}
+	if !h.NodeRecreated {
+		sc.Recreate = nil
 	}
 }

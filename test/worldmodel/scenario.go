@@ -57,6 +57,9 @@ type Scenario struct {
 	CacheLag time.Duration
 	// TicketCut and ReleaseCut are the targeted cuts (cuts.go); nil: none.
 	TicketCut, ReleaseCut *TargetedCut
+	// Recreate is an admin's replacement of a NotReady Node object
+	// (recreate.go); nil: none.
+	Recreate *RecreateSpec
 }
 
 // InstanceSpec places one s3gw release: its pod's node and its replicas'
@@ -184,6 +187,7 @@ func generate(r *rand.Rand, p Policy) *Scenario {
 	sc.Manual = generateManual(r, sc, p)
 	sc.TicketCut = generateCut(r, 5*time.Second)
 	sc.ReleaseCut = generateCut(r, 5*time.Second)
+	sc.Recreate = generateRecreate(r, sc)
 	p.Hazards.apply(sc)
 	return sc
 }
