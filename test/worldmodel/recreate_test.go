@@ -22,6 +22,8 @@ import (
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/types"
 )
 
@@ -159,5 +161,36 @@ func TestGenerateRecreate(t *testing.T) {
 	}
 	if drawn < 70 || drawn > 130 {
 		t.Errorf("drew %d of 200, want about half", drawn)
+	}
+}
+
+// TestFARNodeNotFound: FAR turns a CR of a missing node False, a reported
+// success included, and keeps a deleted one's finalizer until the Node is
+// back.
+func TestFARNodeNotFound(t *testing.T) {
+	w := replicaWorld(t, &Scenario{FAR: FARSpec{Installed: true}})
+	cr := &unstructured.Unstructured{Object: map[string]any{fieldSpec: map[string]any{}}}
+	cr.SetGroupVersionKind(gvkFAR)
+	cr.SetNamespace(remediationNamespace)
+	cr.SetName("n1")
+	cr.SetFinalizers([]string{farFinalizer})
+	for _, c := range []string{"Processing", farCondition, "Succeeded"} {
+		setUnstructuredCondition(cr, c, statusTrue, w.now)
+	}
+	w.api.create(cr)
+	saved := savedManifest(w.api.node("n1"))
+	w.api.markDeleted(w.api.node("n1"))
+	w.api.markDeleted(cr)
+	w.fenceAgents()
+	if got := conditionStatus(cr, farCondition); got != metav1.ConditionFalse {
+		t.Errorf("%s=%s with the node missing, want False", farCondition, got)
+	}
+	if w.api.get(gvkFAR, remediationNamespace, "n1") == nil {
+		t.Fatal("the deleted CR went while its node is missing")
+	}
+	w.api.create(saved)
+	w.fenceAgents()
+	if w.api.get(gvkFAR, remediationNamespace, "n1") != nil {
+		t.Error("the deleted CR stayed once its node is back")
 	}
 }
