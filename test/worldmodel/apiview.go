@@ -124,8 +124,12 @@ func (s *store) remediations() []*s3gwv1alpha1.S3GWRemediation {
 	return listAs[*s3gwv1alpha1.S3GWRemediation](s.k.remediations)
 }
 
-// readyCondition is the node's Ready condition, or nil.
+// readyCondition is the node's Ready condition, or nil (also for a
+// missing node).
 func readyCondition(n *corev1.Node) *corev1.NodeCondition {
+	if n == nil {
+		return nil
+	}
 	for i := range n.Status.Conditions {
 		if n.Status.Conditions[i].Type == corev1.NodeReady {
 			return &n.Status.Conditions[i]
@@ -140,6 +144,9 @@ func nodeReady(n *corev1.Node) bool {
 }
 
 func outOfService(n *corev1.Node) bool {
+	if n == nil {
+		return false
+	}
 	for _, t := range n.Spec.Taints {
 		if t.Key == corev1.TaintNodeOutOfService {
 			return true

@@ -103,7 +103,11 @@ func (w *World) adcKnown() []attachKey {
 
 // adcDetach detaches an undesired volume, unless the node still reports it
 // in use: then only the out-of-service taint or, on an unhealthy node, the
-// 6-minute timeout force it.
+// 6-minute timeout force it. A deleted Node keeps the volumesInUse it
+// last reported (pkg/controller/volume/attachdetach,
+// attach_detach_controller.go, nodeDelete: processVolumesInUse with the
+// deleted object's status); it is taken as still reporting the volume,
+// and as not Ready for the timeout.
 func (w *World) adcDetach(k attachKey) {
 	a := w.adc
 	va := w.api.kubeAttachment(attachmentName(k.pv, k.node))
@@ -121,7 +125,7 @@ func (w *World) adcDetach(k attachKey) {
 		a.detachRequested[k] = requested
 	}
 	node := w.api.node(k.node)
-	if slices.Contains(node.Status.VolumesInUse, longhorn.UniqueVolumeName(k.pv)) {
+	if node == nil || slices.Contains(node.Status.VolumesInUse, longhorn.UniqueVolumeName(k.pv)) {
 		timedOut := !nodeReady(node) && !w.now.Before(requested.Add(maxWaitForUnmount))
 		if !outOfService(node) && !timedOut {
 			if !nodeReady(node) {

@@ -134,4 +134,7 @@ func (w *World) describe() {
 	for _, f := range sc.Faults {
 		w.tracef("setup", "at +%s: %s", f.At, f)
 	}
+	if r := sc.Recreate; r != nil {
+		w.tracef("setup", "an admin replaces node %s after %s NotReady, re-creating it %s later", w.nodes[r.Node].Name, r.After, r.Gap)
+	}
 }

@@ -54,6 +54,8 @@ func (w *World) fenceAgents() {
 		cr := obj.(*unstructured.Unstructured)
 		node := crNodeName(cr)
 		switch {
+		case w.api.node(node) == nil:
+			w.farNodeNotFound(cr)
 		case cr.GetDeletionTimestamp() != nil:
 			w.farCleanup(cr, node)
 		case !slices.Contains(cr.GetFinalizers(), farFinalizer):
@@ -61,6 +63,27 @@ func (w *World) fenceAgents() {
 		default:
 			w.farProgress(cr, node)
 		}
+	}
+}
+
+// farNodeNotFound is FAR's reconcile of a CR whose node is missing
+// (fence-agents-remediation controllers/fenceagentsremediation_controller.go,
+// Reconcile, before any other step, deletion included; pkg/utils/
+// conditions.go, UpdateConditions, RemediationFinishedNodeNotFound):
+// Processing, FenceAgentActionSucceeded and Succeeded go False, a success
+// already reported included, and nothing else happens: a deleted CR keeps
+// its finalizer until a Node of that name exists again.
+func (w *World) farNodeNotFound(cr *unstructured.Unstructured) {
+	changed := false
+	for _, c := range []string{"Processing", farCondition, "Succeeded"} {
+		if conditionStatus(cr, c) != metav1.ConditionFalse {
+			setUnstructuredCondition(cr, c, statusFalse, w.farClock())
+			changed = true
+		}
+	}
+	if changed {
+		w.api.touch(cr)
+		w.tracef("far", "%s: its node %s is not found", cr.GetName(), crNodeName(cr))
 	}
 }
 
@@ -185,6 +208,8 @@ func (w *World) adminActs() {
 	for _, n := range w.nodes {
 		node := w.api.node(n.Name)
 		switch {
+		case node == nil:
+			continue // nothing to taint until the Node is back
 		case !n.Powered && !nodeReady(node):
 			w.adminConfirmsOff(n, node)
 		case n.Powered:

@@ -22,7 +22,6 @@ import (
 
 	"github.com/medik8s/common/pkg/annotations"
 	appsv1 "k8s.io/api/apps/v1"
-	coordinationv1 "k8s.io/api/coordination/v1"
 	corev1 "k8s.io/api/core/v1"
 	storagev1 "k8s.io/api/storage/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
@@ -58,18 +57,15 @@ func (w *World) buildNodes() {
 			managerPodReady: true, CP: true, synced: true, Skew: w.sc.Clocks.Nodes[i]}
 		w.nodes = append(w.nodes, n)
 		kubeletNow := w.nodeClock(n)
-		w.api.create(&corev1.Node{
+		node := &corev1.Node{
 			ObjectMeta: metav1.ObjectMeta{Name: n.Name, Labels: map[string]string{corev1.LabelHostname: n.Name}},
 			Status: corev1.NodeStatus{Conditions: []corev1.NodeCondition{{
 				Type: corev1.NodeReady, Status: corev1.ConditionTrue, Reason: "KubeletReady",
 				LastHeartbeatTime: apiTime(kubeletNow), LastTransitionTime: apiTime(kubeletNow.Add(-time.Hour)),
 			}}},
-		})
-		lease := &coordinationv1.Lease{
-			ObjectMeta: metav1.ObjectMeta{Namespace: leaseNamespace, Name: n.Name},
-			Spec: coordinationv1.LeaseSpec{HolderIdentity: ptr.To(n.Name), LeaseDurationSeconds: ptr.To(int32(40)),
-				RenewTime: ptr.To(apiMicroTime(kubeletNow))},
 		}
+		w.api.create(node)
+		lease := newNodeLease(node, apiMicroTime(kubeletNow))
 		w.api.stampWrite(lease, kubeletManager)
 		w.api.create(lease)
 		w.api.create(&longhorn.Node{

@@ -46,16 +46,20 @@ type Hazards struct {
 	// removes out-of-service taints it did not add while the node may
 	// still be down.
 	SNR bool
+	// NodeRecreated: in half the episodes an admin deletes a NotReady
+	// Node and re-creates it from its saved manifest (recreate.go).
+	NodeRecreated bool
 }
 
 // allHazards are every hazard the model has.
 var allHazards = Hazards{RevisionCounterDisabled: true, ClockSkew: true, InformerLag: true,
-	CutAfterTicket: true, CutAfterRelease: true, SNR: true}
+	CutAfterTicket: true, CutAfterRelease: true, SNR: true, NodeRecreated: true}
 
 // defaultHazards are the hazards of TestWorldModel, the fixed-seed run of
-// make test, and of the mutation runs: all but the targeted cuts and SNR
-// (a neighbour some clusters have; the mutation of the taint owner record
-// runs with it, Mutation.Hazards). Volumes with the revision counter
+// make test, and of the mutation runs: all but the targeted cuts, SNR (a
+// neighbour some clusters have; the mutation of the taint owner record
+// runs with it, Mutation.Hazards) and the node re-creation (run it with
+// WORLDMODEL_HAZARDS naming it). Volumes with the revision counter
 // disabled are refused (failover.VolumeRules); the gate reads only clocks
 // it trusts (issue #16 item 3b), so skewed machines must not cost a write
 // either.
@@ -86,6 +90,7 @@ var hazardNames = []hazard{
 	{"cut-after-ticket", func(h *Hazards) *bool { return &h.CutAfterTicket }},
 	{"cut-after-release", func(h *Hazards) *bool { return &h.CutAfterRelease }},
 	{"snr", func(h *Hazards) *bool { return &h.SNR }},
+	{"node-recreated", func(h *Hazards) *bool { return &h.NodeRecreated }},
 }
 
 // parseHazards reads "none", "all" or a comma-separated list of names.
@@ -163,5 +168,8 @@ func (h Hazards) apply(sc *Scenario) {
 		// With SNR the NodeHealthCheck escalates, and the admin's own CR is
 		// drawn for a classic one only (generateManual).
 		sc.Manual = nil
+	}
+	if !h.NodeRecreated {
+		sc.Recreate = nil
 	}
 }

@@ -21,6 +21,7 @@ import (
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/s3gw-tech/s3gw-remediation/internal/longhorn"
 )
@@ -51,6 +52,7 @@ func (w *World) kubelets() {
 		if !n.synced {
 			n.synced = true
 			w.tracef("kubelet", "%s resynced with the API", n.Name)
+			w.registerNode(n)
 		}
 		w.renewLease(n)
 		w.syncPods(n)
@@ -63,6 +65,13 @@ func (w *World) kubelets() {
 	}
 }
 
+// renewLease renews the node's Lease, or creates it when there is none:
+// only once its Node exists, whose UID the kubelet puts in the owner
+// reference (component-helpers apimachinery/lease/controller.go,
+// ensureLease: no create when newLeasePostProcessFunc fails, as
+// pkg/kubelet/util/nodelease.go SetNodeOwnerFunc does on a missing Node).
+// A renewal needs no Node: the old Lease is renewed until the garbage
+// collector deletes it.
 func (w *World) renewLease(n *Node) {
 	now := w.unix()
 	if now < n.nextLease {
@@ -70,8 +79,17 @@ func (w *World) renewLease(n *Node) {
 		return
 	}
 	n.nextLease = now + leaseRenewInterval
-	lease := w.api.lease(n.Name)
 	t := apiMicroTime(w.nodeClock(n))
+	lease := w.api.lease(n.Name)
+	if lease == nil {
+		if node := w.api.node(n.Name); node != nil {
+			lease = newNodeLease(node, t)
+			w.api.stampWrite(lease, kubeletManager)
+			w.api.create(lease)
+			w.tracef("kubelet", "%s created its Lease", n.Name)
+		}
+		return
+	}
 	if lease.Spec.RenewTime == nil || !lease.Spec.RenewTime.Equal(&t) {
 		w.api.stampWrite(lease, kubeletManager)
 	}
@@ -139,10 +157,11 @@ func (w *World) desiredMounts(n *Node, bound []*corev1.Pod) []string {
 }
 
 // startContainer mounts and starts s3gw once the volume is reported in use,
-// attached to this node, and Longhorn's engine runs here.
+// attached to this node, and Longhorn's engine runs here. Without a Node
+// the volume manager cannot confirm the attachment, and nothing mounts.
 func (w *World) startContainer(n *Node, p *corev1.Pod) {
-	v := w.volumeOfClaim(claimOf(p))
-	if v == nil || !slices.Contains(w.api.node(n.Name).Status.VolumesInUse, longhorn.UniqueVolumeName(v.Name)) {
+	v, node := w.volumeOfClaim(claimOf(p)), w.api.node(n.Name)
+	if v == nil || node == nil || !slices.Contains(node.Status.VolumesInUse, longhorn.UniqueVolumeName(v.Name)) {
 		return
 	}
 	va := w.api.kubeAttachment(attachmentName(v.Name, n.Name))
@@ -187,7 +206,10 @@ func (w *World) reconcilePodStatuses(n *Node) {
 
 // syncNodeStatus computes Ready and volumesInUse every 10 s and posts
 // them when they differ from the API's or the report is 5 minutes old,
-// with its own clock's times (kubelet setNodeReadyCondition).
+// with its own clock's times (kubelet setNodeReadyCondition). It patches
+// the Node by name (kubelet_node_status.go, tryUpdateNodeStatus): a
+// deleted Node fails with NotFound and is not re-created; a Node
+// re-created under the name takes the patch, its first Ready condition.
 func (w *World) syncNodeStatus(n *Node) {
 	now := w.unix()
 	if now < n.nextStatus {
@@ -196,6 +218,9 @@ func (w *World) syncNodeStatus(n *Node) {
 	}
 	n.nextStatus = now + nodeStatusUpdateFrequency
 	node := w.api.node(n.Name)
+	if node == nil {
+		return
+	}
 	status, reason := corev1.ConditionTrue, "KubeletReady"
 	if !n.RuntimeUp {
 		status, reason = corev1.ConditionFalse, "KubeletNotReady"
@@ -205,6 +230,10 @@ func (w *World) syncNodeStatus(n *Node) {
 		inUse = append(inUse, longhorn.UniqueVolumeName(m))
 	}
 	ready := readyCondition(node)
+	if ready == nil {
+		node.Status.Conditions = append(node.Status.Conditions, corev1.NodeCondition{Type: corev1.NodeReady})
+		ready = readyCondition(node)
+	}
 	kubeletNow := w.nodeClock(n)
 	if ready.Status == status && slices.Equal(node.Status.VolumesInUse, inUse) &&
 		kubeletNow.Sub(ready.LastHeartbeatTime.Time) < nodeStatusReportFrequency {
@@ -218,4 +247,17 @@ func (w *World) syncNodeStatus(n *Node) {
 	ready.LastHeartbeatTime = apiTime(kubeletNow)
 	node.Status.VolumesInUse = inUse
 	w.api.touch(node)
+}
+
+// registerNode is the kubelet's registration at its first contact after
+// boot (kubelet_node_status.go, registerWithAPIServer, once per process:
+// registrationCompleted): it creates its Node when there is none. A
+// kubelet that keeps running never does, whatever happens to the Node.
+func (w *World) registerNode(n *Node) {
+	if w.api.node(n.Name) != nil {
+		return
+	}
+	w.api.create(&corev1.Node{ObjectMeta: metav1.ObjectMeta{Name: n.Name,
+		Labels: map[string]string{corev1.LabelHostname: n.Name}}})
+	w.tracef("kubelet", "%s registered its Node", n.Name)
 }

@@ -89,7 +89,9 @@ func (w *World) longhornClock() (time.Time, bool) {
 // setReadyAndSchedulableConditions: ManagerPodDown while the node's
 // manager pod is not ready (as its kubelet last reported it), then
 // KubernetesNodeNotReady while Kubernetes' Ready is not True (a False
-// younger than 15 s on the manager's clock is ignored), which overrides it.
+// younger than 15 s on the manager's clock is ignored), which overrides it,
+// and KubernetesNodeGone while the Node is missing (as test/longhornsim,
+// longhornNodeReadiness).
 func (w *World) longhornNodes() {
 	now, ok := w.longhornClock()
 	if !ok {
@@ -100,11 +102,14 @@ func (w *World) longhornNodes() {
 		if !n.managerPodReady {
 			status, reason = statusFalse, reasonManagerPodDown
 		}
-		ready := readyCondition(w.api.node(n.Name))
-		switch ready.Status {
-		case corev1.ConditionUnknown:
+		node := w.api.node(n.Name)
+		ready := readyCondition(node)
+		switch {
+		case node == nil:
+			status, reason = statusFalse, longhorn.NodeReasonKubernetesNodeGone
+		case ready == nil || ready.Status == corev1.ConditionUnknown:
 			status, reason = statusFalse, longhorn.NodeReasonKubernetesNodeNotReady
-		case corev1.ConditionFalse:
+		case ready.Status == corev1.ConditionFalse:
 			if since := ready.LastTransitionTime.Add(ignoreKubeletNotReady); now.Before(since) {
 				w.wakeAt(w.now.Add(since.Sub(now)))
 			} else {

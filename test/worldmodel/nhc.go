@@ -96,10 +96,20 @@ func (w *World) newHealthCheck() *healthCheck {
 func (w *World) healthChecks() {
 	for _, n := range w.nodes {
 		node := w.api.node(n.Name)
-		ready := readyCondition(node)
 		crs := w.nhcOwned(n.Name)
-		if ready.Status == corev1.ConditionTrue {
-			w.nhcHealthy(n.Name, ready, crs)
+		if node == nil {
+			w.nhcOrphaned(n.Name, crs)
+			continue
+		}
+		ready := readyCondition(node)
+		switch {
+		case ready == nil:
+			// No unhealthy condition matches a condition the node lacks
+			// (internal/controller/utils/conditions.go, isHealthy).
+			w.nhcHealthy(n.Name, node.CreationTimestamp, crs)
+			continue
+		case ready.Status == corev1.ConditionTrue:
+			w.nhcHealthy(n.Name, ready.LastTransitionTime, crs)
 			continue
 		}
 		if due := ready.LastTransitionTime.Add(w.sc.NHC.Duration); w.now.Before(due) {
@@ -111,8 +121,8 @@ func (w *World) healthChecks() {
 }
 
 // nhcHealthy deletes the node's CRs once healthyDelay has passed since the
-// node became Ready; the node is healthy only once they are gone.
-func (w *World) nhcHealthy(node string, ready *corev1.NodeCondition, crs []client.Object) {
+// node became healthy; the node is healthy only once they are gone.
+func (w *World) nhcHealthy(node string, since metav1.Time, crs []client.Object) {
 	if len(crs) == 0 {
 		delete(w.nhc.nodes, node)
 		return
@@ -120,13 +130,28 @@ func (w *World) nhcHealthy(node string, ready *corev1.NodeCondition, crs []clien
 	if w.sc.NHC.NeverDelete {
 		return
 	}
-	if due := ready.LastTransitionTime.Add(w.sc.NHC.HealthyDelay); w.now.Before(due) {
+	if due := since.Add(w.sc.NHC.HealthyDelay); w.now.Before(due) {
 		w.wakeAt(due)
 		return
 	}
 	for _, cr := range crs {
 		if cr.GetDeletionTimestamp() == nil {
 			w.tracef("nhc", "node %s healthy: deleting %s %s", node, cr.GetObjectKind().GroupVersionKind().Kind, cr.GetName())
+			w.api.markDeleted(cr)
+		}
+	}
+}
+
+// nhcOrphaned deletes the CRs NHC owns for a deleted node at once and
+// forgets the node (node-healthcheck-operator internal/controller/
+// nodehealthcheck_controller.go, deleteOrphanedRemediationCRs, on the
+// Node's delete event; no remediator here expects the node's deletion).
+// healthyDelay does not apply.
+func (w *World) nhcOrphaned(node string, crs []client.Object) {
+	delete(w.nhc.nodes, node)
+	for _, cr := range crs {
+		if cr.GetDeletionTimestamp() == nil {
+			w.tracef("nhc", "node %s deleted: deleting orphaned %s %s", node, cr.GetObjectKind().GroupVersionKind().Kind, cr.GetName())
 			w.api.markDeleted(cr)
 		}
 	}

@@ -31,6 +31,8 @@ import (
 const (
 	nodeMonitorPeriod      = 5
 	nodeMonitorGracePeriod = 50 * time.Second
+	nodeStartupGracePeriod = time.Minute
+	reasonNeverUpdated     = "NodeStatusNeverUpdated"
 	podGCPeriod            = 20
 )
 
@@ -55,8 +57,15 @@ func (w *World) nodeLifecycle() {
 	}
 	for _, n := range w.nodes {
 		node := w.api.node(n.Name)
+		if node == nil {
+			continue // its memory of the name stays (nodeHealthMap)
+		}
 		ready := readyCondition(node)
 		h := w.health[n.Name]
+		if ready == nil {
+			w.neverPosted(node, h)
+			continue
+		}
 		if h == nil {
 			h = &nodeHealth{heartbeat: ready.LastHeartbeatTime, probe: w.now}
 			w.health[n.Name] = h
@@ -64,9 +73,7 @@ func (w *World) nodeLifecycle() {
 		if !ready.LastHeartbeatTime.Equal(&h.heartbeat) {
 			h.heartbeat, h.probe = ready.LastHeartbeatTime, w.now
 		}
-		if renew := w.api.lease(n.Name).Spec.RenewTime; renew != nil && h.renew.Before(renew.Time) {
-			h.renew, h.probe = renew.Time, w.now
-		}
+		w.leaseProbe(n.Name, h)
 		if ready.Status != corev1.ConditionUnknown && w.now.After(h.probe.Add(nodeMonitorGracePeriod)) {
 			ready.Status, ready.Reason = corev1.ConditionUnknown, "NodeStatusUnknown"
 			ready.Message = "Kubelet stopped posting node status."
@@ -77,6 +84,42 @@ func (w *World) nodeLifecycle() {
 		}
 		w.syncConditionTaints(node)
 	}
+}
+
+// leaseProbe counts a Lease renewal later than the last one seen as a
+// probe now.
+func (w *World) leaseProbe(name string, h *nodeHealth) {
+	if lease := w.api.lease(name); lease != nil && lease.Spec.RenewTime != nil && h.renew.Before(lease.Spec.RenewTime.Time) {
+		h.renew, h.probe = lease.Spec.RenewTime.Time, w.now
+	}
+}
+
+// neverPosted is tryUpdateNodeHealth for a Node without a Ready condition:
+// its kubelet never posted status. A name the controller has no memory of
+// was probed at the Node's creation; one it remembers (nodeHealthMap is
+// keyed by name and never cleared, so a Node re-created under a name keeps
+// the old Node's probe time) keeps its probe time. Once that is older than
+// nodeStartupGracePeriod it writes Ready=Unknown, NodeStatusNeverUpdated,
+// with the creation time as heartbeat; no pods are marked, as the Ready
+// condition it observed was already (implicitly) Unknown. Condition
+// taints wait for a Ready condition (processTaintBaseEviction runs only
+// with one).
+func (w *World) neverPosted(node *corev1.Node, h *nodeHealth) {
+	if h == nil {
+		h = &nodeHealth{heartbeat: node.CreationTimestamp, probe: node.CreationTimestamp.Time}
+		w.health[node.Name] = h
+	}
+	w.leaseProbe(node.Name, h)
+	if due := h.probe.Add(nodeStartupGracePeriod); !w.now.After(due) {
+		w.wakeAt(due.Add(time.Second))
+		return
+	}
+	node.Status.Conditions = append(node.Status.Conditions, corev1.NodeCondition{Type: corev1.NodeReady,
+		Status: corev1.ConditionUnknown, Reason: reasonNeverUpdated, Message: "Kubelet never posted node status.",
+		LastHeartbeatTime: node.CreationTimestamp, LastTransitionTime: apiTime(w.now)})
+	h.heartbeat = node.CreationTimestamp
+	w.api.touch(node)
+	w.tracef("kcm", "node %s Ready=Unknown: kubelet never posted status", node.Name)
 }
 
 func (w *World) markPodsNotReady(node string) {
@@ -139,6 +182,10 @@ func (w *World) taintEviction() {
 			continue
 		}
 		node := w.api.node(p.Spec.NodeName)
+		if node == nil {
+			delete(w.taintedSince, p.UID) // no Node, no taints to evict for; Pod GC takes the pod
+			continue
+		}
 		tolerated, wait, tainted := evictionWait(p, node)
 		switch {
 		case !tainted:
@@ -197,17 +244,19 @@ func tolerationFor(p *corev1.Pod, t *corev1.Taint) *corev1.Toleration {
 }
 
 // podGC force-deletes terminating pods on a not-Ready node that carries
-// the out-of-service taint (any effect), every 20 s.
+// the out-of-service taint (any effect), and pods of a missing node
+// (gcOrphaned), every 20 s.
 func (w *World) podGC() {
 	if !w.tick(podGCPeriod) {
 		return
 	}
+	w.gcOrphaned()
 	for _, p := range w.api.pods() {
 		if !podTerminating(p) || p.Spec.NodeName == "" {
 			continue
 		}
 		node := w.api.node(p.Spec.NodeName)
-		if !nodeReady(node) && outOfService(node) {
+		if node != nil && !nodeReady(node) && outOfService(node) {
 			w.tracef("kcm", "pod GC force-deletes %s on out-of-service node %s", p.Name, node.Name)
 			deletePod(w.api, p, new(int64))
 		}

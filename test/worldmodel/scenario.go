@@ -60,6 +60,9 @@ type Scenario struct {
 	// SNR is the NodeHealthCheck's Self Node Remediation step (snr.go);
 	// nil: none.
 	SNR *SNRSpec
+	// Recreate is an admin's replacement of a NotReady Node object
+	// (recreate.go); nil: none.
+	Recreate *RecreateSpec
 }
 
 // InstanceSpec places one s3gw release: its pod's node and its replicas'
@@ -188,6 +191,7 @@ func generate(r *rand.Rand, p Policy) *Scenario {
 	sc.TicketCut = generateCut(r, 5*time.Second)
 	sc.ReleaseCut = generateCut(r, 5*time.Second)
 	sc.SNR = generateSNR(r)
+	sc.Recreate = generateRecreate(r, sc)
 	p.Hazards.apply(sc)
 	return sc
 }

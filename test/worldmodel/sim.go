@@ -69,6 +69,10 @@ type World struct {
 	// lastTick is the last period index each periodic component ran at.
 	lastTick map[int64]int64
 	cuts     cutState
+	recreate recreateState
+	// orphanedSince is when Pod GC first found pods bound to each missing
+	// Node name (podgc.go).
+	orphanedSince map[string]time.Time
 
 	events []event
 	faults []*activeFault
@@ -89,7 +93,7 @@ type event struct {
 func newWorld(sc *Scenario, rnd, lagRand *rand.Rand, tr *trace) *World {
 	w := &World{sc: sc, rnd: rnd, lagRand: lagRand, start: epoch, now: epoch, adc: newAttachDetach(), far: map[types.UID]*farJob{},
 		admin: admin{offSince: map[string]time.Time{}, tainted: map[string]bool{}}, lastTick: map[int64]int64{}, terminating: map[types.UID]time.Time{}, taintedBy: map[string]string{},
-		health: map[string]*nodeHealth{}, taintedSince: map[types.UID]time.Time{},
+		health: map[string]*nodeHealth{}, taintedSince: map[types.UID]time.Time{}, orphanedSince: map[string]time.Time{},
 		pending: map[time.Time]bool{}, trace: tr, stats: &episodeStats{}, snrAgentState: map[string]*snrAgent{}}
 	w.api = newStore(scheme, func() time.Time { return w.now }, w.suffix)
 	installKinds(w.api, sc.FAR.Installed, sc.SNR != nil)
@@ -118,6 +122,7 @@ func (w *World) step() {
 	w.nodeLifecycle()
 	w.taintEviction()
 	w.podGC()
+	w.garbageCollector()
 	w.replicaSets()
 	w.releaseFinalizers()
 	w.scheduler()
@@ -126,6 +131,7 @@ func (w *World) step() {
 	w.longhornNodes()
 	w.longhornVolumes()
 	w.instanceManagers()
+	w.adminReplacesNode()
 	w.adminRemediates()
 	w.healthChecks()
 	w.fenceAgents()

@@ -44,7 +44,7 @@ import (
 //	                            run TestWorldModel with release.acceptStaleReadsWithoutRevisionCounter
 //	                            (the gate without its revision-counter rule)
 //	WORLDMODEL_HAZARDS=none|all|revision-counter,clock-skew,informer-lag,
-//	                            cut-after-ticket,cut-after-release,snr
+//	                            cut-after-ticket,cut-after-release,snr,node-recreated
 //	                            the hazards of TestWorldModel (default: all; see
 //	                            defaultHazards)
 const (
