@@ -50,11 +50,14 @@ var (
 	gvkRemediation         = s3gwv1alpha1.GroupVersion.WithKind("S3GWRemediation")
 	gvkRemediationTemplate = s3gwv1alpha1.GroupVersion.WithKind("S3GWRemediationTemplate")
 
-	farGroupVersion = schema.GroupVersion{Group: "fence-agents-remediation.medik8s.io", Version: "v1alpha1"}
+	farGroupVersion = schema.GroupVersion{Group: "fence-agents-remediation.medik8s.io", Version: medik8sVersion}
 	gvkFAR          = farGroupVersion.WithKind("FenceAgentsRemediation")
 	gvkFARTemplate  = farGroupVersion.WithKind("FenceAgentsRemediationTemplate")
-	gvkNHC          = schema.GroupVersionKind{Group: "remediation.medik8s.io", Version: "v1alpha1", Kind: "NodeHealthCheck"}
+	gvkNHC          = schema.GroupVersionKind{Group: "remediation.medik8s.io", Version: medik8sVersion, Kind: "NodeHealthCheck"}
 )
+
+// medik8sVersion is the API version of every medik8s kind the model serves.
+const medik8sVersion = "v1alpha1"
 
 // scheme holds the typed kinds; FAR and NHC kinds are stored unstructured,
 // as their modules are not dependencies.

@@ -34,7 +34,7 @@ import (
 // agent on every node.
 
 var (
-	snrGroupVersion    = schema.GroupVersion{Group: "self-node-remediation.medik8s.io", Version: "v1alpha1"}
+	snrGroupVersion    = schema.GroupVersion{Group: "self-node-remediation.medik8s.io", Version: medik8sVersion}
 	gvkSNR             = snrGroupVersion.WithKind("SelfNodeRemediation")
 	gvkSNRTemplate     = snrGroupVersion.WithKind("SelfNodeRemediationTemplate")
 	snrTemplateName    = "snr"
