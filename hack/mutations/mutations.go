@@ -131,9 +131,9 @@ var mutations = []Mutation{
 		// failure (Behind). Even with that rule out in both runs, under
 		// WORLDMODEL_POLICY=accept-unreachable-replicas and the default
 		// hazards (clock skew included), it adds nothing in 5 000 episodes
-		// of the fixed seed (81 and 81): a kubelet whose clock runs behind
-		// looks silent early only while it still renews, and the model's
-		// fencers then fence for real. TestHeartbeat's skewed-kubelet rows
+		// of the fixed seed (81 and 81); the likely reason, not traced, is
+		// that the model's fencers fence for real whenever the kubelet's
+		// clock makes it look silent early. TestHeartbeat's skewed-kubelet rows
 		// and TestEvaluateGateEvidenceOfThisFailure fail with it.
 		Name:   "#16.3b the kubelet's renewTime is compared with the controller's clock",
 		Behind: []Edit{evidenceOfAnyFailure},
