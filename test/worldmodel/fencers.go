@@ -141,16 +141,31 @@ func (w *World) farRunAgent(cr *unstructured.Unstructured, node string, job *far
 		w.wakeAt(job.at)
 		return
 	}
-	n := w.nodeByName(node)
-	w.powerOff(n, "FAR "+w.sc.FAR.Action)
-	n.fencedOff = true
+	var boot time.Duration
 	if w.sc.FAR.Action == "reboot" {
-		w.schedule(w.sc.FAR.BootTime, "boot after FAR reboot of "+node, func() {
+		boot = w.sc.FAR.BootTime
+	}
+	w.fenceOff(w.nodeByName(node), "FAR "+w.sc.FAR.Action, boot)
+	setUnstructuredCondition(cr, farCondition, statusTrue, w.farClock())
+	w.api.touch(cr)
+}
+
+// fenceOff powers n off as a fencer's agent does; a reboot (boot > 0)
+// brings it back after boot unless a fault keeps it off.
+func (w *World) fenceOff(n *Node, by string, boot time.Duration) {
+	w.powerOff(n, by)
+	n.fencedOff = true
+	if boot > 0 {
+		w.schedule(boot, "boot after "+by+" of "+n.Name, func() {
 			n.fencedOff = false
 			w.applyFaults()
 		})
 	}
-	setUnstructuredCondition(cr, farCondition, statusTrue, w.farClock())
+}
+
+// dropFinalizer removes a fencer's finalizer from its CR.
+func (w *World) dropFinalizer(cr *unstructured.Unstructured, finalizer string) {
+	cr.SetFinalizers(slices.DeleteFunc(cr.GetFinalizers(), func(f string) bool { return f == finalizer }))
 	w.api.touch(cr)
 }
 
@@ -187,8 +202,7 @@ func (w *World) farCleanup(cr *unstructured.Unstructured, node string) {
 		}
 		w.removeTaint(n, farTaintKey)
 	}
-	cr.SetFinalizers(slices.DeleteFunc(cr.GetFinalizers(), func(f string) bool { return f == farFinalizer }))
-	w.api.touch(cr)
+	w.dropFinalizer(cr, farFinalizer)
 	delete(w.far, cr.GetUID())
 	w.tracef("far", "%s deleted", cr.GetName())
 }

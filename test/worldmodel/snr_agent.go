@@ -167,14 +167,9 @@ func (w *World) snrDecideReboot(n *Node, a *snrAgent, why string) {
 	}
 }
 
-// snrReboot power-cycles the node as FAR's reboot does (fencers.go,
-// farRunAgent): off now, on after BootTime unless a fault keeps it off.
+// snrReboot power-cycles the node as FAR's reboot does (fenceOff): off
+// now, on after BootTime unless a fault keeps it off.
 func (w *World) snrReboot(n *Node) {
-	w.powerOff(n, "SNR agent reboot")
-	n.fencedOff = true
+	w.fenceOff(n, "SNR agent reboot", w.sc.SNR.BootTime)
 	w.snrAgentOf(n).down = true
-	w.schedule(w.sc.SNR.BootTime, "boot after SNR reboot of "+n.Name, func() {
-		n.fencedOff = false
-		w.applyFaults()
-	})
 }

@@ -191,8 +191,7 @@ func (w *World) snrRemoveFinalizer(cr *unstructured.Unstructured) {
 	if !slices.Contains(cr.GetFinalizers(), snrFinalizer) {
 		return
 	}
-	cr.SetFinalizers(slices.DeleteFunc(cr.GetFinalizers(), func(f string) bool { return f == snrFinalizer }))
-	w.api.touch(cr)
+	w.dropFinalizer(cr, snrFinalizer)
 	w.tracef("snr", "%s deleted", cr.GetName())
 }
 
