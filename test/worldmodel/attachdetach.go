@@ -107,7 +107,8 @@ func (w *World) adcKnown() []attachKey {
 // last reported (pkg/controller/volume/attachdetach,
 // attach_detach_controller.go, nodeDelete: processVolumesInUse with the
 // deleted object's status); it is taken as still reporting the volume,
-// and as not Ready for the timeout.
+// and as not Ready for the timeout (an assumption: the reconciler's
+// health check of a missing node was not read).
 func (w *World) adcDetach(k attachKey) {
 	a := w.adc
 	va := w.api.kubeAttachment(attachmentName(k.pv, k.node))
