@@ -21,6 +21,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	storagev1 "k8s.io/api/storage/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/fields"
 	"k8s.io/apimachinery/pkg/labels"
 	toolscache "k8s.io/client-go/tools/cache"
 	"k8s.io/utils/ptr"
@@ -66,7 +67,10 @@ func CacheOptions(workloads labels.Selector) cache.Options {
 		ByObject: map[client.Object]cache.ByObject{
 			&corev1.Pod{}:  {Label: workloads, Transform: trimPod},
 			&corev1.Node{}: {Transform: trimNode},
-			&coordinationv1.Lease{}: {Namespaces: map[string]cache.Config{corev1.NamespaceNodeLease: {}},
+			// A field selector, not Namespaces: a namespace-scoped cache
+			// asks the REST mapper on every read whether the kind is
+			// namespaced, and Leases are read for every replica's node.
+			&coordinationv1.Lease{}: {Field: fields.OneTermEqualSelector("metadata.namespace", corev1.NamespaceNodeLease),
 				Transform: trimLease},
 			&corev1.PersistentVolumeClaim{}: {Transform: trimClaim},
 			&corev1.PersistentVolume{}:      {Transform: trimPersistentVolume},
