@@ -142,7 +142,7 @@ func (r *Reconciler) observeVolume(ctx context.Context, s *scope, tv s3gwv1alpha
 	}
 	for _, va := range release.OfVolume(s.attachments, tv.PersistentVolume) {
 		v.Attachments = append(v.Attachments, failover.Attachment{Name: va.Name, UID: va.UID,
-			Deleting: va.DeletionTimestamp != nil, Finalizers: va.Finalizers})
+			Deleting: va.DeletionTimestamp != nil, Finalizers: slices.Clone(va.Finalizers)})
 	}
 	v.InUseOnNode = release.InUse(s.node, tv.LonghornVolume)
 	return v, nil

@@ -30,10 +30,13 @@ import (
 )
 
 // NodeAttachments returns the storage.k8s.io VolumeAttachments of Longhorn's
-// driver on the node that name a PersistentVolume.
+// driver on the node that name a PersistentVolume. They are the reader's
+// own objects when it is a cache: read them, never modify them.
 func NodeAttachments(ctx context.Context, reader client.Reader, node string) ([]storagev1.VolumeAttachment, error) {
 	list := &storagev1.VolumeAttachmentList{}
-	if err := reader.List(ctx, list); err != nil {
+	// Every pass of every remediation lists them all: no deep copy of
+	// every attachment in the cluster for the few on one node.
+	if err := reader.List(ctx, list, client.UnsafeDisableDeepCopy); err != nil {
 		return nil, fmt.Errorf("listing VolumeAttachments: %w", err)
 	}
 	var out []storagev1.VolumeAttachment
