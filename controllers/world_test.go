@@ -464,6 +464,7 @@ func (w *world) instanceManagers() {
 		err := w.c.Get(w.ctx, client.ObjectKeyFromObject(im), im)
 		if apierrors.IsNotFound(err) {
 			im.Spec.NodeID = n.Name
+			im.Labels = map[string]string{longhorn.InstanceManagerNodeLabel: n.Name} // as longhorn-manager does
 			Expect(w.c.Create(w.ctx, im)).To(Succeed())
 		} else {
 			Expect(err).NotTo(HaveOccurred())

@@ -43,6 +43,11 @@ const (
 	CSIDriverName = "driver.longhorn.io"
 	// VolumeLabel is set by Longhorn on replicas and engines of a volume.
 	VolumeLabel = "longhornvolume"
+	// InstanceManagerNodeLabel names the node of an instance manager:
+	// longhorn-manager sets it when it creates one
+	// (types/types.go GetInstanceManagerLabels) and lists a node's by it
+	// (datastore/longhorn.go ListInstanceManagersByNodeRO).
+	InstanceManagerNodeLabel = "longhorn.io/node"
 	// NodeConditionReady is the Longhorn Node condition that reports down nodes.
 	NodeConditionReady = "Ready"
 	// NodeReasonKubernetesNodeNotReady means Kubernetes reports the node not Ready.

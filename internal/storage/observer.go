@@ -57,9 +57,6 @@ type Pass struct {
 	pods   client.Reader
 	leases *LeaseSightings
 	nodes  map[string]failover.ReplicaNode
-	// instanceManagers are Longhorn's instance managers by node, listed
-	// once per pass when a replica's node is first read.
-	instanceManagers map[string][]*longhorn.InstanceManager
 }
 
 // Pass starts a pass for spec at now; it reads nothing yet.
@@ -129,13 +126,11 @@ func (p *Pass) replicaNode(ctx context.Context, node string) (failover.ReplicaNo
 	if err != nil {
 		return failover.ReplicaNode{}, err
 	}
-	if p.instanceManagers == nil {
-		if p.instanceManagers, err = p.listInstanceManagers(ctx); err != nil {
-			return failover.ReplicaNode{}, err
-		}
+	ims, err := p.instanceManagersOn(ctx, node)
+	if err != nil {
+		return failover.ReplicaNode{}, err
 	}
-	host := failover.ReplicaNode{Longhorn: lh, Heartbeat: Heartbeat(nil, lease),
-		InstanceManagers: instanceManagersOf(p.instanceManagers[node])}
+	host := failover.ReplicaNode{Longhorn: lh, Heartbeat: Heartbeat(nil, lease), InstanceManagers: ims}
 	host.Heartbeat.Seen = p.leases.Of(node)
 	p.nodes[node] = host
 	return host, nil
@@ -150,21 +145,27 @@ func (p *Pass) LonghornNode(ctx context.Context, node string) (failover.Longhorn
 	return failover.LonghornNode{Found: readiness.Found, Status: readiness.Status, Reason: readiness.Reason}, nil
 }
 
-// listInstanceManagers lists Longhorn's instance managers by node. Read
-// only: they are the cache's own objects. Without the kind (a Longhorn too
-// old to have it) there are none, and no replica stop is ever confirmed.
-func (p *Pass) listInstanceManagers(ctx context.Context) (map[string][]*longhorn.InstanceManager, error) {
+// instanceManagersOn reads a node's instance managers by the label
+// longhorn-manager gives them, as it lists them itself: a list of every
+// node's, once per pass, was most of a pass's garbage at a thousand nodes.
+// One without the label is not found, and no replica stop on its node is
+// confirmed: the release waits. Read only: they are the cache's own
+// objects. Without the kind (a Longhorn too old to have it) there are
+// none, with the same effect.
+func (p *Pass) instanceManagersOn(ctx context.Context, node string) ([]failover.InstanceManager, error) {
 	list := &longhorn.InstanceManagerList{}
-	err := p.Longhorn.Reader.List(ctx, list, client.InNamespace(p.Longhorn.Namespace), client.UnsafeDisableDeepCopy)
+	err := p.Longhorn.Reader.List(ctx, list, client.InNamespace(p.Longhorn.Namespace),
+		client.MatchingLabels{longhorn.InstanceManagerNodeLabel: node}, client.UnsafeDisableDeepCopy)
 	if err != nil && !meta.IsNoMatchError(err) {
-		return nil, fmt.Errorf("listing Longhorn instance managers: %w", err)
+		return nil, fmt.Errorf("listing the Longhorn instance managers of node %s: %w", node, err)
 	}
-	byNode := make(map[string][]*longhorn.InstanceManager, len(list.Items))
+	ims := make([]*longhorn.InstanceManager, 0, len(list.Items))
 	for i := range list.Items {
-		im := &list.Items[i]
-		byNode[im.Spec.NodeID] = append(byNode[im.Spec.NodeID], im)
+		if im := &list.Items[i]; im.Spec.NodeID == node {
+			ims = append(ims, im)
+		}
 	}
-	return byNode, nil
+	return instanceManagersOf(ims), nil
 }
 
 // instanceManagersOf converts one node's instance managers for the decision.

@@ -43,12 +43,9 @@ func instanceManagerLabels(node string) map[string]string {
 		"longhorn.io/component":             "instance-manager",
 		"longhorn.io/instance-manager-type": "aio",
 		"longhorn.io/data-engine":           "v1",
-		instanceManagerNodeLabel:            node,
+		longhorn.InstanceManagerNodeLabel:   node,
 	}
 }
-
-// instanceManagerNodeLabel names the node an instance manager runs on.
-const instanceManagerNodeLabel = "longhorn.io/node"
 
 // instanceManagerStatus is what Longhorn writes to a node's instance
 // manager status, given the node's health and the replicas whose processes

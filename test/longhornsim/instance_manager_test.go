@@ -103,7 +103,7 @@ func TestInstanceManagerName(t *testing.T) {
 	if a == b || a != instanceManagerName("node-a") {
 		t.Errorf("names %q, %q: want one stable name per node", a, b)
 	}
-	if got := instanceManagerLabels("node-a")[instanceManagerNodeLabel]; got != "node-a" {
+	if got := instanceManagerLabels("node-a")[longhorn.InstanceManagerNodeLabel]; got != "node-a" {
 		t.Errorf("node label = %q", got)
 	}
 }

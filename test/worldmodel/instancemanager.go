@@ -72,7 +72,10 @@ func (w *World) buildInstanceManagers() {
 	for _, n := range w.nodes {
 		running := w.runningReplicas(n)
 		w.api.create(&longhorn.InstanceManager{
-			ObjectMeta: metav1.ObjectMeta{Namespace: longhornNamespace, Name: instanceManagerName(n.Name)},
+			// Labelled by node as longhorn-manager does
+			// (types/types.go GetInstanceManagerLabels).
+			ObjectMeta: metav1.ObjectMeta{Namespace: longhornNamespace, Name: instanceManagerName(n.Name),
+				Labels: map[string]string{longhorn.InstanceManagerNodeLabel: n.Name}},
 			Spec:       longhorn.InstanceManagerSpec{NodeID: n.Name},
 			Status: longhorn.InstanceManagerStatus{CurrentState: longhorn.InstanceManagerRunning,
 				InstanceReplicas: replicaProcesses(running)},
