@@ -43,7 +43,7 @@ func init() {
 	flag.DurationVar(&nodeMonitorGracePeriod, "node-monitor-grace-period", protection.DefaultNodeMonitorGracePeriod,
 		"kube-controller-manager's --node-monitor-grace-period, used in the protection report's expected RTO.")
 	flag.DurationVar(&reportInterval, "protection-report-interval", controllers.DefaultReportInterval,
-		"The least time between two status writes of one template's protection report (0: write every change at once).")
+		"The least time between two passes of one template's protection report: a change within it is read, and reported in status and metrics, when it ends (0: every change at once).")
 }
 
 // setupProtection wires the protection report: every template's status

@@ -72,19 +72,22 @@ type Reconciler struct {
 	// NodeMonitorGracePeriod is kube-controller-manager's
 	// --node-monitor-grace-period; zero means its default.
 	NodeMonitorGracePeriod time.Duration
-	// ReportInterval is the least time between two status writes of one
-	// template's report; a change within it is written when it ends (the
-	// metrics follow at once). Zero writes every change at once. Every
-	// status write wakes each NodeHealthCheck that references the template
-	// (NHC watches its templates' updates), and a NodeHealthCheck's pass
-	// lists the remediations once per healthy node: during a failover the
-	// report changes with every pod, and those passes delay the CRs of the
-	// next failed nodes.
+	// ReportInterval is the least time between two passes of one
+	// template's report; what changes within it is read, reported in the
+	// metrics and written when it ends. Zero reports every change at once.
+	// A pass reads every selected pod's volumes, replicas and their nodes,
+	// and every node, Longhorn or pod event wakes every template: during a
+	// failover at a thousand nodes, passes per event were half the
+	// manager's garbage. Every status write also wakes each
+	// NodeHealthCheck that references the template (NHC watches its
+	// templates' updates), and a NodeHealthCheck's pass lists the
+	// remediations once per healthy node: those passes delay the CRs of
+	// the next failed nodes.
 	ReportInterval time.Duration
 
 	watches *watches.Dynamic
-	// written is when each template's report was last written.
-	written sync.Map // types.NamespacedName → time.Time
+	// reported is when each template's report last ran a pass.
+	reported sync.Map // types.NamespacedName → time.Time
 }
 
 // The report reads templates and writes their status, and reads, never
@@ -105,16 +108,21 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Resu
 	if err := r.Client.Get(ctx, req.NamespacedName, t); err != nil {
 		if apierrors.IsNotFound(err) {
 			r.Metrics.ForgetProtection(req.NamespacedName)
-			r.written.Delete(req.NamespacedName)
+			r.reported.Delete(req.NamespacedName)
 			return ctrl.Result{}, nil
 		}
 		return ctrl.Result{}, err
+	}
+	now := r.Clock.Now()
+	if wait := r.untilNextPass(req.NamespacedName, now); wait > 0 {
+		// The events since the last pass are read together when it ends.
+		return ctrl.Result{RequeueAfter: wait}, nil
 	}
 	in, pods, err := r.observe(ctx, t)
 	if err != nil {
 		return ctrl.Result{}, err
 	}
-	held, err := r.writeReport(ctx, t, protection.Report(in, pods))
+	err = r.writeReport(ctx, t, protection.Report(in, pods))
 	if apierrors.IsConflict(err) {
 		// The template changed since it was read: the template controller's
 		// annotation at start-up, a spec edit. Not an error: report again on
@@ -123,7 +131,10 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Resu
 		logf.FromContext(ctx).V(1).Info("Template changed while reporting; reporting again")
 		return ctrl.Result{RequeueAfter: staleRetry}, nil
 	}
-	return ctrl.Result{RequeueAfter: held}, err
+	if err == nil {
+		r.reported.Store(req.NamespacedName, now)
+	}
+	return ctrl.Result{}, err
 }
 
 // DefaultReportInterval is the manager's ReportInterval: a failover's
@@ -141,10 +152,8 @@ const staleRetry = 100 * time.Millisecond
 // read a stale copy fails with a conflict instead of overwriting a newer
 // report or announcing a change twice.
 //
-// A change that comes within ReportInterval of the last write is held: it
-// returns how long until it may be written, and the pass then runs again.
 func (r *Reconciler) writeReport(ctx context.Context, t *s3gwv1alpha1.S3GWRemediationTemplate,
-	report s3gwv1alpha1.S3GWRemediationTemplateStatus) (time.Duration, error) {
+	report s3gwv1alpha1.S3GWRemediationTemplateStatus) error {
 	key := types.NamespacedName{Namespace: t.Namespace, Name: t.Name}
 	r.Metrics.SetProtection(key, podMetrics(report.Pods))
 
@@ -157,27 +166,21 @@ func (r *Reconciler) writeReport(ctx context.Context, t *s3gwv1alpha1.S3GWRemedi
 	report.Conditions, report.ObservedGeneration = conditions, t.Generation
 	next.Status = report
 	if equality.Semantic.DeepEqual(t.Status, next.Status) {
-		return 0, nil
-	}
-	now := r.Clock.Now()
-	if wait := r.untilNextWrite(key, now); wait > 0 {
-		logf.FromContext(ctx).V(1).Info("Protection report changed; writing it when the report interval ends", "in", wait)
-		return wait, nil
+		return nil
 	}
 	patch := client.MergeFromWithOptions(t, client.MergeFromWithOptimisticLock{})
 	if err := r.Client.Status().Patch(ctx, next, patch); err != nil {
-		return 0, fmt.Errorf("writing the protection report of S3GWRemediationTemplate %s: %w", key, err)
+		return fmt.Errorf("writing the protection report of S3GWRemediationTemplate %s: %w", key, err)
 	}
-	r.written.Store(key, now)
 	logf.FromContext(ctx).V(1).Info("Protection report updated", "protection", report.Protection)
 	r.emitTransitions(t, next)
-	return 0, nil
+	return nil
 }
 
-// untilNextWrite is how long the template's report must wait before its
-// next write; zero when it may be written now.
-func (r *Reconciler) untilNextWrite(key types.NamespacedName, now time.Time) time.Duration {
-	last, ok := r.written.Load(key)
+// untilNextPass is how long the template's report must wait before its
+// next pass; zero when it may run now.
+func (r *Reconciler) untilNextPass(key types.NamespacedName, now time.Time) time.Duration {
+	last, ok := r.reported.Load(key)
 	if r.ReportInterval <= 0 || !ok {
 		return 0
 	}
