@@ -100,6 +100,10 @@ func main() {
 	default:
 		setupLog.Info("No soft memory limit set", "why", why)
 	}
+	if percent, why := gcPercentToSet(os.Getenv); percent > 0 {
+		debug.SetGCPercent(percent)
+		setupLog.Info("Set the garbage collector's target heap growth", "GOGC", percent, "from", why)
+	}
 	if err := leaderElection.validate(); err != nil {
 		setupLog.Error(err, "Invalid leader election timings")
 		os.Exit(1)

@@ -37,3 +37,14 @@ func TestSoftMemoryLimit(t *testing.T) {
 		}
 	}
 }
+
+func TestGCPercentToSet(t *testing.T) {
+	if got, why := gcPercentToSet(func(string) string { return "" }); got != gcPercent || why == "" {
+		t.Errorf("without GOGC: %d, %q; want %d", got, why, gcPercent)
+	}
+	env := map[string]string{"GOGC": "200"}
+	if got, why := gcPercentToSet(func(k string) string { return env[k] }); got != 0 || why == "" {
+		t.Errorf("GOGC=200 given: %d, %q; want 0 (the runtime applied it)", got, why)
+	}
+}
+
