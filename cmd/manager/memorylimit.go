@@ -66,4 +66,3 @@ func gcPercentToSet(getenv func(string) string) (int, string) {
 	}
 	return gcPercent, "the manager's default"
 }
-

@@ -47,4 +47,3 @@ func TestGCPercentToSet(t *testing.T) {
 		t.Errorf("GOGC=200 given: %d, %q; want 0 (the runtime applied it)", got, why)
 	}
 }
-

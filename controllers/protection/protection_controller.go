@@ -151,7 +151,6 @@ const staleRetry = 100 * time.Millisecond
 // changed. The status write is locked on the template it read: a pass that
 // read a stale copy fails with a conflict instead of overwriting a newer
 // report or announcing a change twice.
-//
 func (r *Reconciler) writeReport(ctx context.Context, t *s3gwv1alpha1.S3GWRemediationTemplate,
 	report s3gwv1alpha1.S3GWRemediationTemplateStatus) error {
 	key := types.NamespacedName{Namespace: t.Namespace, Name: t.Name}
