@@ -76,7 +76,7 @@ func (w *World) buildInstanceManagers() {
 			// (types/types.go GetInstanceManagerLabels).
 			ObjectMeta: metav1.ObjectMeta{Namespace: longhornNamespace, Name: instanceManagerName(n.Name),
 				Labels: map[string]string{longhorn.InstanceManagerNodeLabel: n.Name}},
-			Spec:       longhorn.InstanceManagerSpec{NodeID: n.Name},
+			Spec: longhorn.InstanceManagerSpec{NodeID: n.Name},
 			Status: longhorn.InstanceManagerStatus{CurrentState: longhorn.InstanceManagerRunning,
 				InstanceReplicas: replicaProcesses(running)},
 		})
