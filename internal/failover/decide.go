@@ -114,6 +114,13 @@ func decide(o Observation) Decision {
 		}
 	}
 
+	// Moved off under an open gate: nothing destructive is left to hold, so
+	// the gate is read no more. Evidence that lapses after the release (a
+	// replica node's Lease late, a replica rebuilding) must not send the
+	// remediation back to waiting for fencing.
+	if o.FencedSince != nil && movedOff(o.Targets) {
+		return awaitingReplacement(o)
+	}
 	// No pod is moved by rules another remediation of the node does not share.
 	if held, d := sharedTargetsCheck(o); held {
 		return d

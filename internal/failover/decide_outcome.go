@@ -26,7 +26,7 @@ import (
 // and every target has a Ready replacement elsewhere, or reports
 // ReplacementNotReady once the replacement timeout has passed since release.
 func replacementOutcome(o Observation) (bool, Decision) {
-	if !allReleased(o.Targets) || anyPodPresent(o.Targets) {
+	if !movedOff(o.Targets) {
 		return false, Decision{}
 	}
 	if allReplaced(o.Targets) {
@@ -56,6 +56,22 @@ func allRecorded(targets []Target) bool {
 	}
 	return len(targets) > 0
 }
+
+// awaitingReplacement waits for the replacements of targets moved off the
+// node: every pod gone, every volume released. Fenced is left as the pass
+// that acted on it reported it.
+func awaitingReplacement(o Observation) Decision {
+	return Decision{
+		Phase: s3gwv1alpha1.PhaseWaitingForReplacement, Step: StepReplacement,
+		Reason:  s3gwv1alpha1.ReasonRemediationStarted,
+		Message: fmt.Sprintf("Moving s3gw off node %s (%s)", o.Node.Name, s3gwv1alpha1.PhaseWaitingForReplacement),
+		Wait:    WaitForReplacement,
+	}
+}
+
+// movedOff: no target's pod is left in the API and every volume is
+// released from the node.
+func movedOff(targets []Target) bool { return allReleased(targets) && !anyPodPresent(targets) }
 
 func anyPodPresent(targets []Target) bool {
 	for _, t := range targets {

@@ -99,6 +99,12 @@ func fenced() Observation {
 	return o
 }
 
+// fencedEarlier has status report the gate open since a minute ago.
+func fencedEarlier(o *Observation) {
+	since := o.Now.Add(-time.Minute)
+	o.FencedSince = &since
+}
+
 // fencedByIsolation opens the gate through storage isolation, which needs
 // no timestamp: Longhorn reports the node down and no replica is on it.
 func fencedByIsolation() Observation {
@@ -361,6 +367,34 @@ func TestDecide(t *testing.T) {
 			}},
 			phase: s3gwv1alpha1.PhaseWaitingForReplacement,
 			wait:  WaitForReplacement,
+		},
+
+		{
+			name: "moved off under an open gate that closed since: still waiting for the replacement, Fenced as reported",
+			obs:  notFenced, // the gate reads closed now: a replica node's Lease is late
+			mutate: []func(o *Observation){evicted, fencedEarlier, func(o *Observation) {
+				o.Targets[0].Volumes = []Volume{releasedVolume("a")}
+			}},
+			phase:  s3gwv1alpha1.PhaseWaitingForReplacement,
+			wait:   WaitForReplacement,
+			conds:  []cond{{s3gwv1alpha1.ConditionAttachmentsReleased, metav1.ConditionTrue, s3gwv1alpha1.ReasonReleased}},
+			absent: []string{s3gwv1alpha1.ConditionFenced},
+		},
+		{
+			name: "moved off by someone else before the gate opened: the gate is still read",
+			obs:  notFenced,
+			mutate: []func(o *Observation){evicted, func(o *Observation) {
+				o.Targets[0].Volumes = []Volume{releasedVolume("a")}
+			}},
+			phase: s3gwv1alpha1.PhaseWaitingForFencing,
+			wait:  WaitForFencing,
+		},
+		{
+			name:   "moved off under an open gate, a volume attached to the node again: the gate is read",
+			obs:    notFenced,
+			mutate: []func(o *Observation){evicted, fencedEarlier},
+			phase:  s3gwv1alpha1.PhaseWaitingForFencing,
+			wait:   WaitForFencing,
 		},
 
 		// 7. Replica check.
