@@ -31,9 +31,9 @@ import (
 // ErrNotInstalled means Longhorn's CRDs are not served by the API server.
 var ErrNotInstalled = errors.New("longhorn.io/v1beta2 is not served: Longhorn is not installed")
 
-// State reads Longhorn's view of nodes, replicas and tickets. It reads
-// through an uncached reader, so decisions see Longhorn as it is now and no
-// informer is started on clusters without Longhorn.
+// State reads Longhorn's view of nodes, replicas and tickets, through the
+// reader it is given: the manager's cache, whose informers start on the
+// first read, so none is started on clusters without Longhorn.
 // +kubebuilder:object:generate=false
 type State struct {
 	Reader    client.Reader
@@ -164,5 +164,8 @@ func (s State) Volume(ctx context.Context, volume, node string) (VolumeView, err
 			Healthy: r.Spec.FailedAt == "" && r.Spec.HealthyAt != ""})
 		v.RevisionCounterDisabled = v.RevisionCounterDisabled || r.Spec.RevisionCounterDisabled
 	}
+	// By name: a cache lists in no fixed order, and the order reaches
+	// status messages, which would change, and be written, on every pass.
+	slices.SortFunc(v.Replicas, func(a, b ReplicaView) int { return strings.Compare(a.Name, b.Name) })
 	return v, nil
 }

@@ -19,6 +19,8 @@ package storage
 import (
 	"context"
 	"fmt"
+	"slices"
+	"strings"
 	"time"
 
 	"k8s.io/apimachinery/pkg/api/meta"
@@ -165,6 +167,8 @@ func (p *Pass) instanceManagersOn(ctx context.Context, node string) ([]failover.
 			ims = append(ims, im)
 		}
 	}
+	// By name, for messages that do not change with the cache's order.
+	slices.SortFunc(ims, func(a, b *longhorn.InstanceManager) int { return strings.Compare(a.Name, b.Name) })
 	return instanceManagersOf(ims), nil
 }
 
