@@ -54,7 +54,7 @@ func TestVolumeReplicasInNameOrder(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		var names []string
+		names := make([]string, 0, len(view.Replicas))
 		for _, r := range view.Replicas {
 			names = append(names, r.Name)
 		}
