@@ -64,9 +64,15 @@ func awaitingReplacement(o Observation) Decision {
 	return Decision{
 		Phase: s3gwv1alpha1.PhaseWaitingForReplacement, Step: StepReplacement,
 		Reason:  s3gwv1alpha1.ReasonRemediationStarted,
-		Message: fmt.Sprintf("Moving s3gw off node %s (%s)", o.Node.Name, s3gwv1alpha1.PhaseWaitingForReplacement),
+		Message: movingMessage(o, s3gwv1alpha1.PhaseWaitingForReplacement),
 		Wait:    WaitForReplacement,
 	}
+}
+
+// movingMessage is the message of a pass that moves s3gw off the node, or
+// waits for its replacement, with nothing holding it.
+func movingMessage(o Observation, phase s3gwv1alpha1.Phase) string {
+	return fmt.Sprintf("Moving s3gw off node %s (%s)", o.Node.Name, phase)
 }
 
 // movedOff: no target's pod is left in the API and every volume is

@@ -64,7 +64,7 @@ func actions(o Observation, gate Gate) Decision {
 	default:
 		d.Phase = s3gwv1alpha1.PhaseWaitingForReplacement
 	}
-	d.Message = fmt.Sprintf("Moving s3gw off node %s (%s)", o.Node.Name, d.Phase)
+	d.Message = movingMessage(o, d.Phase)
 	if plan.waitingForKubelet {
 		d.Message = fmt.Sprintf("Waiting for node %s's kubelet: it still reports Ready=False or renews its Lease, "+
 			"so it may still run s3gw and it unmounts its volumes itself once it stops the pods; "+
