@@ -20,7 +20,9 @@ import (
 	"bufio"
 	"encoding/json"
 	"fmt"
+	"net/http"
 	"os"
+	"strings"
 	"time"
 )
 
@@ -33,6 +35,9 @@ type Write struct {
 	Namespace, Name                 string
 	Code                            int
 	At                              time.Time
+	// Reason is an Event's reason (the audit policy logs the manager's
+	// Event creates with their body).
+	Reason string
 	// Unsure is set when the request ended without a definite answer (a
 	// 5xx such as 504: the client went away, typically killed, while
 	// kube-apiserver handled it). Such a write may or may not have been
@@ -63,6 +68,9 @@ type auditEvent struct {
 		Code int `json:"code"`
 	} `json:"responseStatus"`
 	StageTimestamp time.Time `json:"stageTimestamp"`
+	RequestObject  *struct {
+		Reason string `json:"reason"`
+	} `json:"requestObject"`
 }
 
 // ManagerWrites lists the manager's writes so far that succeeded or may
@@ -70,6 +78,44 @@ type auditEvent struct {
 // ManagerAuditPolicy. Refused attempts (a conflict, a NotFound, a
 // precondition or admission failure) are left out: they changed nothing.
 func (e *Env) ManagerWrites() ([]Write, error) {
+	all, err := e.managerRequests()
+	if err != nil {
+		return nil, err
+	}
+	out := all[:0]
+	for _, w := range all {
+		if w.Unsure || (w.Code >= 200 && w.Code <= 299) {
+			out = append(out, w)
+		}
+	}
+	return out, nil
+}
+
+// ManagerEventsDropped lists the manager's Event creates with reason about
+// the object named regarding (in namespace) that kube-apiserver answered
+// with an error other than AlreadyExists, as it does while etcd is away. client-go's
+// events broadcaster never retries those (tools/events/event_broadcaster.go,
+// recordEvent: a StatusError is "rejected (will not retry!)"), so each may
+// be an event lost for good; whether it was stored anyway, nobody knows.
+func (e *Env) ManagerEventsDropped(namespace, regarding, reason string) ([]Write, error) {
+	all, err := e.managerRequests()
+	if err != nil {
+		return nil, err
+	}
+	var out []Write
+	for _, w := range all {
+		if w.Resource == "events" && w.Verb == "create" && w.Namespace == namespace &&
+			w.Reason == reason &&
+			strings.HasPrefix(w.Name, regarding+".") && (w.Code < 200 || w.Code > 299) && w.Code != http.StatusConflict {
+			out = append(out, w)
+		}
+	}
+	return out, nil
+}
+
+// managerRequests lists every write request of the manager that completed,
+// whatever its answer; Unsure is set on the 5xx ones.
+func (e *Env) managerRequests() ([]Write, error) {
 	f, err := os.Open(e.Cluster.AuditLogPath())
 	if err != nil {
 		return nil, fmt.Errorf("reading the audit log (set cluster.Options.AuditPolicy to harness.ManagerAuditPolicy()): %w", err)
@@ -88,14 +134,14 @@ func (e *Env) ManagerWrites() ([]Write, error) {
 			continue
 		}
 		code := ev.ResponseStatus.Code
-		unsure := code >= 500
-		if !unsure && (code < 200 || code > 299) {
-			continue
+		reason := ""
+		if ev.RequestObject != nil {
+			reason = ev.RequestObject.Reason
 		}
 		out = append(out, Write{
 			Verb: ev.Verb, APIGroup: ev.ObjectRef.APIGroup, Resource: ev.ObjectRef.Resource,
 			Subresource: ev.ObjectRef.Subresource, Namespace: ev.ObjectRef.Namespace, Name: ev.ObjectRef.Name,
-			Code: code, At: ev.StageTimestamp, Unsure: unsure,
+			Code: code, At: ev.StageTimestamp, Unsure: code >= 500, Reason: reason,
 		})
 	}
 	return out, sc.Err()

@@ -59,6 +59,14 @@ rules:
   resources:
   - group: coordination.k8s.io
     resources: [leases]
+- level: Request
+  users: ["` + testenv.ManagerUser + `"]
+  verbs: [create]
+  resources:
+  - group: ""
+    resources: [events]
+  - group: events.k8s.io
+    resources: [events]
 - level: Metadata
   users: ["` + testenv.ManagerUser + `"]
   verbs: [create, update, patch, delete, deletecollection]
