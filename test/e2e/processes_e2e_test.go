@@ -254,12 +254,11 @@ func signed(d time.Duration) string {
 // out-of-service taint added and removed once (OutOfServiceTaint) or never
 // touched; and that the CR got a RemediationStarted and a
 // RemediationFinished event, and no out-of-service taint is left behind.
-// Events are best effort under SIGKILL (docs/safety.md §6): a kill between
-// an event and the status patch that records its transition repeats it, a
-// kill before the recorder sent a queued event loses it, and so does an
-// Event create kube-apiserver answers with an error (etcd restarting):
-// client-go never retries it. So with kills or such an answer the count is
-// only bounded (at most one more per kill); without, it is one.
+// Events are best effort (docs/safety.md §6): a kill before the recorder
+// sent a queued event loses it, and so does an Event create kube-apiserver
+// answers with an error (etcd restarting): client-go never retries it. So
+// with kills or such an answer the count is only bounded (at most one more
+// per kill); without, it is one.
 //
 // A write cut short by a SIGKILL ends in the audit log without a definite
 // answer (Unsure) and may or may not have been stored; the manager, which
@@ -333,7 +332,7 @@ func expectDoneOnce(ctx context.Context, r *harness.Run, strategy s3gwv1alpha1.R
 			continue
 		}
 		// An event kube-apiserver refused (etcd away) is lost or was
-		// stored anyway; only a kill repeats one.
+		// stored anyway.
 		Consistently(ctx, func() int { return eventCount(ctx, ns, name, reason) }).WithTimeout(2*time.Second).
 			Should(BeNumerically("<=", 1+kills), "%s events of %s (%d kills, refused: %v)", reason, name, kills, dropped)
 	}

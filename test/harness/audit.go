@@ -45,6 +45,9 @@ type Write struct {
 	Unsure bool
 }
 
+// succeeded is true when kube-apiserver answered with success.
+func (w Write) succeeded() bool { return w.Code >= 200 && w.Code <= 299 }
+
 func (w Write) String() string {
 	res := w.Resource
 	if w.Subresource != "" {
@@ -84,7 +87,7 @@ func (e *Env) ManagerWrites() ([]Write, error) {
 	}
 	out := all[:0]
 	for _, w := range all {
-		if w.Unsure || (w.Code >= 200 && w.Code <= 299) {
+		if w.Unsure || w.succeeded() {
 			out = append(out, w)
 		}
 	}
@@ -93,10 +96,11 @@ func (e *Env) ManagerWrites() ([]Write, error) {
 
 // ManagerEventsDropped lists the manager's Event creates with reason about
 // the object named regarding (in namespace) that kube-apiserver answered
-// with an error other than AlreadyExists, as it does while etcd is away. client-go's
-// events broadcaster never retries those (tools/events/event_broadcaster.go,
-// recordEvent: a StatusError is "rejected (will not retry!)"), so each may
-// be an event lost for good; whether it was stored anyway, nobody knows.
+// with an error other than AlreadyExists, as it does while etcd is away.
+// client-go's events broadcaster never retries those
+// (tools/events/event_broadcaster.go, recordEvent: a StatusError is
+// "rejected (will not retry!)"), so each may be an event lost for good;
+// whether it was stored anyway, nobody knows.
 func (e *Env) ManagerEventsDropped(namespace, regarding, reason string) ([]Write, error) {
 	all, err := e.managerRequests()
 	if err != nil {
@@ -104,9 +108,8 @@ func (e *Env) ManagerEventsDropped(namespace, regarding, reason string) ([]Write
 	}
 	var out []Write
 	for _, w := range all {
-		if w.Resource == "events" && w.Verb == "create" && w.Namespace == namespace &&
-			w.Reason == reason &&
-			strings.HasPrefix(w.Name, regarding+".") && (w.Code < 200 || w.Code > 299) && w.Code != http.StatusConflict {
+		if w.Resource == "events" && w.Verb == "create" && w.Namespace == namespace && w.Reason == reason &&
+			strings.HasPrefix(w.Name, regarding+".") && !w.succeeded() && w.Code != http.StatusConflict {
 			out = append(out, w)
 		}
 	}
