@@ -89,8 +89,8 @@ func TestTargetedCuts(t *testing.T) {
 }
 
 // TestHazardNames: every hazard has a name that parses back to it alone,
-// "all" turns every one on, and all but the targeted cuts, SNR and the
-// node re-creation are on by default.
+// "all" turns every one on, and all but the targeted cuts, SNR, the node
+// re-creation and the taint handover are on by default.
 func TestHazardNames(t *testing.T) {
 	all, err := parseHazards("all")
 	if err != nil {
@@ -104,7 +104,8 @@ func TestHazardNames(t *testing.T) {
 		if !*h.field(&all) {
 			t.Errorf("all leaves %s off", h.name)
 		}
-		optIn := strings.HasPrefix(h.name, "cut-after-") || h.name == "snr" || h.name == "node-recreated"
+		optIn := strings.HasPrefix(h.name, "cut-after-") || h.name == "snr" || h.name == "node-recreated" ||
+			h.name == "taint-handover"
 		if *h.field(&defaultHazards) == optIn {
 			t.Errorf("%s: on by default is %v, want %v", h.name, *h.field(&defaultHazards), !optIn)
 		}

@@ -39,15 +39,19 @@ type result struct {
 }
 
 // episodeRand is the randomness of episode i of a run: the scenario and
-// everything that happens in it; lagRand draws the informer cache's delays.
-func episodeRand(seed uint64, i int) (rnd, lagRand *rand.Rand) {
-	return rand.New(rand.NewPCG(seed, uint64(i))), rand.New(rand.NewPCG(^seed, uint64(i)))
+// everything that happens in it; lagRand draws the informer cache's delays;
+// lateRand draws the parts of the scenario added after the fixed seed's
+// figures were taken (generate), so that the other draws and everything
+// that happens in an episode stay as they were.
+func episodeRand(seed uint64, i int) (rnd, lagRand, lateRand *rand.Rand) {
+	return rand.New(rand.NewPCG(seed, uint64(i))), rand.New(rand.NewPCG(^seed, uint64(i))),
+		rand.New(rand.NewPCG(seed, ^uint64(i)))
 }
 
 // runEpisode draws and plays one episode; tr (may be nil) records it.
 func runEpisode(seed uint64, i int, p Policy, tr *trace) result {
-	rnd, lagRand := episodeRand(seed, i)
-	sc := generate(rnd, p)
+	rnd, lagRand, lateRand := episodeRand(seed, i)
+	sc := generate(rnd, lateRand, p)
 	w := newWorld(sc, rnd, lagRand, tr)
 	w.describe()
 	m := newManager(w)
@@ -133,6 +137,10 @@ func (w *World) describe() {
 	w.tracef("setup", "stale evidence %+v; crash rate %.2f; interleave rate %.2f", sc.Stale, sc.CrashRate, sc.InterleaveRate)
 	for _, f := range sc.Faults {
 		w.tracef("setup", "at +%s: %s", f.At, f)
+	}
+	if r := sc.Retaint; r != nil {
+		w.tracef("setup", "an admin puts back an out-of-service taint a fencer removed from a node still off, %s later, "+
+			"timeAdded %t, removing it %s after the node is Ready", r.After, r.TimeAdded, r.Lingers)
 	}
 	if r := sc.Recreate; r != nil {
 		w.tracef("setup", "an admin replaces node %s after %s NotReady, re-creating it %s later", w.nodes[r.Node].Name, r.After, r.Gap)

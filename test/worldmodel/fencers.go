@@ -276,6 +276,9 @@ func (w *World) removeTaint(node *corev1.Node, key string) {
 	if len(kept) != len(node.Spec.Taints) {
 		node.Spec.Taints = kept
 		if key == corev1.TaintNodeOutOfService {
+			if w.taintedBy[node.Name] == operator {
+				w.operatorTaintRemoved(node.Name)
+			}
 			delete(w.taintedBy, node.Name)
 		}
 		w.api.touch(node)

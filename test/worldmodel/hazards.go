@@ -49,17 +49,21 @@ type Hazards struct {
 	// NodeRecreated: in half the episodes an admin deletes a NotReady
 	// Node and re-creates it from its saved manifest (recreate.go).
 	NodeRecreated bool
+	// TaintHandover: in half the episodes, an admin puts back an
+	// out-of-service taint that FAR or SNR removed from a node still off
+	// (retaint.go).
+	TaintHandover bool
 }
 
 // allHazards are every hazard the model has.
 var allHazards = Hazards{RevisionCounterDisabled: true, ClockSkew: true, InformerLag: true,
-	CutAfterTicket: true, CutAfterRelease: true, SNR: true, NodeRecreated: true}
+	CutAfterTicket: true, CutAfterRelease: true, SNR: true, NodeRecreated: true, TaintHandover: true}
 
 // defaultHazards are the hazards of TestWorldModel, the fixed-seed run of
 // make test, and of the mutation runs: all but the targeted cuts, SNR (a
 // neighbour some clusters have; the mutation of the taint owner record
-// runs with it, Mutation.Hazards) and the node re-creation (run it with
-// WORLDMODEL_HAZARDS naming it). Volumes with the revision counter
+// runs with it and the taint handover, Mutation.Hazards) and the node
+// re-creation (run them with WORLDMODEL_HAZARDS naming them). Volumes with the revision counter
 // disabled are refused (failover.VolumeRules); the gate reads only clocks
 // it trusts (issue #16 item 3b), so skewed machines must not cost a write
 // either.
@@ -91,6 +95,7 @@ var hazardNames = []hazard{
 	{"cut-after-release", func(h *Hazards) *bool { return &h.CutAfterRelease }},
 	{"snr", func(h *Hazards) *bool { return &h.SNR }},
 	{"node-recreated", func(h *Hazards) *bool { return &h.NodeRecreated }},
+	{"taint-handover", func(h *Hazards) *bool { return &h.TaintHandover }},
 }
 
 // parseHazards reads "none", "all" or a comma-separated list of names.
@@ -171,5 +176,8 @@ func (h Hazards) apply(sc *Scenario) {
 	}
 	if !h.NodeRecreated {
 		sc.Recreate = nil
+	}
+	if !h.TaintHandover {
+		sc.Retaint = nil
 	}
 }

@@ -63,6 +63,9 @@ type Scenario struct {
 	// Recreate is an admin's replacement of a NotReady Node object
 	// (recreate.go); nil: none.
 	Recreate *RecreateSpec
+	// Retaint is an admin who puts back an out-of-service taint a fencer
+	// removed from a node still off (retaint.go); nil: none.
+	Retaint *RetaintSpec
 }
 
 // InstanceSpec places one s3gw release: its pod's node and its replicas'
@@ -147,8 +150,9 @@ func (p Policy) String() string {
 	return s + ", hazards " + p.Hazards.String()
 }
 
-// generate draws a scenario under the policy.
-func generate(r *rand.Rand, p Policy) *Scenario {
+// generate draws a scenario under the policy; late draws what was added
+// to the model after the fixed seed's figures were taken (episodeRand).
+func generate(r, late *rand.Rand, p Policy) *Scenario {
 	sc := &Scenario{Nodes: 3 + r.IntN(4), Duration: 20 * time.Minute,
 		CrashRate: pick(r, 0.0, 0.05, 0.15), InterleaveRate: pick(r, 0.0, 0.02, 0.1)}
 	instances := 1
@@ -192,6 +196,7 @@ func generate(r *rand.Rand, p Policy) *Scenario {
 	sc.ReleaseCut = generateCut(r, 5*time.Second)
 	sc.SNR = generateSNR(r)
 	sc.Recreate = generateRecreate(r, sc)
+	sc.Retaint = generateRetaint(late)
 	p.Hazards.apply(sc)
 	return sc
 }

@@ -70,6 +70,7 @@ type World struct {
 	lastTick map[int64]int64
 	cuts     cutState
 	recreate recreateState
+	retaint  retaintState
 	// orphanedSince is when Pod GC first found pods bound to each missing
 	// Node name (podgc.go).
 	orphanedSince map[string]time.Time
@@ -94,6 +95,7 @@ func newWorld(sc *Scenario, rnd, lagRand *rand.Rand, tr *trace) *World {
 	w := &World{sc: sc, rnd: rnd, lagRand: lagRand, start: epoch, now: epoch, adc: newAttachDetach(), far: map[types.UID]*farJob{},
 		admin: admin{offSince: map[string]time.Time{}, tainted: map[string]bool{}}, lastTick: map[int64]int64{}, terminating: map[types.UID]time.Time{}, taintedBy: map[string]string{},
 		health: map[string]*nodeHealth{}, taintedSince: map[types.UID]time.Time{}, orphanedSince: map[string]time.Time{},
+		retaint: retaintState{tainted: map[string]bool{}, readySince: map[string]time.Time{}},
 		pending: map[time.Time]bool{}, trace: tr, stats: &episodeStats{}, snrAgentState: map[string]*snrAgent{}}
 	w.api = newStore(scheme, func() time.Time { return w.now }, w.suffix)
 	installKinds(w.api, sc.FAR.Installed, sc.SNR != nil)
@@ -137,6 +139,7 @@ func (w *World) step() {
 	w.fenceAgents()
 	w.selfNodeRemediation()
 	w.adminActs()
+	w.adminRemovesRetaint()
 }
 
 func (w *World) schedule(after time.Duration, what string, do func()) {
