@@ -39,6 +39,7 @@ import (
 	"github.com/s3gw-tech/s3gw-remediation/test/apiaudit"
 	"github.com/s3gw-tech/s3gw-remediation/test/cluster"
 	"github.com/s3gw-tech/s3gw-remediation/test/harness"
+	"github.com/s3gw-tech/s3gw-remediation/test/nhc"
 )
 
 // The scale benchmark fails many gateway nodes of a large cluster at once
@@ -201,9 +202,16 @@ type scaleRun struct {
 	// NodeHealthCheck's share. CRToPodGone is S3GWRemediation created →
 	// old pod gone: the operator's first write, before the attach-detach
 	// controller's part of CRToReleased.
-	NotReadyToCR stats       `json:"notReadyToCR"`
-	CRToPodGone  stats       `json:"crToPodGone"`
-	Failures     []runResult `json:"failures"`
+	NotReadyToCR stats `json:"notReadyToCR"`
+	CRToPodGone  stats `json:"crToPodGone"`
+	// NHCPasses are the NodeHealthCheck's reconcile passes from the first
+	// failure until every remediation Succeeded (seconds each), and
+	// NHCCRLists their live LISTs of remediation CRs per pass: NHC runs one
+	// pass at a time, so a node that turns unhealthy waits for the pass
+	// under way and for the next to reach it.
+	NHCPasses  stats       `json:"nhcPasses"`
+	NHCCRLists stats       `json:"nhcCRListsPerPass"`
+	Failures   []runResult `json:"failures"`
 	// Manager usage: when setup ended, before the failures (after the idle
 	// window: steady state), and at the end.
 	SetUp  cluster.Usage `json:"setUp"`
@@ -259,7 +267,7 @@ func runScale(ctx context.Context, cfg scaleConfig, size clusterSize, profiles m
 	fmt.Println(sr.Settings)
 
 	sampler := sampleRSS(ctx, env.Manager)
-	gateways, err := setUpScale(ctx, env, cfg, size)
+	gateways, check, err := setUpScale(ctx, env, cfg, size)
 	if err != nil {
 		sampler.stop()
 		return sr, err
@@ -312,6 +320,7 @@ func runScale(ctx context.Context, cfg scaleConfig, size clusterSize, profiles m
 		return sr, err
 	}
 	sr.summarize(runs)
+	sr.NHCPasses, sr.NHCCRLists = passStats(check.Passes(), runs[0].FailedAt, end)
 	for _, h := range []*heapSnapshot{before, peak} {
 		if h == nil {
 			continue
@@ -376,24 +385,38 @@ func (sr *scaleRun) summarize(runs []*harness.Run) {
 	sr.NotReadyToCR, sr.CRToPodGone = newStats(notReadyToCR), newStats(crToPodGone)
 }
 
+// passStats are the durations (seconds) and live CR LISTs of the
+// NodeHealthCheck's passes that began from..to.
+func passStats(passes []nhc.Pass, from, to time.Time) (took, lists stats) {
+	var secs, counts []float64
+	for _, p := range passes {
+		if !p.Began.Before(from) && p.Began.Before(to) {
+			secs, counts = append(secs, p.Took.Seconds()), append(counts, float64(p.CRLists))
+		}
+	}
+	return newStats(secs), newStats(counts)
+}
+
 // setUpScale adds the nodes, the NodeHealthCheck, the gateways and the
-// filler pods, and returns the gateways in node order.
-func setUpScale(ctx context.Context, env *harness.Env, cfg scaleConfig, size clusterSize) ([]*harness.Gateway, error) {
-	if _, err := env.EnableRemediation(ctx, harness.Remediation{
+// filler pods, and returns the gateways in node order and the
+// NodeHealthCheck's emulator.
+func setUpScale(ctx context.Context, env *harness.Env, cfg scaleConfig, size clusterSize) ([]*harness.Gateway, *nhc.Emulator, error) {
+	check, err := env.EnableRemediation(ctx, harness.Remediation{
 		Name: scalePool, NodeSelector: map[string]string{poolLabel: scalePool},
-	}); err != nil {
-		return nil, err
+	})
+	if err != nil {
+		return nil, nil, err
 	}
 	nodes := make([]int, size.Nodes)
 	for i := range nodes {
 		nodes[i] = i
 	}
 	began := time.Now()
-	err := parallel(ctx, cfg.parallel, nodes, func(ctx context.Context, i int) error {
+	err = parallel(ctx, cfg.parallel, nodes, func(ctx context.Context, i int) error {
 		return env.AddNodes(ctx, map[string]string{poolLabel: scalePool, harness.ZoneLabel: fmt.Sprintf("zone-%d", i%cfg.zones)}, nodeName(i))
 	})
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	fmt.Printf("  %d nodes Ready in %s\n", size.Nodes, time.Since(began).Round(time.Second))
 
@@ -409,16 +432,16 @@ func setUpScale(ctx context.Context, env *harness.Env, cfg scaleConfig, size clu
 		return err
 	})
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	fmt.Printf("  %d gateways Ready in %s\n", cfg.gateways, time.Since(began).Round(time.Second))
 
 	began = time.Now()
 	if err := deployFiller(ctx, env, size.Pods-cfg.gateways); err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	fmt.Printf("  %d filler pods Running in %s\n", size.Pods-cfg.gateways, time.Since(began).Round(time.Second))
-	return gateways, nil
+	return gateways, check, nil
 }
 
 func nodeName(i int) string { return fmt.Sprintf("node-%04d", i) }
@@ -543,6 +566,14 @@ func (s *rssSampler) stop() []rssSample {
 
 func mib(b int64) string { return fmt.Sprintf("%.1f MiB", float64(b)/(1<<20)) }
 
+// fmtCount is a stat of counts, "—" when there is none.
+func fmtCount(v *float64) string {
+	if v == nil {
+		return "—"
+	}
+	return fmt.Sprintf("%.0f", *v)
+}
+
 func fmtStat(v *float64) string {
 	if v == nil {
 		return "never"
@@ -591,6 +622,13 @@ func (r *scaleResult) table() string {
 	})
 	row("node NotReady → CR (the NodeHealthCheck) p50 / p99", "", func(sr scaleRun) string {
 		return fmtStat(sr.NotReadyToCR.P50) + " / " + fmtStat(sr.NotReadyToCR.P99)
+	})
+	row("NodeHealthCheck passes during the failures: count, seconds each p50 / p99 / max", "", func(sr scaleRun) string {
+		return fmt.Sprintf("%d, %s / %s / %s", sr.NHCPasses.Count, fmtStat(sr.NHCPasses.P50), fmtStat(sr.NHCPasses.P99),
+			fmtStat(sr.NHCPasses.Max))
+	})
+	row("live LISTs of remediation CRs per NodeHealthCheck pass p50 / max", "", func(sr scaleRun) string {
+		return fmtCount(sr.NHCCRLists.P50) + " / " + fmtCount(sr.NHCCRLists.Max)
 	})
 	row("CR → Ready p50 / p99", "", func(sr scaleRun) string { return fmtStat(sr.CRToReady.P50) + " / " + fmtStat(sr.CRToReady.P99) })
 	row("RTO p50 / p99", "", func(sr scaleRun) string { return fmtStat(sr.RTO.P50) + " / " + fmtStat(sr.RTO.P99) })

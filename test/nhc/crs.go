@@ -55,6 +55,7 @@ func matchesNodeTemplate(cr *unstructured.Unstructured, node, template string) b
 func (e *Emulator) listKind(ctx context.Context, gvk schema.GroupVersionKind) ([]unstructured.Unstructured, error) {
 	list := &unstructured.UnstructuredList{}
 	list.SetGroupVersionKind(gvk.GroupVersion().WithKind(gvk.Kind + "List"))
+	e.crLists.Add(1)
 	if err := e.Client.List(ctx, list); err != nil {
 		return nil, fmt.Errorf("listing %s: %w", gvk.Kind, err)
 	}

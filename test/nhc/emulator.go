@@ -22,6 +22,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -152,6 +153,12 @@ type Emulator struct {
 	// conditions.
 	storm         bool
 	cooldownSince *time.Time
+
+	// passes are the reconcile passes timed (passes.go); crLists counts
+	// the live LISTs of remediation CRs.
+	passMu  sync.Mutex
+	passes  []Pass
+	crLists atomic.Int64
 }
 
 // UnhealthyNode is an entry of NHC's status.unhealthyNodes.

@@ -50,6 +50,7 @@ func (e *Emulator) Reconcile(ctx context.Context) (time.Duration, error) {
 func (e *Emulator) reconcile(ctx context.Context, nodeReader client.Reader) (time.Duration, error) {
 	e.mu.Lock()
 	defer e.mu.Unlock()
+	defer e.beginPass()()
 	reason, err := e.checkTemplates(ctx)
 	if err != nil {
 		return 0, err
