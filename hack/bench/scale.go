@@ -735,7 +735,9 @@ func (r *scaleResult) markdown() string {
 		"the last garbage collection, split by owner (`hack/bench/heap.go`). Its API requests are " +
 		"counted from kube-apiserver's audit log by its own identity. CR → released is S3GWRemediation created → no " +
 		"VolumeAttachment of the volume left on the dead node (the operator's own part); CR → Ready ends when the " +
-		"replacement gateway is Ready, including the simulated Longhorn attach delay; percentiles are nearest-rank.\n\n")
+		"replacement gateway is Ready, including the simulated Longhorn attach delay. The NodeHealthCheck's passes are " +
+		"the emulator's reconcile passes that began between the first failure and the last Succeeded, timed on the wall " +
+		"clock; each lists the remediation CRs live once per healthy node, as NHC does. Percentiles are nearest-rank.\n\n")
 	b.WriteString(r.table())
 	if per := r.perNode(); per != "" {
 		b.WriteString("\n" + per)
