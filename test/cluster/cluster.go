@@ -126,7 +126,7 @@ func (c *Cluster) boot(ctx context.Context, bins binaries) error {
 			ready: httpProbe(selfSignedHTTPClient(), fmt.Sprintf("https://127.0.0.1:%d/healthz", p.scheduler), "", "ok")},
 		// HOME points into the cluster directory so that kwok ignores any
 		// ~/.kwok/kwok.yaml of the person running the tests.
-		{name: "kwok", binary: bins.kwok, args: kwokArgs(c.creds.kubeconfig, stagePaths, p.kwok, c.opts), env: []string{"HOME=" + c.dir},
+		{name: "kwok", binary: bins.kwok, args: kwokArgs(c.creds.kwokKubeconfig, stagePaths, p.kwok, c.opts), env: []string{"HOME=" + c.dir},
 			ready: httpProbe(plainHTTPClient(), fmt.Sprintf("http://127.0.0.1:%d/healthz", p.kwok), "", "ok")},
 	}
 	for _, comp := range c.components {
@@ -138,6 +138,9 @@ func (c *Cluster) boot(ctx context.Context, bins binaries) error {
 
 	if c.client, err = client.New(c.RESTConfig(), client.Options{Scheme: clientgoscheme.Scheme}); err != nil {
 		return fmt.Errorf("creating cluster client: %w", err)
+	}
+	if err := c.fenceUnmanagedNodes(ctx); err != nil {
+		return err
 	}
 	// The ServiceAccount admission plugin rejects pods until the default
 	// ServiceAccount exists, so the cluster is usable only after

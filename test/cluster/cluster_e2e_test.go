@@ -30,7 +30,9 @@ import (
 	appsv1 "k8s.io/api/apps/v1"
 	authenticationv1 "k8s.io/api/authentication/v1"
 	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/apimachinery/pkg/util/wait"
 	"k8s.io/client-go/tools/clientcmd"
 	"k8s.io/utils/ptr"
@@ -84,6 +86,7 @@ func TestNodeFailureAndRecovery(t *testing.T) {
 	if !NodeReady(&healthy) {
 		t.Errorf("node-b lost readiness while only node-a failed: %v", healthy.Status.Conditions)
 	}
+	expectKwokFenced(ctx, t, c, "node-a", "node-b")
 
 	if err := c.RecoverNode(ctx, "node-a"); err != nil {
 		t.Fatal(err)
@@ -255,5 +258,37 @@ func TestRestartComponentsKeepsStateAndCredentials(t *testing.T) {
 	}
 	if n := strings.Count(string(audit), `"resource":"selfsubjectreviews"`); n != 2 {
 		t.Errorf("audit log holds %d SelfSubjectReviews of the ServiceAccount, want 2 (one before, one after the restart)", n)
+	}
+}
+
+// expectKwokFenced checks the admission policy of kwok_fence.go: kwok's
+// identity may no longer write the failed node, its metadata or its
+// status, and still writes a live one.
+func expectKwokFenced(ctx context.Context, t *testing.T, c *Cluster, failed, live string) {
+	t.Helper()
+	cfg, err := c.RESTConfigFor(kwokUser)
+	if err != nil {
+		t.Fatal(err)
+	}
+	kwok, err := client.New(cfg, client.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	annotate := client.RawPatch(types.MergePatchType, []byte(`{"metadata":{"annotations":{"kwok-fence-probe":"1"}}}`))
+	ready := client.RawPatch(types.StrategicMergePatchType, []byte(`{"status":{"conditions":[{"type":"Ready","status":"True"}]}}`))
+	for _, w := range []struct {
+		what  string
+		write func(*corev1.Node) error
+	}{
+		{"annotate", func(n *corev1.Node) error { return kwok.Patch(ctx, n, annotate) }},
+		{"mark Ready", func(n *corev1.Node) error { return kwok.Status().Patch(ctx, n, ready) }},
+	} {
+		err := w.write(&corev1.Node{ObjectMeta: metav1.ObjectMeta{Name: failed}})
+		if !apierrors.IsInvalid(err) || !strings.Contains(err.Error(), "its simulated kubelet writes nothing") {
+			t.Errorf("kwok's %s of failed %s: %v, want refused by %s", w.what, failed, err, kwokFenceName)
+		}
+	}
+	if err := kwok.Patch(ctx, &corev1.Node{ObjectMeta: metav1.ObjectMeta{Name: live}}, annotate); err != nil {
+		t.Errorf("kwok's write of live %s refused: %v", live, err)
 	}
 }

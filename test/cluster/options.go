@@ -162,7 +162,7 @@ func (o Options) validate() error {
 	if o.AuditLog && o.AuditPolicy != "" {
 		return errors.New("set AuditLog or AuditPolicy, not both")
 	}
-	seen := map[string]bool{adminUser: true}
+	seen := map[string]bool{adminUser: true, kwokUser: true}
 	for _, u := range o.Users {
 		if u == "" || strings.ContainsAny(u, ",\"\n") || seen[u] {
 			return fmt.Errorf("invalid or repeated user name %q", u)

@@ -30,6 +30,7 @@ import (
 	"net"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"time"
 
@@ -37,8 +38,13 @@ import (
 	clientcmdapi "k8s.io/client-go/tools/clientcmd/api"
 )
 
-// adminUser is the static-token user every client of the cluster acts as.
-const adminUser = "local-cluster-admin"
+// adminUser is the static-token user the cluster's clients act as; kwok
+// acts as kwokUser, so that an admission policy can tell its writes apart
+// (kwok_fence.go).
+const (
+	adminUser = "local-cluster-admin"
+	kwokUser  = "kwok"
+)
 
 // credentials are the files the control plane needs, all inside the
 // cluster's directory: a CA and serving certificate for kube-apiserver, the
@@ -52,24 +58,26 @@ type credentials struct {
 	saPrivateKey string
 	tokenFile    string
 	adminToken   string
-	// userTokens are the tokens of Options.Users.
-	userTokens    map[string]string
-	kubeconfig    string
-	apiserverHost string
+	// userTokens are the tokens of Options.Users and kwok's.
+	userTokens     map[string]string
+	kubeconfig     string
+	kwokKubeconfig string
+	apiserverHost  string
 }
 
 // writeCredentials generates fresh keys for one cluster. Nothing is reused
 // between clusters, so a leaked file from a previous run is harmless.
 func writeCredentials(dir string, apiserverPort int, users []string) (*credentials, error) {
 	c := &credentials{
-		caCertFile:    filepath.Join(dir, "ca.crt"),
-		servingCert:   filepath.Join(dir, "apiserver.crt"),
-		servingKey:    filepath.Join(dir, "apiserver.key"),
-		saPublicKey:   filepath.Join(dir, "sa.pub"),
-		saPrivateKey:  filepath.Join(dir, "sa.key"),
-		tokenFile:     filepath.Join(dir, "tokens.csv"),
-		kubeconfig:    filepath.Join(dir, "admin.kubeconfig"),
-		apiserverHost: fmt.Sprintf("https://127.0.0.1:%d", apiserverPort),
+		caCertFile:     filepath.Join(dir, "ca.crt"),
+		servingCert:    filepath.Join(dir, "apiserver.crt"),
+		servingKey:     filepath.Join(dir, "apiserver.key"),
+		saPublicKey:    filepath.Join(dir, "sa.pub"),
+		saPrivateKey:   filepath.Join(dir, "sa.key"),
+		tokenFile:      filepath.Join(dir, "tokens.csv"),
+		kubeconfig:     filepath.Join(dir, "admin.kubeconfig"),
+		kwokKubeconfig: filepath.Join(dir, "kwok.kubeconfig"),
+		apiserverHost:  fmt.Sprintf("https://127.0.0.1:%d", apiserverPort),
 	}
 	if err := c.writeServingPKI(); err != nil {
 		return nil, err
@@ -77,10 +85,13 @@ func writeCredentials(dir string, apiserverPort int, users []string) (*credentia
 	if err := c.writeServiceAccountKeys(); err != nil {
 		return nil, err
 	}
-	if err := c.writeTokens(users); err != nil {
+	if err := c.writeTokens(append(slices.Clone(users), kwokUser)); err != nil {
 		return nil, err
 	}
 	if err := c.writeKubeconfig(); err != nil {
+		return nil, err
+	}
+	if err := c.writeKubeconfigFor(c.kwokKubeconfig, kwokUser, c.userTokens[kwokUser]); err != nil {
 		return nil, err
 	}
 	return c, nil
@@ -179,7 +190,7 @@ func (c *credentials) writeTokens(users []string) error {
 }
 
 // writeKubeconfig writes the admin kubeconfig that kube-controller-manager,
-// kube-scheduler, kwok and people (kubectl --kubeconfig) use.
+// kube-scheduler and people (kubectl --kubeconfig) use.
 func (c *credentials) writeKubeconfig() error {
 	return c.writeKubeconfigFor(c.kubeconfig, adminUser, c.adminToken)
 }
