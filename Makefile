@@ -97,12 +97,17 @@ test-unit: envtest-assets $(PROMTOOL) fence-agents ## Run unit and envtest suite
 
 WORLDMODEL_RUNS ?= 5
 .PHONY: test-worldmodel-explore
-test-worldmodel-explore: ## Run the world-model safety test with $(WORLDMODEL_RUNS) fresh seeds of 20 000 episodes each (~2 min per seed); prints each seed for replay.
-	@for i in $$(seq $(WORLDMODEL_RUNS)); do \
+test-worldmodel-explore: ## Run the world-model safety test with $(WORLDMODEL_RUNS) fresh seeds of 20 000 episodes each (~2 min per seed); prints each seed's summary and violations for replay, and fails if any seed broke an invariant.
+	@mkdir -p $(dir $(WORLDMODEL_SUMMARY)); broken=0; \
+	for i in $$(seq $(WORLDMODEL_RUNS)); do \
 		seed=0x$$(od -An -N8 -tx8 /dev/urandom | tr -d ' \n'); \
 		echo "worldmodel: seed $$seed (replay: WORLDMODEL_SEED=$$seed go test ./test/worldmodel/)"; \
-		WORLDMODEL_SEED=$$seed go test -count=1 -timeout 30m -run 'TestWorldModel$$' ./test/worldmodel/ || exit 1; \
-	done
+		rm -f $(WORLDMODEL_SUMMARY); \
+		WORLDMODEL_SEED=$$seed WORLDMODEL_SUMMARY=$(WORLDMODEL_SUMMARY) \
+			go test -count=1 -timeout 30m -run 'TestWorldModel$$' ./test/worldmodel/ || broken=$$((broken+1)); \
+		cat $(WORLDMODEL_SUMMARY) 2>/dev/null; \
+	done; \
+	echo "worldmodel: $$broken of $(WORLDMODEL_RUNS) fresh seeds broke an invariant"; test $$broken -eq 0
 
 .PHONY: test-mutations
 test-mutations: ## Run the world-model test against each planted defect in hack/mutations (MUTATION=<name part>: only those); fails if one goes unseen.
