@@ -54,7 +54,8 @@ limitations under the License.
 //     keeps its stale state and the volume hangs in "detaching". Robustness
 //     and the engine turn unknown while the engine's node is down; a
 //     replica on a down node is unknown while it should run and stopped
-//     once it should not.
+//     once it should not. A node's health change wakes only the volumes
+//     with their engine, a replica or a ticket there.
 //   - instanceManagerReconciler plays the instance manager controller and
 //     its monitor: one InstanceManager per node (instance-manager-<hash>,
 //     label longhorn.io/node, spec.nodeID), created once the node is up.
@@ -84,6 +85,10 @@ limitations under the License.
 // envtest doubles, which these e2e runs hold against the real thing); the
 // PV controller binds claims; the node-lifecycle and taint-eviction
 // controllers declare nodes lost and evict pods.
+//
+// Each simulated controller handles five objects at once, as each of
+// longhorn-manager's controllers does on every node
+// (controller/controller_manager.go, Workers).
 //
 // # Not simulated
 //

@@ -37,6 +37,13 @@ import (
 	"github.com/s3gw-tech/s3gw-remediation/internal/longhorn"
 )
 
+// workers is how many objects each simulated controller handles at once,
+// as each of longhorn-manager's controllers does on every node
+// (controller/controller_manager.go StartControllers, Workers = 5; a
+// cluster has one manager per node, so upstream runs more in all). With
+// one, the volumes released together at scale queue behind each other.
+const workers = 5
+
 // conflictRetryInterval is how soon a write that lost an optimistic-lock
 // race is retried.
 const conflictRetryInterval = 100 * time.Millisecond
@@ -88,8 +95,11 @@ func Start(ctx context.Context, cfg *rest.Config, opts Options) (*Simulator, err
 		Logger:                 log,
 		Metrics:                metricsserver.Options{BindAddress: "0"},
 		HealthProbeBindAddress: "0",
-		// Several simulators may run one after another in one test binary.
-		Controller: config.Controller{SkipNameValidation: ptr.To(true)},
+		Controller: config.Controller{
+			// Several simulators may run one after another in one test binary.
+			SkipNameValidation:      ptr.To(true),
+			MaxConcurrentReconciles: workers,
+		},
 	})
 	if err != nil {
 		return nil, fmt.Errorf("creating manager: %w", err)

@@ -19,6 +19,8 @@ package longhornsim
 import (
 	"context"
 	"fmt"
+	"maps"
+	"slices"
 	"sync"
 	"time"
 
@@ -26,8 +28,11 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/builder"
 	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/event"
 	"sigs.k8s.io/controller-runtime/pkg/handler"
+	"sigs.k8s.io/controller-runtime/pkg/predicate"
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 
 	"github.com/s3gw-tech/s3gw-remediation/internal/longhorn"
@@ -66,23 +71,85 @@ func (r *volumeReconciler) setupWithManager(mgr ctrl.Manager) error {
 		Watches(&longhorn.VolumeAttachment{}, &handler.EnqueueRequestForObject{}).
 		Watches(&longhorn.Replica{}, byVolumeLabel).
 		Watches(&longhorn.Engine{}, byVolumeLabel).
-		// Node health changes what Longhorn can do with every volume.
-		Watches(&longhorn.Node{}, handler.EnqueueRequestsFromMapFunc(r.allVolumes)).
-		Watches(&corev1.Node{}, handler.EnqueueRequestsFromMapFunc(r.allVolumes)).
+		// A node's health changes what Longhorn can do with the volumes
+		// whose engine, replicas or tickets are there, and nothing else: a
+		// kubelet's status heartbeat is no change.
+		Watches(&longhorn.Node{}, handler.EnqueueRequestsFromMapFunc(r.volumesOnNode),
+			builder.WithPredicates(changedHealth(func(n *longhorn.Node) [2]bool {
+				return [2]bool{attachrules.LonghornNodeReady(n), nodeDown(n)}
+			}))).
+		Watches(&corev1.Node{}, handler.EnqueueRequestsFromMapFunc(r.volumesOnNode),
+			builder.WithPredicates(changedHealth(kubeletRunning))).
 		Complete(quietOnStop{r})
 }
 
-func (r *volumeReconciler) allVolumes(ctx context.Context, _ client.Object) []reconcile.Request {
+// volumesOnNode lists the volumes a change of node o's health can move:
+// those with their engine, a replica, a ticket or their spec or current
+// node there. Upstream the volume controller is woken by a Longhorn Node
+// only for volumes with an unscheduled or failed replica
+// (controller/volume_controller.go enqueueNodeChange), and otherwise
+// through the status of its engines and replicas (enqueueControlleeChange),
+// which the engine and replica controllers, played here too, change when
+// their node's instance manager does. The lists are read without copies:
+// a node's health changes rarely, but every volume is read.
+func (r *volumeReconciler) volumesOnNode(ctx context.Context, o client.Object) []reconcile.Request {
+	node := o.GetName()
 	var volumes longhorn.VolumeList
-	if err := r.client.List(ctx, &volumes, client.InNamespace(Namespace)); err != nil {
-		ctrl.LoggerFrom(ctx).Error(err, "Listing Longhorn Volumes failed")
-		return nil
+	var engines longhorn.EngineList
+	var replicas longhorn.ReplicaList
+	var tickets longhorn.VolumeAttachmentList
+	for _, list := range []client.ObjectList{&volumes, &engines, &replicas, &tickets} {
+		if err := r.client.List(ctx, list, client.InNamespace(Namespace), client.UnsafeDisableDeepCopy); err != nil {
+			ctrl.LoggerFrom(ctx).Error(err, "Listing Longhorn objects to map a node's change failed", "node", node)
+			return nil
+		}
 	}
-	reqs := make([]reconcile.Request, 0, len(volumes.Items))
-	for _, v := range volumes.Items {
-		reqs = append(reqs, reconcile.Request{NamespacedName: client.ObjectKeyFromObject(&v)})
+	return involvedVolumes(node, volumes.Items, engines.Items, replicas.Items, tickets.Items)
+}
+
+// involvedVolumes are the requests for the volumes with their own node,
+// their engine, a replica or a ticket on node.
+func involvedVolumes(node string, volumes []longhorn.Volume, engines []longhorn.Engine, replicas []longhorn.Replica,
+	tickets []longhorn.VolumeAttachment) []reconcile.Request {
+	names := map[string]bool{}
+	for _, v := range volumes {
+		if v.Spec.NodeID == node || v.Status.CurrentNodeID == node {
+			names[v.Name] = true
+		}
+	}
+	for _, e := range engines {
+		if e.Spec.NodeID == node {
+			names[e.Labels[longhorn.VolumeLabel]] = true
+		}
+	}
+	for _, rep := range replicas {
+		if rep.Spec.NodeID == node {
+			names[rep.Labels[longhorn.VolumeLabel]] = true
+		}
+	}
+	for _, va := range tickets {
+		for _, t := range va.Spec.AttachmentTickets {
+			if t != nil && t.NodeID == node {
+				names[va.Name] = true
+			}
+		}
+	}
+	delete(names, "")
+	reqs := make([]reconcile.Request, 0, len(names))
+	for _, name := range slices.Sorted(maps.Keys(names)) {
+		reqs = append(reqs, reconcile.Request{NamespacedName: client.ObjectKey{Namespace: Namespace, Name: name}})
 	}
 	return reqs
+}
+
+// changedHealth lets through a node's creation, deletion, and the updates
+// that change what health reads of it.
+func changedHealth[T client.Object, H comparable](health func(T) H) predicate.Funcs {
+	return predicate.Funcs{UpdateFunc: func(e event.UpdateEvent) bool {
+		old, okOld := e.ObjectOld.(T)
+		cur, okNew := e.ObjectNew.(T)
+		return !okOld || !okNew || health(old) != health(cur)
+	}}
 }
 
 // volumeScope is everything one pass reads.
@@ -92,6 +159,8 @@ type volumeScope struct {
 	engine   *longhorn.Engine
 	replicas []longhorn.Replica
 	view     clusterView
+	// viewErr is set when view could not read a node it was asked about.
+	viewErr error
 }
 
 func (r *volumeReconciler) Reconcile(ctx context.Context, req reconcile.Request) (ctrl.Result, error) {
@@ -169,12 +238,34 @@ func (r *volumeReconciler) read(ctx context.Context, req reconcile.Request) (*vo
 	}
 	s.replicas = replicas.Items
 
-	view, err := readClusterView(ctx, r.client)
-	if err != nil {
-		return nil, err
+	s.view = readClusterView(ctx, r.client, &s.viewErr)
+	// Read every node the pass may ask about now, so that a failed read
+	// stops it before it writes.
+	for _, node := range s.nodes() {
+		s.view.ready(node)
+		s.view.reachable(node)
 	}
-	s.view = view
+	if s.viewErr != nil {
+		return nil, s.viewErr
+	}
 	return s, nil
+}
+
+// nodes are the nodes the volume involves: its own, its engine's, its
+// replicas' and its tickets'.
+func (s *volumeScope) nodes() []string {
+	nodes := []string{s.volume.Spec.NodeID, s.volume.Status.CurrentNodeID, s.engine.Spec.NodeID}
+	for _, rep := range s.replicas {
+		nodes = append(nodes, rep.Spec.NodeID)
+	}
+	if s.lhva != nil {
+		for _, t := range s.lhva.Spec.AttachmentTickets {
+			if t != nil {
+				nodes = append(nodes, t.NodeID)
+			}
+		}
+	}
+	return slices.DeleteFunc(nodes, func(n string) bool { return n == "" })
 }
 
 func (r *volumeReconciler) writeVolume(ctx context.Context, s *volumeScope, a attachment) error {
@@ -274,27 +365,43 @@ func replicaRecords(replicas []longhorn.Replica) []replicaRecord {
 	return out
 }
 
-// readClusterView reads node health once per pass.
-func readClusterView(ctx context.Context, c client.Client) (clusterView, error) {
-	var lhNodes longhorn.NodeList
-	if err := c.List(ctx, &lhNodes, client.InNamespace(Namespace)); err != nil {
-		return clusterView{}, fmt.Errorf("listing Longhorn Nodes: %w", err)
+// readClusterView answers about node health from the cache, one node at a
+// time as the pass asks (it asks about the few nodes its volume involves),
+// each read once. A read that fails, other than a missing node, is kept in
+// *err: the pass must not act on a guess.
+func readClusterView(ctx context.Context, c client.Client, err *error) clusterView {
+	lhNodes := map[string]*longhorn.Node{}
+	running := map[string]bool{}
+	lhNode := func(name string) *longhorn.Node {
+		n, seen := lhNodes[name]
+		if !seen {
+			n = &longhorn.Node{}
+			if getErr := c.Get(ctx, client.ObjectKey{Namespace: Namespace, Name: name}, n); getErr != nil {
+				n = nil
+				if !apierrors.IsNotFound(getErr) && *err == nil {
+					*err = fmt.Errorf("getting Longhorn Node %s: %w", name, getErr)
+				}
+			}
+			lhNodes[name] = n
+		}
+		return n
 	}
-	var nodes corev1.NodeList
-	if err := c.List(ctx, &nodes); err != nil {
-		return clusterView{}, fmt.Errorf("listing Nodes: %w", err)
-	}
-	byName := make(map[string]*longhorn.Node, len(lhNodes.Items))
-	for i := range lhNodes.Items {
-		byName[lhNodes.Items[i].Name] = &lhNodes.Items[i]
-	}
-	running := make(map[string]bool, len(nodes.Items))
-	for i := range nodes.Items {
-		running[nodes.Items[i].Name] = kubeletRunning(&nodes.Items[i])
+	kubelet := func(name string) bool {
+		up, seen := running[name]
+		if !seen {
+			var n corev1.Node
+			getErr := c.Get(ctx, client.ObjectKey{Name: name}, &n)
+			if getErr != nil && !apierrors.IsNotFound(getErr) && *err == nil {
+				*err = fmt.Errorf("getting Node %s: %w", name, getErr)
+			}
+			up = getErr == nil && kubeletRunning(&n)
+			running[name] = up
+		}
+		return up
 	}
 	return clusterView{
-		ready:     func(n string) bool { return attachrules.LonghornNodeReady(byName[n]) },
-		down:      func(n string) bool { return nodeDown(byName[n]) },
-		reachable: func(n string) bool { return running[n] },
-	}, nil
+		ready:     func(n string) bool { return attachrules.LonghornNodeReady(lhNode(n)) },
+		down:      func(n string) bool { return nodeDown(lhNode(n)) },
+		reachable: kubelet,
+	}
 }
