@@ -299,7 +299,7 @@ func runScale(ctx context.Context, cfg scaleConfig, size clusterSize, profiles m
 		sampler.stop()
 		return sr, err
 	}
-	timeout := opts.Cluster.NodeMonitorGracePeriod + cfg.nhcDuration + 5*time.Minute
+	timeout := opts.Cluster.NodeMonitorGracePeriod + cfg.nhcDuration + failureWindow(size.Nodes)
 	var wg sync.WaitGroup
 	for _, r := range runs {
 		wg.Go(func() { _ = r.Wait(ctx, harness.RemediationSucceeded, timeout) })
@@ -383,6 +383,16 @@ func (sr *scaleRun) summarize(runs []*harness.Run) {
 	}
 	sr.CRToReady, sr.RTO, sr.CRToReleased = newStats(crToReady), newStats(rto), newStats(crToReleased)
 	sr.NotReadyToCR, sr.CRToPodGone = newStats(notReadyToCR), newStats(crToPodGone)
+}
+
+// failureWindow is how long, after NotReady and the NodeHealthCheck's
+// duration, the failed gateways have to be replaced: five minutes per
+// thousand nodes, at least five. NodeHealthCheck's passes grow with the
+// node count (one live LIST of remediation CRs per healthy node), and at
+// 3 000 nodes on two cores one took 227 s, so a node that turns unhealthy
+// during a pass waits up to two of them for its CR.
+func failureWindow(nodes int) time.Duration {
+	return max(5*time.Minute, time.Duration(nodes)*5*time.Minute/1000)
 }
 
 // passStats are the durations (seconds) and live CR LISTs of the
@@ -723,7 +733,9 @@ func (r *scaleResult) markdown() string {
 		"%d gateway nodes (2 per zone at most) fail at once; NodeHealthCheck unhealthy duration %s.\n",
 		r.Zones, r.Gateways, r.Fail, r.NHCDuration)
 	for _, sr := range r.Runs {
-		fmt.Fprintf(&b, "- **Settings (%s):** `%s`\n", sr.clusterSize, sr.Settings)
+		fmt.Fprintf(&b, "- **Settings (%s):** `%s`; a gateway counts as replaced when its S3GWRemediation Succeeded "+
+			"within the node-monitor grace period, the unhealthy duration and %s of the failure\n",
+			sr.clusterSize, sr.Settings, failureWindow(sr.Nodes))
 	}
 	fmt.Fprintf(&b, "- **Machine:** %s; wall time %s.\n", r.Machine, r.Wall.Round(time.Second))
 	fmt.Fprintf(&b, "- **Code:** %s\n\n", r.Code)

@@ -81,6 +81,14 @@ func TestClusterSizes(t *testing.T) {
 	}
 }
 
+func TestFailureWindowGrowsWithTheNodes(t *testing.T) {
+	for nodes, want := range map[int]time.Duration{100: 5 * time.Minute, 1000: 5 * time.Minute, 3000: 15 * time.Minute} {
+		if got := failureWindow(nodes); got != want {
+			t.Errorf("failureWindow(%d) = %s, want %s", nodes, got, want)
+		}
+	}
+}
+
 func TestRequestsPer10s(t *testing.T) {
 	if got := per10s(195, 30*time.Second); got != 65 {
 		t.Errorf("per10s(195, 30s) = %v, want 65", got)
