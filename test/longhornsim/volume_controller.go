@@ -112,9 +112,9 @@ func (r *volumeReconciler) volumesOnNode(ctx context.Context, o client.Object) [
 func involvedVolumes(node string, volumes []longhorn.Volume, engines []longhorn.Engine, replicas []longhorn.Replica,
 	tickets []longhorn.VolumeAttachment) []reconcile.Request {
 	names := map[string]bool{}
-	for _, v := range volumes {
-		if v.Spec.NodeID == node || v.Status.CurrentNodeID == node {
-			names[v.Name] = true
+	for i := range volumes {
+		if slices.Contains(volumeNodes(&volumes[i]), node) {
+			names[volumes[i].Name] = true
 		}
 	}
 	for _, e := range engines {
@@ -127,11 +127,9 @@ func involvedVolumes(node string, volumes []longhorn.Volume, engines []longhorn.
 			names[rep.Labels[longhorn.VolumeLabel]] = true
 		}
 	}
-	for _, va := range tickets {
-		for _, t := range va.Spec.AttachmentTickets {
-			if t != nil && t.NodeID == node {
-				names[va.Name] = true
-			}
+	for i := range tickets {
+		if slices.Contains(ticketNodes(&tickets[i]), node) {
+			names[tickets[i].Name] = true
 		}
 	}
 	delete(names, "")
@@ -254,18 +252,31 @@ func (r *volumeReconciler) read(ctx context.Context, req reconcile.Request) (*vo
 // nodes are the nodes the volume involves: its own, its engine's, its
 // replicas' and its tickets'.
 func (s *volumeScope) nodes() []string {
-	nodes := []string{s.volume.Spec.NodeID, s.volume.Status.CurrentNodeID, s.engine.Spec.NodeID}
+	nodes := append(volumeNodes(s.volume), s.engine.Spec.NodeID)
 	for _, rep := range s.replicas {
 		nodes = append(nodes, rep.Spec.NodeID)
 	}
 	if s.lhva != nil {
-		for _, t := range s.lhva.Spec.AttachmentTickets {
-			if t != nil {
-				nodes = append(nodes, t.NodeID)
-			}
-		}
+		nodes = append(nodes, ticketNodes(s.lhva)...)
 	}
 	return slices.DeleteFunc(nodes, func(n string) bool { return n == "" })
+}
+
+// volumeNodes are the nodes the volume's spec and status name.
+func volumeNodes(v *longhorn.Volume) []string {
+	return []string{v.Spec.NodeID, v.Status.CurrentNodeID}
+}
+
+// ticketNodes are the nodes the tickets of a Longhorn VolumeAttachment ask
+// for.
+func ticketNodes(va *longhorn.VolumeAttachment) []string {
+	var nodes []string
+	for _, t := range va.Spec.AttachmentTickets {
+		if t != nil {
+			nodes = append(nodes, t.NodeID)
+		}
+	}
+	return nodes
 }
 
 func (r *volumeReconciler) writeVolume(ctx context.Context, s *volumeScope, a attachment) error {
