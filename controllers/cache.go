@@ -17,6 +17,8 @@ limitations under the License.
 package controllers
 
 import (
+	"unique"
+
 	coordinationv1 "k8s.io/api/coordination/v1"
 	corev1 "k8s.io/api/core/v1"
 	storagev1 "k8s.io/api/storage/v1"
@@ -90,7 +92,9 @@ func ClientOptions() client.Options {
 // trimMeta keeps an object's identity, its deletion, finalizers and owners
 // (GetControllerOf), its labels (selectors) and only the named
 // annotations; it drops managed fields and every other annotation
-// (kubectl's last-applied-configuration can be the largest part).
+// (kubectl's last-applied-configuration can be the largest part). The
+// namespace, the labels and the kept annotations' keys share one copy
+// across objects (intern).
 func trimMeta(m *metav1.ObjectMeta, annotations ...string) {
 	var kept map[string]string
 	for _, key := range annotations {
@@ -102,11 +106,68 @@ func trimMeta(m *metav1.ObjectMeta, annotations ...string) {
 		}
 	}
 	m.Annotations, m.ManagedFields = kept, nil
+	m.Namespace = intern(m.Namespace)
+	m.Labels = internedLabels(m.Labels, m.Name)
 }
 
-// trimInstanceManager keeps an instance manager's identity; its typed view
-// already holds only its node, its state and its replica processes' states.
-var trimInstanceManager = transform(func(im *longhorn.InstanceManager) { trimMeta(&im.ObjectMeta) })
+// trimToName is trimMeta for the kinds read only by name, once per node
+// (Leases, Longhorn Nodes and instance managers): their UIDs, owners and
+// finalizers are read by nobody.
+func trimToName(m *metav1.ObjectMeta) {
+	trimMeta(m)
+	m.UID, m.OwnerReferences, m.Finalizers = "", nil, nil
+}
+
+// intern returns the one shared copy of s. A decoded object holds its own
+// copy of every string, yet namespaces, label keys, zones and condition
+// reasons and messages are the same on every node: at 3 000 nodes these
+// copies were a tenth of the cache (docs/benchmark.md).
+func intern(s string) string {
+	if s == "" {
+		return s
+	}
+	return unique.Make(s).Value()
+}
+
+// internedLabels is labels with shared keys and values. A value equal to
+// the object's name (a node's kubernetes.io/hostname) shares the name's
+// copy instead: a string found on one object only has nothing to share
+// through the intern table.
+func internedLabels(labels map[string]string, name string) map[string]string {
+	if len(labels) == 0 {
+		return nil
+	}
+	out := make(map[string]string, len(labels))
+	for k, v := range labels {
+		if v == name {
+			out[intern(k)] = name
+		} else {
+			out[intern(k)] = intern(v)
+		}
+	}
+	return out
+}
+
+// trimInstanceManager keeps an instance manager's name, its node label
+// (instanceManagersOn lists a node's by it; the others, its image, type
+// and component, are read by nobody) and its typed view: its node, its
+// state and its replica processes' states, those shared.
+var trimInstanceManager = transform(func(im *longhorn.InstanceManager) {
+	node, labelled := im.Labels[longhorn.InstanceManagerNodeLabel]
+	im.Labels = nil
+	trimToName(&im.ObjectMeta)
+	if labelled {
+		if node == im.Spec.NodeID {
+			node = im.Spec.NodeID // one copy of the node's name
+		}
+		im.Labels = map[string]string{longhorn.InstanceManagerNodeLabel: node}
+	}
+	im.Status.CurrentState = intern(im.Status.CurrentState)
+	for name, process := range im.Status.InstanceReplicas {
+		process.Status.State = intern(process.Status.State)
+		im.Status.InstanceReplicas[name] = process
+	}
+})
 
 // transform adapts a trim of one kind to cache.TransformFunc.
 func transform[T any](trim func(*T)) toolscache.TransformFunc {
@@ -127,9 +188,15 @@ func transform[T any](trim func(*T)) toolscache.TransformFunc {
 var trimNode = transform(func(node *corev1.Node) {
 	trimMeta(&node.ObjectMeta, release.TaintOwnerAnnotation)
 	node.Spec = corev1.NodeSpec{Taints: node.Spec.Taints}
+	for i := range node.Spec.Taints {
+		t := &node.Spec.Taints[i]
+		t.Key, t.Value, t.Effect = intern(t.Key), intern(t.Value), corev1.TaintEffect(intern(string(t.Effect)))
+	}
 	var ready []corev1.NodeCondition
 	for _, c := range node.Status.Conditions {
 		if c.Type == corev1.NodeReady {
+			c.Type, c.Status = corev1.NodeReady, corev1.ConditionStatus(intern(string(c.Status)))
+			c.Reason, c.Message = intern(c.Reason), intern(c.Message)
 			ready = []corev1.NodeCondition{c}
 		}
 	}
@@ -141,11 +208,11 @@ var trimNode = transform(func(node *corev1.Node) {
 // managedFields entry left, with its time only.
 var trimLease = transform(func(lease *coordinationv1.Lease) {
 	written := storage.LastWrite(lease.ManagedFields)
-	trimMeta(&lease.ObjectMeta)
+	lease.Labels = nil
+	trimToName(&lease.ObjectMeta)
 	if !written.IsZero() {
 		lease.ManagedFields = []metav1.ManagedFieldsEntry{{Time: ptr.To(metav1.NewTime(written))}}
 	}
-	lease.Labels, lease.OwnerReferences = nil, nil
 	lease.Spec = coordinationv1.LeaseSpec{RenewTime: lease.Spec.RenewTime, LeaseDurationSeconds: lease.Spec.LeaseDurationSeconds}
 })
 
@@ -195,11 +262,11 @@ var trimVolumeAttachment = transform(func(va *storagev1.VolumeAttachment) {
 // trimLonghornNode keeps a Longhorn Node's Ready condition, its status and
 // reason: whether Longhorn counts the node down.
 var trimLonghornNode = transform(func(n *longhorn.Node) {
-	trimMeta(&n.ObjectMeta)
+	trimToName(&n.ObjectMeta)
 	var ready []longhorn.Condition
 	for _, c := range n.Status.Conditions {
 		if c.Type == longhorn.NodeConditionReady {
-			ready = []longhorn.Condition{{Type: c.Type, Status: c.Status, Reason: c.Reason}}
+			ready = []longhorn.Condition{{Type: longhorn.NodeConditionReady, Status: intern(c.Status), Reason: intern(c.Reason)}}
 		}
 	}
 	n.Status.Conditions = ready

@@ -258,3 +258,36 @@ func TestTrimmedLonghornNodeReadsTheSame(t *testing.T) {
 	changed.Status.Conditions[1].Status = "True"
 	g.Expect(read(trimmed(g, trimLonghornNode, changed))).NotTo(Equal(read(small)))
 }
+
+func TestTrimmedInstanceManagerReadsTheSame(t *testing.T) {
+	g := NewWithT(t)
+	full := &longhorn.InstanceManager{
+		ObjectMeta: metav1.ObjectMeta{Namespace: "longhorn-system", Name: "instance-manager-0a1b", UID: "im-uid", ResourceVersion: "9",
+			Labels: map[string]string{"longhorn.io/component": "instance-manager", "longhorn.io/instance-manager-type": "aio",
+				longhorn.InstanceManagerNodeLabel: "node-a"},
+			OwnerReferences: []metav1.OwnerReference{{APIVersion: "longhorn.io/v1beta2", Kind: "Node", Name: "node-a", UID: "lh-node-uid"}},
+			Annotations:     lastApply, ManagedFields: managedBy},
+		Spec: longhorn.InstanceManagerSpec{NodeID: "node-a"},
+		Status: longhorn.InstanceManagerStatus{CurrentState: "running", InstanceReplicas: map[string]longhorn.InstanceProcess{
+			"pvc-1-r-1": {Status: longhorn.InstanceProcessStatus{State: "running"}},
+			"pvc-2-r-1": {Status: longhorn.InstanceProcessStatus{State: "stopped"}}}},
+	}
+	small := trimmed(g, trimInstanceManager, full)
+	// instanceManagersOn lists a node's instance managers by the node label.
+	read := func(im *longhorn.InstanceManager) []longhorn.InstanceManagerStatus {
+		s := runtime.NewScheme()
+		g.Expect(longhorn.AddToScheme(s)).To(Succeed())
+		list := &longhorn.InstanceManagerList{}
+		g.Expect(fake.NewClientBuilder().WithScheme(s).WithObjects(im).Build().List(context.Background(), list,
+			client.InNamespace("longhorn-system"), client.MatchingLabels{longhorn.InstanceManagerNodeLabel: "node-a"})).To(Succeed())
+		out := []longhorn.InstanceManagerStatus{}
+		for _, item := range list.Items {
+			g.Expect(item.Name).To(Equal(full.Name))
+			g.Expect(item.Spec).To(Equal(full.Spec))
+			out = append(out, item.Status)
+		}
+		return out
+	}
+	g.Expect(read(small)).To(HaveLen(1))
+	g.Expect(read(small)).To(Equal(read(full)))
+}
