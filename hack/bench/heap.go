@@ -145,8 +145,10 @@ var (
 	// built-in kinds as protobuf, so the outermost one names the kind an
 	// allocation was decoded for.
 	protobufUnmarshal = regexp.MustCompile(`^k8s\.io/api/([a-z0-9.]+)/(v[0-9a-z]+)\.\(\*(\w+)\)\.Unmarshal$`)
-	// trimFunc is one of the cache's transforms, which allocate what they keep.
-	trimFunc = regexp.MustCompile(`^github\.com/s3gw-tech/s3gw-remediation/controllers\.(trim\w+)`)
+	// trimFunc is one of the cache's transforms, which allocate what they
+	// keep: trimmed maps and slices, interned strings. They are closures
+	// made by transform, named controllers.init.funcN in a profile.
+	trimFunc = regexp.MustCompile(`^github\.com/s3gw-tech/s3gw-remediation/controllers\.(trim\w+|init\.|transform\[)`)
 )
 
 // heapOwnerOf names what holds an allocation, from its stack (innermost
@@ -160,8 +162,8 @@ func heapOwnerOf(stack []string) string {
 		if m := protobufUnmarshal.FindStringSubmatch(fn); m != nil && !strings.HasSuffix(m[3], "List") {
 			return m[3] + " (" + m[1] + "/" + m[2] + ", decoded)"
 		}
-		if m := trimFunc.FindStringSubmatch(fn); m != nil {
-			return "cache transform " + m[1]
+		if trimFunc.MatchString(fn) {
+			return "cache transforms (what they keep)"
 		}
 	}
 	has := func(prefixes ...string) bool {
@@ -172,6 +174,9 @@ func heapOwnerOf(stack []string) string {
 	switch {
 	case has("k8s.io/apimachinery/pkg/apis/meta/v1/unstructured."):
 		return "unstructured objects (JSON, other remediators' and NHC's kinds)"
+	case has("k8s.io/apimachinery/pkg/runtime/serializer/protobuf."):
+		// The struct itself, made before its generated Unmarshal runs.
+		return "built-in objects' structs (protobuf: Nodes, Leases, …)"
 	case has("sigs.k8s.io/json.", "k8s.io/apimachinery/pkg/runtime/serializer/json.", "encoding/json."):
 		return "typed custom resources (JSON: Longhorn's, ours)"
 	case has("k8s.io/client-go/tools/cache.(*threadSafeMap)", "k8s.io/client-go/tools/cache.(*storeIndex)",

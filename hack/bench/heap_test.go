@@ -41,7 +41,16 @@ func TestHeapOwnerOf(t *testing.T) {
 		{"a transform's copy", []string{
 			"runtime.growslice", "github.com/s3gw-tech/s3gw-remediation/controllers.trimPod",
 			"k8s.io/client-go/tools/cache.(*DeltaFIFO).queueActionInternalLocked",
-		}, "cache transform trimPod"},
+		}, "cache transforms (what they keep)"},
+		{"a transform's interned string", []string{
+			"runtime.mallocgc", "unique.Make[go.shape.string]", "github.com/s3gw-tech/s3gw-remediation/controllers.intern",
+			"github.com/s3gw-tech/s3gw-remediation/controllers.init.func10",
+		}, "cache transforms (what they keep)"},
+		{"a node's struct, before its fields are decoded", []string{
+			"runtime.mallocgc", "reflect.unsafe_New", "reflect.New", "k8s.io/apimachinery/pkg/runtime.(*Scheme).New",
+			"k8s.io/apimachinery/pkg/runtime.UseOrCreateObject", "k8s.io/apimachinery/pkg/runtime/serializer/protobuf.unmarshalToObject",
+			"k8s.io/apimachinery/pkg/runtime/serializer/protobuf.(*Serializer).Decode", "k8s.io/apimachinery/pkg/watch.(*StreamWatcher).receive",
+		}, "built-in objects' structs (protobuf: Nodes, Leases, …)"},
 		{"a Longhorn node", []string{
 			"runtime.mallocgc", "reflect.New", "sigs.k8s.io/json/internal/golang/encoding/json.(*decodeState).object",
 			"k8s.io/apimachinery/pkg/runtime/serializer/json.(*Serializer).Decode",
