@@ -129,16 +129,16 @@ func intern(s string) string {
 	return unique.Make(s).Value()
 }
 
-// internedLabels is labels with shared keys and values. A value equal to
-// the object's name (a node's kubernetes.io/hostname) shares the name's
-// copy instead: a string found on one object only has nothing to share
-// through the intern table.
-func internedLabels(labels map[string]string, name string) map[string]string {
-	if len(labels) == 0 {
+// internedLabels copies the labels in with shared keys and values. A
+// value equal to the object's name (a node's kubernetes.io/hostname)
+// shares the name's copy instead: a string found on one object only has
+// nothing to share through the intern table.
+func internedLabels(in map[string]string, name string) map[string]string {
+	if len(in) == 0 {
 		return nil
 	}
-	out := make(map[string]string, len(labels))
-	for k, v := range labels {
+	out := make(map[string]string, len(in))
+	for k, v := range in {
 		if v == name {
 			out[intern(k)] = name
 		} else {

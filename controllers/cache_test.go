@@ -280,7 +280,7 @@ func TestTrimmedInstanceManagerReadsTheSame(t *testing.T) {
 		list := &longhorn.InstanceManagerList{}
 		g.Expect(fake.NewClientBuilder().WithScheme(s).WithObjects(im).Build().List(context.Background(), list,
 			client.InNamespace("longhorn-system"), client.MatchingLabels{longhorn.InstanceManagerNodeLabel: "node-a"})).To(Succeed())
-		out := []longhorn.InstanceManagerStatus{}
+		out := make([]longhorn.InstanceManagerStatus, 0, len(list.Items))
 		for _, item := range list.Items {
 			g.Expect(item.Name).To(Equal(full.Name))
 			g.Expect(item.Spec).To(Equal(full.Spec))

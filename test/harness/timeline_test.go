@@ -33,7 +33,9 @@ func TestTrackerConcerns(t *testing.T) {
 		{Node: "node-0001", Gateway: &Gateway{Namespace: "gw-1"}},
 		{Node: "node-0002", Gateway: &Gateway{Namespace: "gw-2"}},
 	}}
-	meta := func(namespace, name string) metav1.ObjectMeta { return metav1.ObjectMeta{Namespace: namespace, Name: name} }
+	meta := func(namespace, name string) metav1.ObjectMeta {
+		return metav1.ObjectMeta{Namespace: namespace, Name: name}
+	}
 	for _, tc := range []struct {
 		name string
 		obj  any
