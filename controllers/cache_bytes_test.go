@@ -29,6 +29,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	toolscache "k8s.io/client-go/tools/cache"
 	"k8s.io/utils/ptr"
+	"sigs.k8s.io/controller-runtime/pkg/cache"
 
 	"github.com/s3gw-tech/s3gw-remediation/internal/longhorn"
 )
@@ -117,10 +118,7 @@ func cachedBytesPerNode(nodes int, trimmed bool) float64 {
 	for i := range served {
 		served[i] = serveNode(i)
 	}
-	strip := toolscache.TransformFunc(func(o any) (any, error) {
-		o.(metav1.Object).SetManagedFields(nil)
-		return o, nil
-	})
+	strip := cache.TransformStripManagedFields() // CacheOptions' DefaultTransform
 	kinds := []toolscache.TransformFunc{strip, strip, strip, strip}
 	if trimmed {
 		kinds = []toolscache.TransformFunc{trimNode, trimLease, trimLonghornNode, trimInstanceManager}

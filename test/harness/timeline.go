@@ -321,10 +321,17 @@ func (t *tracker) observeChange(obj any) {
 	if tombstone, ok := obj.(toolscache.DeletedFinalStateUnknown); ok {
 		obj = tombstone.Obj
 	}
-	t.mu.Lock()
+	t.mu.Lock() // keeps evaluations in order across the informer goroutines
 	defer t.mu.Unlock()
-	if t.concerns(obj) {
-		t.evaluateAll()
+	if !t.concerns(obj) {
+		return
+	}
+	now := time.Now()
+	ctx := context.Background()
+	for _, r := range t.runs {
+		if err := t.evaluate(ctx, r, now); err != nil {
+			continue // the next event evaluates again
+		}
 	}
 }
 
@@ -337,18 +344,6 @@ func (t *tracker) concerns(obj any) bool {
 		return slices.ContainsFunc(t.runs, func(r *Run) bool { return r.Gateway.Namespace == o.Namespace })
 	}
 	return true
-}
-
-// evaluateAll evaluates every run; t.mu is held, keeping evaluations in
-// order across the informer goroutines.
-func (t *tracker) evaluateAll() {
-	now := time.Now()
-	ctx := context.Background()
-	for _, r := range t.runs {
-		if err := t.evaluate(ctx, r, now); err != nil {
-			continue // the next event evaluates again
-		}
-	}
 }
 
 // evaluate records every milestone of r that holds in the cache now.
