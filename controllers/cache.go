@@ -148,20 +148,13 @@ func internedLabels(in map[string]string, name string) map[string]string {
 	return out
 }
 
-// trimInstanceManager keeps an instance manager's name, its node label
-// (instanceManagersOn lists a node's by it; the others, its image, type
-// and component, are read by nobody) and its typed view: its node, its
-// state and its replica processes' states, those shared.
+// trimInstanceManager keeps an instance manager's name and its typed view:
+// its node (instanceManagersOn reads a node's by it, through an index), its
+// state and its replica processes' states, those shared. Its labels (node,
+// image, type, component) are read by nobody.
 var trimInstanceManager = transform(func(im *longhorn.InstanceManager) {
-	node, labelled := im.Labels[longhorn.InstanceManagerNodeLabel]
 	im.Labels = nil
 	trimToName(&im.ObjectMeta)
-	if labelled {
-		if node == im.Spec.NodeID {
-			node = im.Spec.NodeID // one copy of the node's name
-		}
-		im.Labels = map[string]string{longhorn.InstanceManagerNodeLabel: node}
-	}
 	im.Status.CurrentState = intern(im.Status.CurrentState)
 	for name, process := range im.Status.InstanceReplicas {
 		process.Status.State = intern(process.Status.State)

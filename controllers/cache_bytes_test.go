@@ -195,7 +195,6 @@ func TestTrimmedNodesShareRepeatedStrings(t *testing.T) {
 	g.Expect(same(ready(nodeA).Message, ready(nodeB).Message) && same(ready(nodeA).Reason, ready(nodeB).Reason)).To(BeTrue())
 	g.Expect(same(leaseA.Namespace, leaseB.Namespace)).To(BeTrue(), "the Lease namespace")
 	g.Expect(same(lhA.Status.Conditions[0].Status, lhB.Status.Conditions[0].Status)).To(BeTrue(), "a Longhorn condition status")
-	g.Expect(imA.Labels).To(Equal(map[string]string{longhorn.InstanceManagerNodeLabel: "node-0001"}), "only the node label, read by instanceManagersOn")
-	g.Expect(same(imA.Labels[longhorn.InstanceManagerNodeLabel], imA.Spec.NodeID)).To(BeTrue())
+	g.Expect(imA.Labels).To(BeNil(), "instanceManagersOn reads spec.nodeID")
 	g.Expect(same(imA.Status.CurrentState, imB.Status.CurrentState)).To(BeTrue(), "the instance manager's state")
 }

@@ -46,6 +46,7 @@ import (
 	"github.com/s3gw-tech/s3gw-remediation/internal/eventrecorder"
 	"github.com/s3gw-tech/s3gw-remediation/internal/longhorn"
 	"github.com/s3gw-tech/s3gw-remediation/internal/metrics"
+	"github.com/s3gw-tech/s3gw-remediation/internal/storage"
 	"github.com/s3gw-tech/s3gw-remediation/test/nhc"
 	"github.com/s3gw-tech/s3gw-remediation/test/testenv"
 )
@@ -448,7 +449,8 @@ var _ = Describe("The protection report in the manager", Ordered, func() {
 		Expect((&ProtectionReconciler{Client: mgr.GetClient(), APIReader: mgr.GetAPIReader(),
 			Recorder: eventrecorder.Legacy{Recorder: mgr.GetEventRecorder("s3gw-remediation")},
 			Clock:    clock.RealClock{}, Metrics: metrics.New(prometheus.NewRegistry()),
-			WorkloadCache: DefaultWorkloadCache()}).SetupWithManager(mgr)).To(Succeed())
+			WorkloadCache:    DefaultWorkloadCache(),
+			InstanceManagers: storage.NewInstanceManagerIndex(mgr.GetFieldIndexer())}).SetupWithManager(mgr)).To(Succeed())
 		go func() {
 			defer GinkgoRecover()
 			defer close(stopped)

@@ -39,6 +39,7 @@ import (
 	"github.com/s3gw-tech/s3gw-remediation/internal/eventrecorder"
 	"github.com/s3gw-tech/s3gw-remediation/internal/longhorn"
 	"github.com/s3gw-tech/s3gw-remediation/internal/metrics"
+	"github.com/s3gw-tech/s3gw-remediation/internal/storage"
 	"github.com/s3gw-tech/s3gw-remediation/version"
 )
 
@@ -170,11 +171,13 @@ func main() {
 		os.Exit(1)
 	}
 	remediation.Leases = leases
+	instanceManagers := storage.NewInstanceManagerIndex(mgr.GetFieldIndexer())
+	remediation.InstanceManagers = instanceManagers
 	if err := remediation.SetupWithManager(mgr); err != nil {
 		setupLog.Error(err, "Unable to create controller", "controller", "S3GWRemediation")
 		os.Exit(1)
 	}
-	if err := setupProtection(mgr, cachedPods, leases); err != nil {
+	if err := setupProtection(mgr, cachedPods, leases, instanceManagers); err != nil {
 		setupLog.Error(err, "Unable to create controller", "controller", "protection report")
 		os.Exit(1)
 	}

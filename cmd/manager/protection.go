@@ -48,7 +48,8 @@ func init() {
 
 // setupProtection wires the protection report: every template's status
 // says whether each pod it selects would survive its node's failure now.
-func setupProtection(mgr ctrl.Manager, cachedPods labels.Selector, leases *storage.LeaseSightings) error {
+func setupProtection(mgr ctrl.Manager, cachedPods labels.Selector, leases *storage.LeaseSightings,
+	instanceManagers *storage.InstanceManagerIndex) error {
 	return (&controllers.ProtectionReconciler{
 		Client:                 mgr.GetClient(),
 		APIReader:              mgr.GetAPIReader(),
@@ -57,6 +58,7 @@ func setupProtection(mgr ctrl.Manager, cachedPods labels.Selector, leases *stora
 		Metrics:                metrics.Default,
 		WorkloadCache:          cachedPods,
 		Leases:                 leases,
+		InstanceManagers:       instanceManagers,
 		NodeMonitorGracePeriod: nodeMonitorGracePeriod,
 		ReportInterval:         reportInterval,
 	}).SetupWithManager(mgr)

@@ -69,6 +69,10 @@ type Reconciler struct {
 	// Leases times kubelet Lease renewals on Clock (WatchLeases); nil
 	// leaves replica nodes' Lease ages to their own clocks.
 	Leases *storage.LeaseSightings
+	// InstanceManagers indexes the cache's Longhorn instance managers by
+	// node, one index for both reconcilers; nil scans them all for each
+	// replica node.
+	InstanceManagers *storage.InstanceManagerIndex
 	// NodeMonitorGracePeriod is kube-controller-manager's
 	// --node-monitor-grace-period; zero means its default.
 	NodeMonitorGracePeriod time.Duration

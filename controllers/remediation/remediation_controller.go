@@ -116,6 +116,10 @@ type Reconciler struct {
 	// Leases times kubelet Lease renewals on Clock (WatchLeases); nil
 	// leaves replica nodes' Lease ages to their own clocks.
 	Leases *storage.LeaseSightings
+	// InstanceManagers indexes the cache's Longhorn instance managers by
+	// node, one index for both reconcilers; nil scans them all for each
+	// replica node.
+	InstanceManagers *storage.InstanceManagerIndex
 
 	// watches adds watches on kinds found at run time (other remediators',
 	// Longhorn's); nil without a manager, as in step-by-step tests.

@@ -94,5 +94,6 @@ func (r *Reconciler) selectedBy(ctx context.Context, other *s3gwv1alpha1.S3GWRem
 
 // storageObserver reads pods, volumes and Longhorn's CRs for a pass.
 func (r *Reconciler) storageObserver() storage.Observer {
-	return storage.Observer{Client: r.Client, APIReader: r.APIReader, WorkloadCache: r.WorkloadCache, Leases: r.Leases}
+	return storage.Observer{Client: r.Client, APIReader: r.APIReader, WorkloadCache: r.WorkloadCache, Leases: r.Leases,
+		InstanceManagers: r.InstanceManagers}
 }

@@ -18,12 +18,8 @@ package storage
 
 import (
 	"context"
-	"fmt"
-	"slices"
-	"strings"
 	"time"
 
-	"k8s.io/apimachinery/pkg/api/meta"
 	"k8s.io/apimachinery/pkg/labels"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
@@ -45,6 +41,9 @@ type Observer struct {
 	// Leases times the kubelets' Lease renewals on this controller's
 	// clock; nil leaves Heartbeat.Lagging to the kubelets' clocks.
 	Leases *LeaseSightings
+	// InstanceManagers indexes Client's Longhorn instance managers by
+	// node; nil scans the namespace's for each node (an uncached Client).
+	InstanceManagers *InstanceManagerIndex
 }
 
 // Pass is what one reconcile pass reads for one spec at one time. It reads
@@ -55,10 +54,11 @@ type Pass struct {
 	// LonghornAvailable is what ReadLonghorn found.
 	LonghornAvailable bool
 
-	now    time.Time
-	pods   client.Reader
-	leases *LeaseSightings
-	nodes  map[string]failover.ReplicaNode
+	now       time.Time
+	pods      client.Reader
+	leases    *LeaseSightings
+	imsByNode *InstanceManagerIndex
+	nodes     map[string]failover.ReplicaNode
 }
 
 // Pass starts a pass for spec at now; it reads nothing yet.
@@ -68,7 +68,7 @@ func (o Observer) Pass(spec s3gwv1alpha1.S3GWRemediationSpec, now time.Time) *Pa
 		pods = o.Client
 	}
 	return &Pass{Longhorn: longhorn.State{Reader: o.Client, Namespace: spec.Release.LonghornNamespaceOrDefault()},
-		now: now, pods: pods, leases: o.Leases, nodes: map[string]failover.ReplicaNode{}}
+		now: now, pods: pods, leases: o.Leases, imsByNode: o.InstanceManagers, nodes: map[string]failover.ReplicaNode{}}
 }
 
 // Pods reads the spec's pods: from the cache when it holds all of them,
@@ -145,42 +145,4 @@ func (p *Pass) LonghornNode(ctx context.Context, node string) (failover.Longhorn
 		return failover.LonghornNode{}, err
 	}
 	return failover.LonghornNode{Found: readiness.Found, Status: readiness.Status, Reason: readiness.Reason}, nil
-}
-
-// instanceManagersOn reads a node's instance managers by the label
-// longhorn-manager gives them, as it lists them itself: a list of every
-// node's, once per pass, was most of a pass's garbage at a thousand nodes.
-// One without the label is not found, and no replica stop on its node is
-// confirmed: the release waits. Read only: they are the cache's own
-// objects. Without the kind (a Longhorn too old to have it) there are
-// none, with the same effect.
-func (p *Pass) instanceManagersOn(ctx context.Context, node string) ([]failover.InstanceManager, error) {
-	list := &longhorn.InstanceManagerList{}
-	err := p.Longhorn.Reader.List(ctx, list, client.InNamespace(p.Longhorn.Namespace),
-		client.MatchingLabels{longhorn.InstanceManagerNodeLabel: node}, client.UnsafeDisableDeepCopy)
-	if err != nil && !meta.IsNoMatchError(err) {
-		return nil, fmt.Errorf("listing the Longhorn instance managers of node %s: %w", node, err)
-	}
-	ims := make([]*longhorn.InstanceManager, 0, len(list.Items))
-	for i := range list.Items {
-		if im := &list.Items[i]; im.Spec.NodeID == node {
-			ims = append(ims, im)
-		}
-	}
-	// By name, for messages that do not change with the cache's order.
-	slices.SortFunc(ims, func(a, b *longhorn.InstanceManager) int { return strings.Compare(a.Name, b.Name) })
-	return instanceManagersOf(ims), nil
-}
-
-// instanceManagersOf converts one node's instance managers for the decision.
-func instanceManagersOf(ims []*longhorn.InstanceManager) []failover.InstanceManager {
-	out := make([]failover.InstanceManager, 0, len(ims))
-	for _, im := range ims {
-		replicas := make(map[string]string, len(im.Status.InstanceReplicas))
-		for name, process := range im.Status.InstanceReplicas {
-			replicas[name] = process.Status.State
-		}
-		out = append(out, failover.InstanceManager{Name: im.Name, State: im.Status.CurrentState, Replicas: replicas})
-	}
-	return out
 }

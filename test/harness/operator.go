@@ -39,6 +39,7 @@ import (
 	"github.com/s3gw-tech/s3gw-remediation/controllers"
 	"github.com/s3gw-tech/s3gw-remediation/internal/eventrecorder"
 	"github.com/s3gw-tech/s3gw-remediation/internal/metrics"
+	"github.com/s3gw-tech/s3gw-remediation/internal/storage"
 )
 
 // runner is a controller-runtime manager running in the background.
@@ -121,6 +122,8 @@ func startOperator(ctx context.Context, cfg *rest.Config, log logr.Logger, inter
 		return nil, err
 	}
 	remediation.Leases = leases
+	instanceManagers := storage.NewInstanceManagerIndex(mgr.GetFieldIndexer())
+	remediation.InstanceManagers = instanceManagers
 	if intervals != nil {
 		remediation.Intervals = *intervals
 	}
@@ -131,8 +134,9 @@ func startOperator(ctx context.Context, cfg *rest.Config, log logr.Logger, inter
 		Client: mgr.GetClient(), APIReader: mgr.GetAPIReader(),
 		Recorder: eventrecorder.Legacy{Recorder: mgr.GetEventRecorder("s3gw-remediation")},
 		Clock:    clock.RealClock{}, Metrics: recorder,
-		WorkloadCache: controllers.DefaultWorkloadCache(), Leases: leases, NodeMonitorGracePeriod: nodeMonitorGracePeriod,
-		ReportInterval: controllers.DefaultReportInterval,
+		WorkloadCache: controllers.DefaultWorkloadCache(), Leases: leases, InstanceManagers: instanceManagers,
+		NodeMonitorGracePeriod: nodeMonitorGracePeriod,
+		ReportInterval:         controllers.DefaultReportInterval,
 	}).SetupWithManager(mgr); err != nil {
 		return nil, fmt.Errorf("setting up the protection report: %w", err)
 	}
