@@ -36,10 +36,10 @@ import (
 )
 
 // The index the passes read a replica node's instance managers through is
-// registered on the manager's cache only once a pass finds Longhorn
-// served, after the kind's informer started (the watches start it first).
+// added to the manager cache's informer only once a pass finds Longhorn
+// served, after the informer started (the watches start it first).
 var _ = Describe("The instance manager index", func() {
-	It("gives each replica node its own instance managers, registered on a running informer, once for two readers", func(ctx SpecContext) {
+	It("gives each replica node its own instance managers, added to a running informer, safely twice", func(ctx SpecContext) {
 		id := string(uuid.NewUUID())[:8]
 		nodeA, nodeB := "im-index-a-"+id, "im-index-b-"+id
 		ns := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: "longhorn-system"}}
@@ -80,9 +80,7 @@ var _ = Describe("The instance manager index", func() {
 		index := storage.NewInstanceManagerIndex(c)
 		spec := s3gwv1alpha1.S3GWRemediationSpec{}
 		target := s3gwv1alpha1.TargetVolume{ClaimName: "data", LonghornVolume: volume, State: s3gwv1alpha1.VolumeAttached}
-		read := func(g Gomega) map[string][]failover.InstanceManager {
-			// The remediation's and the protection report's observers share
-			// the index: each pass would register it again if it could.
+		readWith := func(g Gomega, index *storage.InstanceManagerIndex) map[string][]failover.InstanceManager {
 			pass := storage.Observer{Client: c, APIReader: k8sClient, InstanceManagers: index}.Pass(spec, time.Now())
 			g.Expect(pass.ReadLonghorn(ctx)).To(Succeed())
 			g.Expect(pass.LonghornAvailable).To(BeTrue())
@@ -94,6 +92,7 @@ var _ = Describe("The instance manager index", func() {
 			}
 			return out
 		}
+		read := func(g Gomega) map[string][]failover.InstanceManager { return readWith(g, index) }
 		running := func(name, node string) failover.InstanceManager {
 			return failover.InstanceManager{Name: name, State: state[name], Replicas: map[string]string{volume + "-r-" + node: "running"}}
 		}
@@ -102,7 +101,10 @@ var _ = Describe("The instance manager index", func() {
 			nodeB: {running("im-b-"+id, nodeB)},
 		}
 		Eventually(read).WithContext(ctx).WithTimeout(10 * time.Second).Should(Equal(want))
-		Expect(read(Default)).To(Equal(want), "a second pass reads through the index it registered")
+		Expect(read(Default)).To(Equal(want), "a second pass reads through the index it added")
+		// A second index on the same cache (another reconciler's) finds the
+		// informer indexed and reads through the same index.
+		Expect(readWith(Default, storage.NewInstanceManagerIndex(c))).To(Equal(want))
 
 		// Without the index, a pass scans the namespace and reads the same.
 		pass := storage.Observer{Client: c, APIReader: k8sClient}.Pass(spec, time.Now())

@@ -450,7 +450,7 @@ var _ = Describe("The protection report in the manager", Ordered, func() {
 			Recorder: eventrecorder.Legacy{Recorder: mgr.GetEventRecorder("s3gw-remediation")},
 			Clock:    clock.RealClock{}, Metrics: metrics.New(prometheus.NewRegistry()),
 			WorkloadCache:    DefaultWorkloadCache(),
-			InstanceManagers: storage.NewInstanceManagerIndex(mgr.GetFieldIndexer())}).SetupWithManager(mgr)).To(Succeed())
+			InstanceManagers: storage.NewInstanceManagerIndex(mgr.GetCache())}).SetupWithManager(mgr)).To(Succeed())
 		go func() {
 			defer GinkgoRecover()
 			defer close(stopped)

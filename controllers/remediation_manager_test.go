@@ -98,7 +98,7 @@ var _ = Describe("The manager", Ordered, func() {
 		leases, err = WatchLeases(mgrCtx, mgr.GetCache(), clock.RealClock{})
 		Expect(err).NotTo(HaveOccurred())
 		r.Leases = leases
-		r.InstanceManagers = storage.NewInstanceManagerIndex(mgr.GetFieldIndexer())
+		r.InstanceManagers = storage.NewInstanceManagerIndex(mgr.GetCache())
 		// Backstops longer than any wait below: only watch events move the
 		// remediation along, as they must in production.
 		r.Intervals = Intervals{NodeFailure: time.Hour, Fencing: time.Hour, Release: time.Hour,

@@ -171,7 +171,7 @@ func main() {
 		os.Exit(1)
 	}
 	remediation.Leases = leases
-	instanceManagers := storage.NewInstanceManagerIndex(mgr.GetFieldIndexer())
+	instanceManagers := storage.NewInstanceManagerIndex(mgr.GetCache())
 	remediation.InstanceManagers = instanceManagers
 	if err := remediation.SetupWithManager(mgr); err != nil {
 		setupLog.Error(err, "Unable to create controller", "controller", "S3GWRemediation")

@@ -122,7 +122,7 @@ func startOperator(ctx context.Context, cfg *rest.Config, log logr.Logger, inter
 		return nil, err
 	}
 	remediation.Leases = leases
-	instanceManagers := storage.NewInstanceManagerIndex(mgr.GetFieldIndexer())
+	instanceManagers := storage.NewInstanceManagerIndex(mgr.GetCache())
 	remediation.InstanceManagers = instanceManagers
 	if intervals != nil {
 		remediation.Intervals = *intervals
