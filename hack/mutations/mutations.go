@@ -193,6 +193,10 @@ var mutations = []Mutation{
 		// an admin's taint once it is off); a machine that runs s3gw
 		// again posts status to the new Node first. Behind another guard;
 		// TestEvaluateGateEvidenceOfThisFailure's no-sign-of-life row sees it.
+		// With that guard taken out too (Behind evidenceOfAnyFailure, in
+		// both runs), 5 000 episodes with the re-creation still show 0 and
+		// 0 (session 14): the model leaves no fencer's success from before
+		// a re-creation for the new Node to inherit.
 		Name: "#16.3c timed evidence counts for a node with no sign of life",
 		Edits: []Edit{{
 			File: gateGo,

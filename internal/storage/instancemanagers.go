@@ -37,11 +37,11 @@ import (
 const instanceManagerNodeIndex = "s3gw-remediation.medik8s.io/instance-manager-node"
 
 // InstanceManagerIndex indexes the manager cache's Longhorn instance
-// managers by node, so a pass reads a replica node's in one lookup: the
-// cache answered a label selector by scanning, and copying, every instance
-// manager in the namespace, and the protection report did that for each
-// replica node of each gateway on every pass (a fifth of all the manager
-// allocated at 3 000 nodes). It is added to the kind's informer on the
+// managers by node, so a pass reads a replica node's in one lookup, in
+// place: the cache answers a label selector by scanning every instance
+// manager in the namespace and copying the matches into a list, and the
+// protection report did that for each replica node of each gateway on every
+// pass (a fifth of all the manager allocated at 3 000 nodes). It is added to the kind's informer on the
 // first read, once Longhorn is served: the informer cannot start before,
 // and clusters without Longhorn have none. It is the informer's own index,
 // one entry per instance manager keyed by the node name it already holds;
