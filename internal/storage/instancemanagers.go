@@ -41,11 +41,12 @@ const instanceManagerNodeIndex = "s3gw-remediation.medik8s.io/instance-manager-n
 // place: the cache answers a label selector by scanning every instance
 // manager in the namespace and copying the matches into a list, and the
 // protection report did that for each replica node of each gateway on every
-// pass (a fifth of all the manager allocated at 3 000 nodes). It is added to the kind's informer on the
-// first read, once Longhorn is served: the informer cannot start before,
-// and clusters without Longhorn have none. It is the informer's own index,
-// one entry per instance manager keyed by the node name it already holds;
-// controller-runtime's field indexes keep two, each a new string.
+// pass (a fifth of all the manager allocated at 3 000 nodes). It is added
+// to the kind's informer on the first read, once Longhorn is served: the
+// informer cannot start before, and clusters without Longhorn have none.
+// It is the informer's own index, one entry per instance manager keyed by
+// the node name it already holds; controller-runtime's field indexes keep
+// two, each a new string.
 type InstanceManagerIndex struct {
 	informers cache.Informers
 
@@ -125,15 +126,17 @@ func instanceManagerNode(obj any) ([]string, error) {
 // longhorn.io/node label, which its admission webhook sets from
 // spec.nodeID when one is created (webhook/resources/instancemanager
 // mutator.go instanceManagerMutator.Create, types/types.go
-// GetInstanceManagerLabels): the same ones. Without the kind (a Longhorn too old to have it) there are
-// none: no replica stop on the node is confirmed, and the release waits.
+// GetInstanceManagerLabels): the same ones. Without the kind (a Longhorn
+// too old to have it) there are none: no replica stop on the node is
+// confirmed, and the release waits.
 func (p *Pass) instanceManagersOn(ctx context.Context, node string) ([]failover.InstanceManager, error) {
 	ims, indexed, err := p.imsByNode.on(ctx, p.Longhorn.Namespace, node)
 	if err != nil {
 		return nil, err
 	}
 	if !indexed {
-		// Uncached (tests): few enough to scan.
+		// No index (an uncached reader, as in step-by-step tests): few
+		// enough to scan.
 		list := &longhorn.InstanceManagerList{}
 		err := p.Longhorn.Reader.List(ctx, list, client.InNamespace(p.Longhorn.Namespace), client.UnsafeDisableDeepCopy)
 		if err != nil && !meta.IsNoMatchError(err) {
