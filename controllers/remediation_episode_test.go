@@ -364,14 +364,17 @@ var _ = Describe("Evidence of the current failure", func() {
 		back := w.addGateway("back", "failed", "healthy", noStorageIsolation)
 		w.setReady("failed", false)
 
+		// One Reconcile: the pass that starts over records the new failure,
+		// and the passes it chains record the new target and wait for
+		// fencing anew.
 		Expect(st.pass(s.key)).To(Succeed())
 		rem := w.remediation(s.key)
-		Expect(rem.Status.Phase).To(Equal(s3gwv1alpha1.PhasePending))
+		Expect(rem.Status.Phase).To(Equal(s3gwv1alpha1.PhaseWaitingForFencing))
 		Expect(rem.Status.Conditions).To(haveCondition(s3gwv1alpha1.ConditionSucceeded, metav1.ConditionTrue, s3gwv1alpha1.ReasonNodeFailedAgain),
 			"kept for NHC, which times out a CR that is not Succeeded")
-		Expect(rem.Status.Conditions).To(haveCondition(s3gwv1alpha1.ConditionProcessing, metav1.ConditionTrue, s3gwv1alpha1.ReasonNodeFailedAgain))
+		Expect(rem.Status.Conditions).To(haveCondition(s3gwv1alpha1.ConditionProcessing, metav1.ConditionTrue, s3gwv1alpha1.ReasonWaitingForFencing))
 		Expect(rem.Status.CompletionTime).To(BeNil())
-		Expect(rem.Status.Targets).To(BeEmpty())
+		Expect(rem.Status.Targets).To(ConsistOf(HaveField("Name", back.pod.Name)), "the old failure's target is forgotten")
 		Expect(rem.Status.FailureEpisode).NotTo(Equal(episode))
 		Expect(rem.Status.FailureEpisode.RecoveredAt).NotTo(BeNil(), "the controller saw the node Ready in between")
 

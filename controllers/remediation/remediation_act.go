@@ -161,8 +161,12 @@ func (r *Reconciler) evict(ctx context.Context, s *scope, t failover.Target) err
 	log := logf.FromContext(ctx).WithValues("Pod", klog.KRef(t.Namespace, t.Name))
 	log.Info("Force-deleting s3gw pod")
 	deleted, err := workloads.ForceDelete(ctx, r.Client, t.Namespace, t.Name, t.UID)
-	if err != nil || !deleted {
+	if err != nil {
 		return err
+	}
+	s.forceDeleted = append(s.forceDeleted, t.UID)
+	if !deleted {
+		return nil // already gone from the API
 	}
 	r.Metrics.PodEvicted()
 	r.eventBoth(s, EventPodEvicted, "Force-deleted s3gw pod "+t.Namespace+"/"+t.Name+" from the failed node")

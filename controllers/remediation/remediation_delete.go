@@ -67,6 +67,7 @@ func (r *Reconciler) reconcileDelete(ctx context.Context, rem *s3gwv1alpha1.S3GW
 	if err := client.IgnoreNotFound(r.Client.Patch(ctx, rem, patch)); err != nil {
 		return fmt.Errorf("removing finalizer: %w", err)
 	}
+	r.versions.forget(client.ObjectKeyFromObject(rem))
 	return nil
 }
 

@@ -111,7 +111,11 @@ func (r *Reconciler) newTarget(ctx context.Context, pod *corev1.Pod) (s3gwv1alph
 // observeTarget reads one target's pod, volumes and replacement.
 func (r *Reconciler) observeTarget(ctx context.Context, s *scope, t s3gwv1alpha1.TargetPod) (failover.Target, error) {
 	ft := failover.Target{Namespace: t.Namespace, Name: t.Name, UID: t.UID}
-	presence, err := workloads.Present(ctx, s.storage.Pods(), t)
+	pods := s.storage.Pods()
+	if s.deleted.Has(t.UID) {
+		pods = r.APIReader
+	}
+	presence, err := workloads.Present(ctx, pods, t)
 	if err != nil {
 		return ft, err
 	}

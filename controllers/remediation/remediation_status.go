@@ -189,17 +189,21 @@ func withoutTaint(taints []corev1.Taint, taint corev1.Taint) []corev1.Taint {
 // patchStatus is the only status writer. It records the pass's error, skips
 // no-op patches, and locks on the resourceVersion the pass read, so a pass
 // that read a stale object fails with a conflict and is retried instead of
-// overwriting newer status.
-func (r *Reconciler) patchStatus(ctx context.Context, original, rem *s3gwv1alpha1.S3GWRemediation, passErr error) error {
+// overwriting newer status. gone: the CR left the API meanwhile.
+func (r *Reconciler) patchStatus(ctx context.Context, original, rem *s3gwv1alpha1.S3GWRemediation, passErr error) (gone bool, err error) {
 	if passErr != nil {
 		rem.Status.LastError = passErr.Error()
 	}
 	if equality.Semantic.DeepEqual(original.Status, rem.Status) {
-		return nil
+		return false, nil
 	}
 	patch := client.MergeFromWithOptions(original, client.MergeFromWithOptimisticLock{})
-	if err := r.Client.Status().Patch(ctx, rem, patch); err != nil && !apierrors.IsNotFound(err) {
-		return fmt.Errorf("patching status: %w", err)
+	if err := r.Client.Status().Patch(ctx, rem, patch); err != nil {
+		if apierrors.IsNotFound(err) {
+			return true, nil
+		}
+		return false, fmt.Errorf("patching status: %w", err)
 	}
-	return nil
+	r.versions.saw(rem)
+	return false, nil
 }
