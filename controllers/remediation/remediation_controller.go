@@ -182,8 +182,8 @@ var _ reconcile.Reconciler = &Reconciler{}
 // from what it saw and writing it once; a pass's events and metrics follow
 // its write. A pass whose next step waits for nothing but its own writes
 // (scope.chains) is followed at once by the next, instead of by the watch
-// event of its own write: at a thousand nodes each such round trip cost
-// about half a second of the failover.
+// event of its own write, which at a thousand nodes took up to half a
+// second.
 func (r *Reconciler) Reconcile(ctx context.Context, req reconcile.Request) (reconcile.Result, error) {
 	// From the cache unless it is behind this process's own last write
 	// (versions); a pass that still read a copy older than the API's loses
