@@ -23,10 +23,12 @@ import (
 
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"sigs.k8s.io/controller-runtime/pkg/client"
-	"sigs.k8s.io/controller-runtime/pkg/reconcile"
+	"sigs.k8s.io/controller-runtime/pkg/controller/controllerutil"
 
 	s3gwv1alpha1 "github.com/s3gw-tech/s3gw-remediation/api/v1alpha1"
 	"github.com/s3gw-tech/s3gw-remediation/controllers/remediation"
@@ -51,17 +53,38 @@ func (c staleCopy) Get(ctx context.Context, key client.ObjectKey, obj client.Obj
 var _ = Describe("A pass whose cached CR is older than the reconciler's own last write", func() {
 	It("reads the CR from the API and moves on, instead of deciding on the old copy", func() {
 		s := newFailedNodeScenario(s3gwv1alpha1.S3GWRemediationSpec{})
+		rem := s.w.remediation(s.key)
+		controllerutil.AddFinalizer(rem, Finalizer)
+		Expect(managerClient.Update(s.w.ctx, rem)).To(Succeed())
+		before := s.w.remediation(s.key) // the finalizer, no targets
 		st := s.w.stepper(managerClient)
-		before := s.w.remediation(s.key) // no finalizer, no targets
 		Expect(st.pass(s.key)).To(Succeed())
 		Expect(s.w.remediation(s.key).Status.Targets).To(HaveLen(1))
 		Expect(s.w.podExists(s.g.pod)).To(BeTrue(), "the replicas' stops are not confirmed yet")
 
 		st.r.Client = staleCopy{Client: managerClient, kept: before}
-		res, err := st.r.Reconcile(s.w.ctx, reconcile.Request{NamespacedName: s.key})
-		Expect(err).NotTo(HaveOccurred(), "no write was locked on the old copy's version")
-		Expect(res.RequeueAfter).NotTo(Equal(100*time.Millisecond), "no status patch lost its lock")
-		Expect(s.w.podExists(s.g.pod)).To(BeFalse(), "the pass decided on the API's copy: the target recorded, the stops confirmed")
+		Expect(st.pass(s.key)).To(Succeed())
+		Expect(s.w.podExists(s.g.pod)).To(BeFalse(),
+			"the pass decided on the API's copy, the target recorded and the stops confirmed, not on the old one")
+	})
+
+	It("does not act on a copy from before the CR's deletion once its cleanup ran", func() {
+		s := newFailedNodeScenario(s3gwv1alpha1.S3GWRemediationSpec{})
+		st := s.w.stepper(managerClient)
+		Expect(st.pass(s.key)).To(Succeed())
+		Expect(s.w.podExists(s.g.pod)).To(BeTrue(), "the replicas' stops are not confirmed yet")
+		// The cache keeps a copy with the target recorded, older than the
+		// reconciler's last write; the replicas' stops are confirmed by now.
+		old := s.w.remediation(s.key)
+		old.ResourceVersion = "1"
+		Expect(s.w.c.Delete(s.w.ctx, s.w.remediation(s.key))).To(Succeed(), "NHC deletes the CR; the finalizer holds it")
+		st.r.Client = staleCopy{Client: managerClient, kept: old}
+
+		Expect(st.pass(s.key)).To(Succeed())
+		Expect(apierrors.IsNotFound(managerClient.Get(s.w.ctx, s.key, &s3gwv1alpha1.S3GWRemediation{}))).To(BeTrue(),
+			"the pass read the API's copy and cleaned up")
+		Expect(st.pass(s.key)).To(Succeed())
+		Expect(s.w.podExists(s.g.pod)).To(BeTrue(), "no pass acts on the cache's copy from before the deletion")
 	})
 })
 
@@ -95,6 +118,117 @@ var _ = Describe("Passes that wait only for their own writes", func() {
 			"the Reconcile that force-deleted the pod released its volume: one event on the CR, one on the Node")
 		Expect(s.w.node("failed").Status.VolumesInUse).NotTo(ContainElement(longhorn.UniqueVolumeName(s.g.pv)))
 		rem := s.w.remediation(s.key)
-		Expect(meta.IsStatusConditionTrue(rem.Status.Conditions, s3gwv1alpha1.ConditionWorkloadEvicted)).To(BeTrue(), "%+v", rem.Status)
+		evicted := meta.FindStatusCondition(rem.Status.Conditions, s3gwv1alpha1.ConditionWorkloadEvicted)
+		Expect(evicted).To(HaveValue(HaveField("Status", metav1.ConditionTrue)), "%+v", rem.Status)
+
+		// A later Reconcile, the cache still showing the pod, reads it from
+		// the API: the target stays evicted.
+		s.w.clock.Step(time.Second)
+		Expect(st.pass(s.key)).To(Succeed())
+		rem = s.w.remediation(s.key)
+		Expect(meta.FindStatusCondition(rem.Status.Conditions, s3gwv1alpha1.ConditionWorkloadEvicted)).To(Equal(evicted),
+			"the target never went back to evicting")
+	})
+})
+
+// failingStatus is a client whose first status write fails; it records
+// every write sent after that failure.
+type failingStatus struct {
+	client.Client
+	failed bool
+	after  *[]string
+}
+
+func (c *failingStatus) Status() client.SubResourceWriter {
+	return failingStatusWriter{SubResourceWriter: c.Client.Status(), c: c}
+}
+
+func (c *failingStatus) wrote(verb string, obj client.Object) {
+	if c.failed {
+		*c.after = append(*c.after, verb+" "+reflect.TypeOf(obj).Elem().Name()+" "+obj.GetName())
+	}
+}
+
+func (c *failingStatus) Patch(ctx context.Context, obj client.Object, patch client.Patch, opts ...client.PatchOption) error {
+	c.wrote("patch", obj)
+	return c.Client.Patch(ctx, obj, patch, opts...)
+}
+
+func (c *failingStatus) Update(ctx context.Context, obj client.Object, opts ...client.UpdateOption) error {
+	c.wrote("update", obj)
+	return c.Client.Update(ctx, obj, opts...)
+}
+
+func (c *failingStatus) Create(ctx context.Context, obj client.Object, opts ...client.CreateOption) error {
+	c.wrote("create", obj)
+	return c.Client.Create(ctx, obj, opts...)
+}
+
+func (c *failingStatus) Delete(ctx context.Context, obj client.Object, opts ...client.DeleteOption) error {
+	c.wrote("delete", obj)
+	return c.Client.Delete(ctx, obj, opts...)
+}
+
+type failingStatusWriter struct {
+	client.SubResourceWriter
+	c *failingStatus
+}
+
+func (w failingStatusWriter) Patch(ctx context.Context, obj client.Object, patch client.Patch, opts ...client.SubResourcePatchOption) error {
+	if !w.c.failed {
+		w.c.failed = true
+		return apierrors.NewServiceUnavailable("the API server is restarting")
+	}
+	w.c.wrote("status patch", obj)
+	return w.SubResourceWriter.Patch(ctx, obj, patch, opts...)
+}
+
+var _ = Describe("A chain of passes", func() {
+	It("ends when a status write fails: nothing is written after it in that Reconcile", func() {
+		s := newFailedNodeScenario(s3gwv1alpha1.S3GWRemediationSpec{
+			Release: s3gwv1alpha1.ReleaseSpec{Strategy: s3gwv1alpha1.ReleaseControllerDetach}})
+		st := s.w.stepper(managerClient)
+		var after []string
+		st.r.Client = &failingStatus{Client: managerClient, after: &after}
+		Expect(st.pass(s.key)).NotTo(Succeed(), "the record pass's status write failed")
+		Expect(after).To(BeEmpty(), "no pass followed the failed write")
+		Expect(s.w.remediation(s.key).Status.Targets).To(BeEmpty(), "no target was recorded")
+
+		// The next Reconcile records the targets again and goes on.
+		st.until(s.key, 10, func(*s3gwv1alpha1.S3GWRemediation) bool { return !s.w.podExists(s.g.pod) })
+		Expect(s.w.remediation(s.key).Status.Targets).To(HaveLen(1))
+	})
+})
+
+// lostPodDeletes answers every pod delete with success and drops it, as a
+// mutating admission plugin or an aggregated API server might; after ten
+// it refuses, so a chain without end fails instead of hanging.
+type lostPodDeletes struct {
+	client.Client
+	n *int
+}
+
+func (c lostPodDeletes) Delete(ctx context.Context, obj client.Object, opts ...client.DeleteOption) error {
+	if _, ok := obj.(*corev1.Pod); !ok {
+		return c.Client.Delete(ctx, obj, opts...)
+	}
+	if *c.n++; *c.n > 10 {
+		return apierrors.NewTooManyRequestsError("ten pod deletes")
+	}
+	return nil
+}
+
+var _ = Describe("A chain of passes on a pod still there after its force delete", func() {
+	It("stops after three passes and waits for the next Reconcile", func() {
+		s := newFailedNodeScenario(s3gwv1alpha1.S3GWRemediationSpec{
+			Release: s3gwv1alpha1.ReleaseSpec{Strategy: s3gwv1alpha1.ReleaseControllerDetach}})
+		st := s.w.stepper(managerClient)
+		deletes := 0
+		st.r.Client = lostPodDeletes{Client: managerClient, n: &deletes}
+		st.until(s.key, 10, func(*s3gwv1alpha1.S3GWRemediation) bool { return deletes > 0 })
+		Expect(deletes).To(Equal(3), "one force delete per pass, three passes back to back")
+		Expect(s.w.podExists(s.g.pod)).To(BeTrue())
+		Expect(s.w.node("failed").Status.VolumesInUse).To(ContainElement(longhorn.UniqueVolumeName(s.g.pv)),
+			"nothing is released while the pod is in the API")
 	})
 })

@@ -165,6 +165,7 @@ func (r *Reconciler) evict(ctx context.Context, s *scope, t failover.Target) err
 		return err
 	}
 	s.forceDeleted = append(s.forceDeleted, t.UID)
+	r.own.deleted(client.ObjectKeyFromObject(s.rem), t.UID)
 	if !deleted {
 		return nil // already gone from the API
 	}

@@ -26,9 +26,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/labels"
-	"k8s.io/apimachinery/pkg/types"
 	kerrors "k8s.io/apimachinery/pkg/util/errors"
-	"k8s.io/apimachinery/pkg/util/sets"
 	"k8s.io/client-go/tools/record"
 	"k8s.io/klog/v2"
 	"k8s.io/utils/clock"
@@ -123,9 +121,10 @@ type Reconciler struct {
 	// replica node.
 	InstanceManagers *storage.InstanceManagerIndex
 
-	// versions are the CRs' versions this process last wrote or read
-	// uncached, so a pass does not decide on a cached copy older than them.
-	versions versions
+	// own is what this process wrote that its cache may not show yet
+	// (ownWrites): a pass decides on neither an older copy of the CR nor
+	// a pod it force-deleted.
+	own ownWrites
 
 	// watches adds watches on kinds found at run time (other remediators',
 	// Longhorn's); nil without a manager, as in step-by-step tests.
@@ -186,7 +185,7 @@ var _ reconcile.Reconciler = &Reconciler{}
 // second.
 func (r *Reconciler) Reconcile(ctx context.Context, req reconcile.Request) (reconcile.Result, error) {
 	// From the cache unless it is behind this process's own last write
-	// (versions); a pass that still read a copy older than the API's loses
+	// (ownWrites); a pass that still read a copy older than the API's loses
 	// the optimistic lock on its status patch and runs again.
 	rem, err := r.getRemediation(ctx, req.NamespacedName)
 	if err != nil {
@@ -209,20 +208,17 @@ func (r *Reconciler) Reconcile(ctx context.Context, req reconcile.Request) (reco
 	if err := r.ensureFinalizer(ctx, rem, node); err != nil {
 		return reconcile.Result{}, err
 	}
-	deleted := sets.New[types.UID]()
 	for n := 1; ; n++ {
-		res, chained, err := r.pass(ctx, rem, nodeName, node, deleted)
+		res, chained, err := r.pass(ctx, rem, nodeName, node)
 		if err != nil || chained == nil || n == maxPasses || !rem.DeletionTimestamp.IsZero() {
 			return res, err
 		}
 		log.V(1).Info("Running the next pass now: it waits only for this one's writes",
 			"phase", rem.Status.Phase, "forceDeleted", len(chained.forceDeleted))
-		deleted.Insert(chained.forceDeleted...)
-		// The cache is behind this pass's node writes, if any: the next
-		// pass then drops its decision (confirmNode) and runs again later.
-		if node, err = r.getNode(ctx, nodeName); err != nil {
-			return reconcile.Result{}, err
-		}
+		// The node as this pass's writes left it: the cache may not show
+		// them yet. A newer node makes confirmNode drop a destructive
+		// decision, as in any pass.
+		node = chained.node
 	}
 }
 
@@ -233,11 +229,9 @@ const maxPasses = 3
 
 // pass runs one observe → decide → act pass on rem, derives the status from
 // it and writes it once; the pass's events and metrics follow that write.
-// deleted are the pods earlier passes of this Reconcile force-deleted: they
-// are read from the API, since the cache has not seen them go yet. It
-// returns the pass's scope as chained when the next pass is due now.
-func (r *Reconciler) pass(ctx context.Context, rem *s3gwv1alpha1.S3GWRemediation, nodeName string, node *corev1.Node,
-	deleted sets.Set[types.UID]) (res reconcile.Result, chained *scope, retErr error) {
+// It returns the pass's scope as chained when the next pass is due now.
+func (r *Reconciler) pass(ctx context.Context, rem *s3gwv1alpha1.S3GWRemediation, nodeName string,
+	node *corev1.Node) (res reconcile.Result, chained *scope, retErr error) {
 	original := rem.DeepCopy()
 	// derived is the pass once it derived the status; its transitions are
 	// told after the status write.
@@ -262,7 +256,7 @@ func (r *Reconciler) pass(ctx context.Context, rem *s3gwv1alpha1.S3GWRemediation
 		}
 	}()
 
-	s, err := r.observe(ctx, rem, nodeName, node, deleted)
+	s, err := r.observe(ctx, rem, nodeName, node)
 	if err != nil {
 		return reconcile.Result{}, nil, err
 	}
@@ -317,7 +311,7 @@ func (r *Reconciler) ensureFinalizer(ctx context.Context, rem *s3gwv1alpha1.S3GW
 	if err := r.Client.Patch(ctx, rem, patch); err != nil {
 		return fmt.Errorf("adding finalizer: %w", err)
 	}
-	r.versions.saw(rem)
+	r.own.saw(rem)
 	events.RemediationStarted(r.Recorder, rem)
 	return nil
 }

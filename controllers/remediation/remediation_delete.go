@@ -64,10 +64,12 @@ func (r *Reconciler) reconcileDelete(ctx context.Context, rem *s3gwv1alpha1.S3GW
 	log.Info("Removing finalizer")
 	patch := client.MergeFromWithOptions(rem.DeepCopy(), client.MergeFromWithOptimisticLock{})
 	controllerutil.RemoveFinalizer(rem, Finalizer)
-	if err := client.IgnoreNotFound(r.Client.Patch(ctx, rem, patch)); err != nil {
-		return fmt.Errorf("removing finalizer: %w", err)
+	if err := r.Client.Patch(ctx, rem, patch); err != nil {
+		return client.IgnoreNotFound(fmt.Errorf("removing finalizer: %w", err))
 	}
-	r.versions.forget(client.ObjectKeyFromObject(rem))
+	// Not forgotten: a cached copy from before the deletion must not pass
+	// for current until the cache sees the CR go (ownWrites).
+	r.own.saw(rem)
 	return nil
 }
 

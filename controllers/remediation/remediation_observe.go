@@ -27,7 +27,6 @@ import (
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
-	"k8s.io/apimachinery/pkg/util/sets"
 
 	s3gwv1alpha1 "github.com/s3gw-tech/s3gw-remediation/api/v1alpha1"
 	"github.com/s3gw-tech/s3gw-remediation/internal/failover"
@@ -54,10 +53,6 @@ type scope struct {
 	decision failover.Decision
 	// createdDelegate is the delegate CR the pass created; nil if none.
 	createdDelegate *failover.RemediatorCR
-	// deleted are the pods this Reconcile force-deleted before the pass:
-	// their presence is read from the API, not from the cache that has not
-	// seen them go yet.
-	deleted sets.Set[types.UID]
 	// forceDeleted are the pods the pass force-deleted, or found gone from
 	// the API when it sent the delete.
 	forceDeleted []types.UID
@@ -79,10 +74,8 @@ func timedOut(rem *s3gwv1alpha1.S3GWRemediation) bool {
 // even into the CR: status is derived from what it returns (nextStatus).
 // Reads stop early where the decision cannot use them (missing node, timed
 // out, excluded node).
-func (r *Reconciler) observe(ctx context.Context, rem *s3gwv1alpha1.S3GWRemediation, nodeName string, node *corev1.Node,
-	deleted sets.Set[types.UID]) (*scope, error) {
-	s := &scope{rem: rem, nodeName: nodeName, node: node, now: metav1.NewTime(r.Clock.Now()), targets: rem.Status.Targets,
-		deleted: deleted}
+func (r *Reconciler) observe(ctx context.Context, rem *s3gwv1alpha1.S3GWRemediation, nodeName string, node *corev1.Node) (*scope, error) {
+	s := &scope{rem: rem, nodeName: nodeName, node: node, now: metav1.NewTime(r.Clock.Now()), targets: rem.Status.Targets}
 	reported := meta.IsStatusConditionTrue(rem.Status.Conditions, s3gwv1alpha1.ConditionSucceeded)
 	// A success of this episode has its completion time; one kept from an
 	// earlier episode (restartEpisode) has none.

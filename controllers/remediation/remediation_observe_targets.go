@@ -22,6 +22,7 @@ import (
 	"slices"
 
 	corev1 "k8s.io/api/core/v1"
+	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	s3gwv1alpha1 "github.com/s3gw-tech/s3gw-remediation/api/v1alpha1"
 	"github.com/s3gw-tech/s3gw-remediation/internal/failover"
@@ -111,11 +112,7 @@ func (r *Reconciler) newTarget(ctx context.Context, pod *corev1.Pod) (s3gwv1alph
 // observeTarget reads one target's pod, volumes and replacement.
 func (r *Reconciler) observeTarget(ctx context.Context, s *scope, t s3gwv1alpha1.TargetPod) (failover.Target, error) {
 	ft := failover.Target{Namespace: t.Namespace, Name: t.Name, UID: t.UID}
-	pods := s.storage.Pods()
-	if s.deleted.Has(t.UID) {
-		pods = r.APIReader
-	}
-	presence, err := workloads.Present(ctx, pods, t)
+	presence, err := r.presence(ctx, s, t)
 	if err != nil {
 		return ft, err
 	}
@@ -135,6 +132,22 @@ func (r *Reconciler) observeTarget(ctx context.Context, s *scope, t s3gwv1alpha1
 		ft.Replacement = &failover.Replacement{Name: replacement.Name, NodeName: replacement.NodeName}
 	}
 	return ft, err
+}
+
+// presence reads whether a target's pod is in the API: from the cache, but
+// for a pod this process force-deleted that the cache still shows, which is
+// read from the API until the cache sees it go (ownWrites).
+func (r *Reconciler) presence(ctx context.Context, s *scope, t s3gwv1alpha1.TargetPod) (workloads.Presence, error) {
+	presence, err := workloads.Present(ctx, s.storage.Pods(), t)
+	key := client.ObjectKeyFromObject(s.rem)
+	if err != nil || !r.own.isDeleted(key, t.UID) {
+		return presence, err
+	}
+	if !presence.Present {
+		r.own.goneFromCache(key, t.UID)
+		return presence, nil
+	}
+	return workloads.Present(ctx, r.APIReader, t)
 }
 
 // observeVolume reads one target volume: its Longhorn state, its

@@ -204,6 +204,6 @@ func (r *Reconciler) patchStatus(ctx context.Context, original, rem *s3gwv1alpha
 		}
 		return false, fmt.Errorf("patching status: %w", err)
 	}
-	r.versions.saw(rem)
+	r.own.saw(rem)
 	return false, nil
 }
