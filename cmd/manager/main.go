@@ -28,7 +28,6 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 	utilruntime "k8s.io/apimachinery/pkg/util/runtime"
 	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
-	"k8s.io/utils/clock"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/healthz"
 	"sigs.k8s.io/controller-runtime/pkg/log/zap"
@@ -36,10 +35,8 @@ import (
 
 	s3gwv1alpha1 "github.com/s3gw-tech/s3gw-remediation/api/v1alpha1"
 	"github.com/s3gw-tech/s3gw-remediation/controllers"
-	"github.com/s3gw-tech/s3gw-remediation/internal/eventrecorder"
 	"github.com/s3gw-tech/s3gw-remediation/internal/longhorn"
 	"github.com/s3gw-tech/s3gw-remediation/internal/metrics"
-	"github.com/s3gw-tech/s3gw-remediation/internal/storage"
 	"github.com/s3gw-tech/s3gw-remediation/version"
 )
 
@@ -157,28 +154,13 @@ func main() {
 		setupLog.Error(err, "Unable to set up template handling", "kind", "S3GWRemediationTemplate")
 		os.Exit(1)
 	}
-	remediation := controllers.NewRemediationReconciler(
-		mgr.GetClient(),
-		mgr.GetAPIReader(),
-		eventrecorder.Legacy{Recorder: mgr.GetEventRecorder("s3gw-remediation")},
-		clock.RealClock{},
-		metrics.Default,
-	)
-	remediation.WorkloadCache = cachedPods
-	leases, err := controllers.WatchLeases(context.Background(), mgr.GetCache(), clock.RealClock{})
-	if err != nil {
-		setupLog.Error(err, "Unable to watch node Leases")
-		os.Exit(1)
-	}
-	remediation.Leases = leases
-	instanceManagers := storage.NewInstanceManagerIndex(mgr.GetCache())
-	remediation.InstanceManagers = instanceManagers
-	if err := remediation.SetupWithManager(mgr); err != nil {
-		setupLog.Error(err, "Unable to create controller", "controller", "S3GWRemediation")
-		os.Exit(1)
-	}
-	if err := setupProtection(mgr, cachedPods, leases, instanceManagers); err != nil {
-		setupLog.Error(err, "Unable to create controller", "controller", "protection report")
+	if err := controllers.SetupReconcilers(context.Background(), mgr, controllers.Wiring{
+		WorkloadCache:          cachedPods,
+		Metrics:                metrics.Default,
+		NodeMonitorGracePeriod: nodeMonitorGracePeriod,
+		ReportInterval:         reportInterval,
+	}); err != nil {
+		setupLog.Error(err, "Unable to set up the controllers")
 		os.Exit(1)
 	}
 

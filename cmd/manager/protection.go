@@ -20,15 +20,8 @@ import (
 	"flag"
 	"time"
 
-	"k8s.io/apimachinery/pkg/labels"
-	"k8s.io/utils/clock"
-	ctrl "sigs.k8s.io/controller-runtime"
-
 	"github.com/s3gw-tech/s3gw-remediation/controllers"
-	"github.com/s3gw-tech/s3gw-remediation/internal/eventrecorder"
-	"github.com/s3gw-tech/s3gw-remediation/internal/metrics"
 	"github.com/s3gw-tech/s3gw-remediation/internal/protection"
-	"github.com/s3gw-tech/s3gw-remediation/internal/storage"
 )
 
 // nodeMonitorGracePeriod is kube-controller-manager's, for the expected RTO
@@ -44,22 +37,4 @@ func init() {
 		"kube-controller-manager's --node-monitor-grace-period, used in the protection report's expected RTO.")
 	flag.DurationVar(&reportInterval, "protection-report-interval", controllers.DefaultReportInterval,
 		"The least time between two passes of one template's protection report: a change within it is read, and reported in status and metrics, when it ends (0: every change at once).")
-}
-
-// setupProtection wires the protection report: every template's status
-// says whether each pod it selects would survive its node's failure now.
-func setupProtection(mgr ctrl.Manager, cachedPods labels.Selector, leases *storage.LeaseSightings,
-	instanceManagers *storage.InstanceManagerIndex) error {
-	return (&controllers.ProtectionReconciler{
-		Client:                 mgr.GetClient(),
-		APIReader:              mgr.GetAPIReader(),
-		Recorder:               eventrecorder.Legacy{Recorder: mgr.GetEventRecorder("s3gw-remediation")},
-		Clock:                  clock.RealClock{},
-		Metrics:                metrics.Default,
-		WorkloadCache:          cachedPods,
-		Leases:                 leases,
-		InstanceManagers:       instanceManagers,
-		NodeMonitorGracePeriod: nodeMonitorGracePeriod,
-		ReportInterval:         reportInterval,
-	}).SetupWithManager(mgr)
 }

@@ -25,7 +25,6 @@ import (
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/webhook"
 
-	"github.com/s3gw-tech/s3gw-remediation/controllers"
 	"github.com/s3gw-tech/s3gw-remediation/internal/template"
 	webhookv1alpha1 "github.com/s3gw-tech/s3gw-remediation/internal/webhook/v1alpha1"
 )
@@ -57,9 +56,10 @@ func newWebhookServer(tlsOpts []func(*tls.Config)) webhook.Server {
 }
 
 // setupTemplates wires what keeps S3GWRemediationTemplates usable by
-// NodeHealthCheck: the mutating webhook that annotates them at admission
-// (when certificates are present), the template controller that annotates
-// those admitted without it, and the default template created at start-up.
+// NodeHealthCheck, beside the template controller that annotates those
+// admitted without a webhook (controllers.SetupReconcilers): the mutating
+// webhook that annotates them at admission (when certificates are present),
+// and the default template created at start-up.
 func setupTemplates(mgr ctrl.Manager) error {
 	if webhookCertsPresent() {
 		if err := webhookv1alpha1.SetupTemplateWebhookWithManager(mgr); err != nil {
@@ -68,9 +68,6 @@ func setupTemplates(mgr ctrl.Manager) error {
 	} else {
 		setupLog.Info("No webhook certificate: serving no admission webhook; templates get multiple-templates support after admission",
 			"dir", webhookCertDir)
-	}
-	if err := (&controllers.TemplateReconciler{Client: mgr.GetClient()}).SetupWithManager(mgr); err != nil {
-		return err
 	}
 	namespace := os.Getenv(template.NamespaceEnv)
 	if namespace == "" {

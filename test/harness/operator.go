@@ -27,7 +27,6 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	storagev1 "k8s.io/api/storage/v1"
 	"k8s.io/client-go/rest"
-	"k8s.io/utils/clock"
 	"k8s.io/utils/ptr"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -37,9 +36,7 @@ import (
 
 	s3gwv1alpha1 "github.com/s3gw-tech/s3gw-remediation/api/v1alpha1"
 	"github.com/s3gw-tech/s3gw-remediation/controllers"
-	"github.com/s3gw-tech/s3gw-remediation/internal/eventrecorder"
 	"github.com/s3gw-tech/s3gw-remediation/internal/metrics"
-	"github.com/s3gw-tech/s3gw-remediation/internal/storage"
 )
 
 // runner is a controller-runtime manager running in the background.
@@ -105,40 +102,14 @@ func startOperator(ctx context.Context, cfg *rest.Config, log logr.Logger, inter
 	if err != nil {
 		return nil, err
 	}
-	if err := (&controllers.TemplateReconciler{Client: mgr.GetClient()}).SetupWithManager(mgr); err != nil {
-		return nil, fmt.Errorf("setting up the template controller: %w", err)
-	}
-	recorder := metrics.New(prometheus.NewRegistry())
-	remediation := controllers.NewRemediationReconciler(
-		mgr.GetClient(),
-		mgr.GetAPIReader(),
-		eventrecorder.Legacy{Recorder: mgr.GetEventRecorder("s3gw-remediation")},
-		clock.RealClock{},
-		recorder,
-	)
-	remediation.WorkloadCache = controllers.DefaultWorkloadCache()
-	leases, err := controllers.WatchLeases(ctx, mgr.GetCache(), clock.RealClock{})
-	if err != nil {
-		return nil, err
-	}
-	remediation.Leases = leases
-	instanceManagers := storage.NewInstanceManagerIndex(mgr.GetCache())
-	remediation.InstanceManagers = instanceManagers
-	if intervals != nil {
-		remediation.Intervals = *intervals
-	}
-	if err := remediation.SetupWithManager(mgr); err != nil {
-		return nil, fmt.Errorf("setting up the remediation controller: %w", err)
-	}
-	if err := (&controllers.ProtectionReconciler{
-		Client: mgr.GetClient(), APIReader: mgr.GetAPIReader(),
-		Recorder: eventrecorder.Legacy{Recorder: mgr.GetEventRecorder("s3gw-remediation")},
-		Clock:    clock.RealClock{}, Metrics: recorder,
-		WorkloadCache: controllers.DefaultWorkloadCache(), Leases: leases, InstanceManagers: instanceManagers,
+	if err := controllers.SetupReconcilers(ctx, mgr, controllers.Wiring{
+		WorkloadCache:          controllers.DefaultWorkloadCache(),
+		Metrics:                metrics.New(prometheus.NewRegistry()),
+		Intervals:              intervals,
 		NodeMonitorGracePeriod: nodeMonitorGracePeriod,
 		ReportInterval:         controllers.DefaultReportInterval,
-	}).SetupWithManager(mgr); err != nil {
-		return nil, fmt.Errorf("setting up the protection report: %w", err)
+	}); err != nil {
+		return nil, err
 	}
 	return run(ctx, mgr, &s3gwv1alpha1.S3GWRemediation{}, &s3gwv1alpha1.S3GWRemediationTemplate{},
 		&corev1.Node{}, &storagev1.VolumeAttachment{})
