@@ -131,67 +131,27 @@ var _ = Describe("Passes that wait only for their own writes", func() {
 	})
 })
 
-// failingStatus is a client whose first status write fails; it records
-// every write sent after that failure.
-type failingStatus struct {
-	client.Client
-	failed bool
-	after  *[]string
-}
-
-func (c *failingStatus) Status() client.SubResourceWriter {
-	return failingStatusWriter{SubResourceWriter: c.Client.Status(), c: c}
-}
-
-func (c *failingStatus) wrote(verb string, obj client.Object) {
-	if c.failed {
-		*c.after = append(*c.after, verb+" "+reflect.TypeOf(obj).Elem().Name()+" "+obj.GetName())
-	}
-}
-
-func (c *failingStatus) Patch(ctx context.Context, obj client.Object, patch client.Patch, opts ...client.PatchOption) error {
-	c.wrote("patch", obj)
-	return c.Client.Patch(ctx, obj, patch, opts...)
-}
-
-func (c *failingStatus) Update(ctx context.Context, obj client.Object, opts ...client.UpdateOption) error {
-	c.wrote("update", obj)
-	return c.Client.Update(ctx, obj, opts...)
-}
-
-func (c *failingStatus) Create(ctx context.Context, obj client.Object, opts ...client.CreateOption) error {
-	c.wrote("create", obj)
-	return c.Client.Create(ctx, obj, opts...)
-}
-
-func (c *failingStatus) Delete(ctx context.Context, obj client.Object, opts ...client.DeleteOption) error {
-	c.wrote("delete", obj)
-	return c.Client.Delete(ctx, obj, opts...)
-}
-
-type failingStatusWriter struct {
-	client.SubResourceWriter
-	c *failingStatus
-}
-
-func (w failingStatusWriter) Patch(ctx context.Context, obj client.Object, patch client.Patch, opts ...client.SubResourcePatchOption) error {
-	if !w.c.failed {
-		w.c.failed = true
-		return apierrors.NewServiceUnavailable("the API server is restarting")
-	}
-	w.c.wrote("status patch", obj)
-	return w.SubResourceWriter.Patch(ctx, obj, patch, opts...)
-}
-
 var _ = Describe("A chain of passes", func() {
 	It("ends when a status write fails: nothing is written after it in that Reconcile", func() {
 		s := newFailedNodeScenario(s3gwv1alpha1.S3GWRemediationSpec{
 			Release: s3gwv1alpha1.ReleaseSpec{Strategy: s3gwv1alpha1.ReleaseControllerDetach}})
-		st := s.w.stepper(managerClient)
-		var after []string
-		st.r.Client = &failingStatus{Client: managerClient, after: &after}
+		recorder := newWriteRecorder()
+		failed := false
+		recorder.inject = func(w write) error {
+			if w.SubResource == "status" && !failed {
+				failed = true
+				return apierrors.NewServiceUnavailable("the API server is restarting")
+			}
+			return nil
+		}
+		st := s.w.stepper(recorder)
 		Expect(st.pass(s.key)).NotTo(Succeed(), "the record pass's status write failed")
-		Expect(after).To(BeEmpty(), "no pass followed the failed write")
+		// The failed status write is the Reconcile's last write and its only
+		// status write: no pass followed it.
+		writes := recorder.Writes()
+		Expect(writes).NotTo(BeEmpty())
+		Expect(writes[len(writes)-1].SubResource).To(Equal("status"), "%v", writes)
+		Expect(writes[:len(writes)-1]).NotTo(ContainElement(HaveField("SubResource", "status")), "%v", writes)
 		Expect(s.w.remediation(s.key).Status.Targets).To(BeEmpty(), "no target was recorded")
 
 		// The next Reconcile records the targets again and goes on.
