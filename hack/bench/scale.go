@@ -196,8 +196,13 @@ type scaleRun struct {
 	CRToReady stats `json:"crToReady"`
 	RTO       stats `json:"rto"`
 	// CRToReleased is S3GWRemediation created → no VolumeAttachment of the
-	// volume left on the dead node: the operator's own part.
-	CRToReleased stats `json:"crToReleased"`
+	// volume left on the dead node. CRToReleaseWrite ends it at the
+	// operator's release write instead (releasewrite.go): the operator's
+	// part, with the simulated Longhorn's replica stops it waits for;
+	// ReleaseWriteToReleased is the rest, kube-controller-manager's detach.
+	CRToReleased           stats `json:"crToReleased"`
+	CRToReleaseWrite       stats `json:"crToReleaseWrite"`
+	ReleaseWriteToReleased stats `json:"releaseWriteToReleased"`
 	// NotReadyToCR is node NotReady → S3GWRemediation created: the
 	// NodeHealthCheck's share. CRToPodGone is S3GWRemediation created →
 	// old pod gone: the operator's first write, before the attach-detach
@@ -319,7 +324,11 @@ func runScale(ctx context.Context, cfg scaleConfig, size clusterSize, profiles m
 	if sr.Requests, err = env.OperatorRequests(runs[0].FailedAt, end); err != nil {
 		return sr, err
 	}
-	sr.summarize(runs)
+	writes, err := readReleaseWrites(env, runs)
+	if err != nil {
+		return sr, err
+	}
+	sr.summarize(runs, writes)
 	sr.NHCPasses, sr.NHCCRLists = passStats(check.Passes(), runs[0].FailedAt, end)
 	for _, h := range []*heapSnapshot{before, peak} {
 		if h == nil {
@@ -346,9 +355,21 @@ func logDirFor(logDir string, size clusterSize) string {
 	return filepath.Join(logDir, fmt.Sprintf("nodes-%d-pods-%d", size.Nodes, size.Pods))
 }
 
-func (sr *scaleRun) summarize(runs []*harness.Run) {
-	var crToReady, rto, crToReleased, notReadyToCR, crToPodGone []float64
+// releaseWriteMilestone names the operator's release write in a failure's
+// milestones.
+const releaseWriteMilestone = "the operator's release write (audit log)"
+
+func (sr *scaleRun) summarize(runs []*harness.Run, releaseWrites map[string]time.Time) {
+	var crToReady, rto, crToReleased, notReadyToCR, crToPodGone, crToWrite, writeToReleased []float64
 	for _, r := range runs {
+		if wrote, ok := releaseWrites[r.Node]; ok {
+			if created, ok := r.Seen(harness.RemediationCreated); ok {
+				crToWrite = append(crToWrite, (wrote.Sub(r.FailedAt) - created).Seconds())
+			}
+			if released, ok := r.Seen(harness.AttachmentReleased); ok {
+				writeToReleased = append(writeToReleased, (released - wrote.Sub(r.FailedAt)).Seconds())
+			}
+		}
 		if d, ok := r.Between(harness.NodeNotReady, harness.RemediationCreated); ok {
 			notReadyToCR = append(notReadyToCR, d.Seconds())
 		}
@@ -358,6 +379,9 @@ func (sr *scaleRun) summarize(runs []*harness.Run) {
 		rr := runResult{Node: r.Node, Milestones: map[string]float64{}}
 		for _, e := range r.Timeline() {
 			rr.Milestones[e.Milestone.String()] = e.After.Seconds()
+		}
+		if wrote, ok := releaseWrites[r.Node]; ok {
+			rr.Milestones[releaseWriteMilestone] = wrote.Sub(r.FailedAt).Seconds()
 		}
 		ready, ok := r.Seen(harness.ReplacementReady)
 		rr.Recovered = ok
@@ -383,6 +407,21 @@ func (sr *scaleRun) summarize(runs []*harness.Run) {
 	}
 	sr.CRToReady, sr.RTO, sr.CRToReleased = newStats(crToReady), newStats(rto), newStats(crToReleased)
 	sr.NotReadyToCR, sr.CRToPodGone = newStats(notReadyToCR), newStats(crToPodGone)
+	sr.CRToReleaseWrite, sr.ReleaseWriteToReleased = newStats(crToWrite), newStats(writeToReleased)
+}
+
+// readReleaseWrites reads the operator's release writes of the failed
+// nodes from kube-apiserver's audit log.
+func readReleaseWrites(env *harness.Env, runs []*harness.Run) (map[string]time.Time, error) {
+	reqs, err := apiaudit.Read(env.Cluster.AuditLogPath(), releaseRequest)
+	if err != nil {
+		return nil, err
+	}
+	failedAt := map[string]time.Time{}
+	for _, r := range runs {
+		failedAt[r.Node] = r.FailedAt
+	}
+	return releaseWrites(reqs, failedAt), nil
 }
 
 // failureWindow is how long, after NotReady and the NodeHealthCheck's
@@ -630,6 +669,12 @@ func (r *scaleResult) table() string {
 	row("of which CR → old pod gone (the operator's force delete) p50 / p99", "", func(sr scaleRun) string {
 		return fmtStat(sr.CRToPodGone.P50) + " / " + fmtStat(sr.CRToPodGone.P99)
 	})
+	row("of which CR → the operator's release write p50 / p99", "", func(sr scaleRun) string {
+		return fmtStat(sr.CRToReleaseWrite.P50) + " / " + fmtStat(sr.CRToReleaseWrite.P99)
+	})
+	row("and its release write → released (kube-controller-manager's detach) p50 / p99", "", func(sr scaleRun) string {
+		return fmtStat(sr.ReleaseWriteToReleased.P50) + " / " + fmtStat(sr.ReleaseWriteToReleased.P99)
+	})
 	row("node NotReady → CR (the NodeHealthCheck) p50 / p99", "", func(sr scaleRun) string {
 		return fmtStat(sr.NotReadyToCR.P50) + " / " + fmtStat(sr.NotReadyToCR.P99)
 	})
@@ -746,7 +791,10 @@ func (r *scaleResult) markdown() string {
 		"(the last one is the peak's): heap in use is `MemStats.HeapInuse`, the live heap the profile's in-use space as of " +
 		"the last garbage collection, split by owner (`hack/bench/heap.go`). Its API requests are " +
 		"counted from kube-apiserver's audit log by its own identity. CR → released is S3GWRemediation created → no " +
-		"VolumeAttachment of the volume left on the dead node (the operator's own part); CR → Ready ends when the " +
+		"VolumeAttachment of the volume left on the dead node; it is split at the operator's release write, the " +
+		"first accepted write of the failed Node's status by the operator (ControllerDetach's `volumesInUse` edit) " +
+		"in the audit log: before it, the operator and the simulated Longhorn's replica stops it waits for; after " +
+		"it, kube-controller-manager's attach-detach controller and the simulated CSI attacher. CR → Ready ends when the " +
 		"replacement gateway is Ready, including the simulated Longhorn attach delay. The NodeHealthCheck's passes are " +
 		"the emulator's reconcile passes that began between the first failure and the last Succeeded, timed on the wall " +
 		"clock; each lists the remediation CRs live once per healthy node, as NHC does. Percentiles are nearest-rank.\n\n")
