@@ -164,7 +164,7 @@ func (r *Reconciler) evict(ctx context.Context, s *scope, t failover.Target) err
 	if err != nil {
 		return err
 	}
-	s.forceDeleted = append(s.forceDeleted, t.UID)
+	s.forceDeleted++
 	r.own.deleted(client.ObjectKeyFromObject(s.rem), t.UID)
 	if !deleted {
 		return nil // already gone from the API

@@ -214,7 +214,7 @@ func (r *Reconciler) Reconcile(ctx context.Context, req reconcile.Request) (reco
 			return res, err
 		}
 		log.V(1).Info("Running the next pass now: it waits only for this one's writes",
-			"phase", rem.Status.Phase, "forceDeleted", len(chained.forceDeleted))
+			"phase", rem.Status.Phase, "forceDeleted", chained.forceDeleted)
 		// The node as this pass's writes left it: the cache may not show
 		// them yet. A newer node makes confirmNode drop a destructive
 		// decision, as in any pass.

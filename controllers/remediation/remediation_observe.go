@@ -26,7 +26,6 @@ import (
 	storagev1 "k8s.io/api/storage/v1"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/types"
 
 	s3gwv1alpha1 "github.com/s3gw-tech/s3gw-remediation/api/v1alpha1"
 	"github.com/s3gw-tech/s3gw-remediation/internal/failover"
@@ -53,16 +52,16 @@ type scope struct {
 	decision failover.Decision
 	// createdDelegate is the delegate CR the pass created; nil if none.
 	createdDelegate *failover.RemediatorCR
-	// forceDeleted are the pods the pass force-deleted, or found gone from
-	// the API when it sent the delete.
-	forceDeleted []types.UID
+	// forceDeleted counts the pods the pass force-deleted, or found gone
+	// from the API when it sent the delete (ownWrites keeps their UIDs).
+	forceDeleted int
 }
 
 // chains reports whether the next pass is due as soon as this one wrote its
 // status: it waits for nothing but the status just recorded, or for the
 // pods it force-deleted to leave, which the next pass reads from the API.
 func (s *scope) chains() bool {
-	return s.decision.Wait == failover.WaitForStatus || len(s.forceDeleted) > 0
+	return s.decision.Wait == failover.WaitForStatus || s.forceDeleted > 0
 }
 
 func timedOut(rem *s3gwv1alpha1.S3GWRemediation) bool {
