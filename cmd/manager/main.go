@@ -84,7 +84,7 @@ func main() {
 			"event-driven; others read their pods uncached. Empty caches every pod (memory grows with the cluster).")
 	flag.StringVar(&pprofAddr, "pprof-bind-address", "0",
 		"Address the Go profiler's /debug/pprof endpoints bind to; 0 disables them. For measuring, not for production.")
-	opts := zap.Options{}
+	opts := loggerOptions()
 	opts.BindFlags(flag.CommandLine)
 	flag.Parse()
 	ctrl.SetLogger(zap.New(zap.UseFlagOptions(&opts)))
