@@ -362,14 +362,6 @@ const releaseWriteMilestone = "the operator's release write (audit log)"
 func (sr *scaleRun) summarize(runs []*harness.Run, releaseWrites map[string]time.Time) {
 	var crToReady, rto, crToReleased, notReadyToCR, crToPodGone, crToWrite, writeToReleased []float64
 	for _, r := range runs {
-		if wrote, ok := releaseWrites[r.Node]; ok {
-			if created, ok := r.Seen(harness.RemediationCreated); ok {
-				crToWrite = append(crToWrite, (wrote.Sub(r.FailedAt) - created).Seconds())
-			}
-			if released, ok := r.Seen(harness.AttachmentReleased); ok {
-				writeToReleased = append(writeToReleased, (released - wrote.Sub(r.FailedAt)).Seconds())
-			}
-		}
 		if d, ok := r.Between(harness.NodeNotReady, harness.RemediationCreated); ok {
 			notReadyToCR = append(notReadyToCR, d.Seconds())
 		}
@@ -381,7 +373,15 @@ func (sr *scaleRun) summarize(runs []*harness.Run, releaseWrites map[string]time
 			rr.Milestones[e.Milestone.String()] = e.After.Seconds()
 		}
 		if wrote, ok := releaseWrites[r.Node]; ok {
-			rr.Milestones[releaseWriteMilestone] = wrote.Sub(r.FailedAt).Seconds()
+			// On the timeline's scale: time since the node was lost.
+			after := wrote.Sub(r.FailedAt)
+			rr.Milestones[releaseWriteMilestone] = after.Seconds()
+			if created, ok := r.Seen(harness.RemediationCreated); ok {
+				crToWrite = append(crToWrite, (after - created).Seconds())
+			}
+			if released, ok := r.Seen(harness.AttachmentReleased); ok {
+				writeToReleased = append(writeToReleased, (released - after).Seconds())
+			}
 		}
 		ready, ok := r.Seen(harness.ReplacementReady)
 		rr.Recovered = ok
