@@ -27,6 +27,8 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/controller/controllerutil"
 
@@ -128,6 +130,80 @@ var _ = Describe("Passes that wait only for their own writes", func() {
 		rem = s.w.remediation(s.key)
 		Expect(meta.FindStatusCondition(rem.Status.Conditions, s3gwv1alpha1.ConditionWorkloadEvicted)).To(Equal(evicted),
 			"the target never went back to evicting")
+	})
+})
+
+var _ = Describe("A Reconcile that force-deletes a pod", func() {
+	// untilGone runs Reconciles until pod is gone and returns the writes of
+	// the last one.
+	untilGone := func(w *world, st *stepper, recorder *writeRecorder, key types.NamespacedName, pod *corev1.Pod) []write {
+		var writes []write
+		for range 10 {
+			if !w.podExists(pod) {
+				break
+			}
+			n := len(recorder.Writes())
+			Expect(st.pass(key)).To(Succeed())
+			writes = recorder.Writes()[n:]
+		}
+		Expect(w.podExists(pod)).To(BeFalse(), "the pod was force-deleted")
+		return writes
+	}
+	statusWrite := func(key types.NamespacedName) write {
+		return write{Verb: "patch", Kind: "S3GWRemediation", Name: key.Name, SubResource: "status"}
+	}
+
+	It("writes the status once, after the release", func() {
+		w := newWorld(suiteCtx)
+		w.addNode("healthy", true)
+		w.addNode("second", true)
+		w.addNode("failed", true)
+		g := w.addGateway("s3gw", "failed", "healthy", withReplicasOn("healthy", "second"))
+		w.simulate()
+		// The replica on "second" stops late: a pass records that the
+		// release waits for it.
+		w.cutOff[w.nodeName("second")] = true
+		w.setReady("failed", false)
+		key := w.remediate(w.nhc(w.template("s3gw", s3gwv1alpha1.S3GWRemediationSpec{
+			Release: s3gwv1alpha1.ReleaseSpec{Strategy: s3gwv1alpha1.ReleaseControllerDetach}}, false)), "failed")
+		recorder := newWriteRecorder()
+		st := w.stepper(recorder)
+		st.until(key, 20, func(rem *s3gwv1alpha1.S3GWRemediation) bool {
+			return conditionOf(rem, s3gwv1alpha1.ConditionWorkloadEvicted).Reason == s3gwv1alpha1.ReasonReplicaStopUnconfirmed
+		})
+		delete(w.cutOff, w.nodeName("second"))
+
+		Expect(untilGone(w, st, recorder, key, g.pod)).To(HaveExactElements(
+			write{Verb: "delete", Kind: "Pod", Name: g.pod.Name},
+			write{Verb: "patch", Kind: "Node", Name: w.nodeName("failed"), SubResource: "status"},
+			statusWrite(key),
+		), "the force delete's pass left its status to the release's pass")
+		rem := w.remediation(key)
+		Expect(rem.Status.Phase).To(Equal(s3gwv1alpha1.PhaseReleasing), "the attachment is still there")
+		Expect(conditionOf(rem, s3gwv1alpha1.ConditionWorkloadEvicted).Status).To(Equal(metav1.ConditionTrue))
+		Expect(st.eventsWithReason(remediation.EventPodEvicted)).To(HaveLen(2), "one event on the CR, one on the Node")
+		Expect(st.eventsWithReason(remediation.EventVolumeUnmarked)).To(HaveLen(2))
+	})
+
+	It("tells the transition of the pass whose status it held", func() {
+		// Without replica stops to confirm, the pass that judges the
+		// evidence force-deletes at once: it leaves Pending and is held.
+		s := newFailedNodeScenario(s3gwv1alpha1.S3GWRemediationSpec{Release: s3gwv1alpha1.ReleaseSpec{
+			Strategy: s3gwv1alpha1.ReleaseControllerDetach, RequireReachableReplicas: ptr.To(false)}})
+		recorder := newWriteRecorder()
+		st := s.w.stepper(recorder)
+		Expect(untilGone(s.w, st, recorder, s.key, s.g.pod)).To(HaveExactElements(
+			write{Verb: "patch", Kind: "S3GWRemediation", Name: s.key.Name}, // the finalizer
+			statusWrite(s.key), // the targets, which must persist first
+			write{Verb: "delete", Kind: "Pod", Name: s.g.pod.Name},
+			write{Verb: "patch", Kind: "Node", Name: s.w.nodeName("failed"), SubResource: "status"},
+			statusWrite(s.key),
+		))
+		for _, phase := range []s3gwv1alpha1.Phase{s3gwv1alpha1.PhasePending, s3gwv1alpha1.PhaseEvicting} {
+			Expect(st.metric("s3gw_remediation_phase_duration_seconds", map[string]string{"phase": string(phase)})).To(Equal(1.0),
+				"%s was left once: by the held pass, then by the pass that wrote", phase)
+		}
+		Expect(s.w.remediation(s.key).Status.Phase).To(Equal(s3gwv1alpha1.PhaseReleasing))
 	})
 })
 

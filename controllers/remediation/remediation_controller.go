@@ -178,11 +178,12 @@ var _ reconcile.Reconciler = &Reconciler{}
 // +kubebuilder:rbac:groups="",resources=events,verbs=create;patch
 
 // Reconcile runs observe → decide → act passes, each deriving the status
-// from what it saw and writing it once; a pass's events and metrics follow
-// its write. A pass whose next step waits for nothing but its own writes
+// from what it saw; a pass's events and metrics follow the write of its
+// status. A pass whose next step waits for nothing but its own writes
 // (scope.chains) is followed at once by the next, instead of by the watch
 // event of its own write, which at a thousand nodes took up to half a
-// second.
+// second. A pass that force-deleted pods leaves its status to the next
+// pass's write (scope.writesWithNext): nothing waits for that record.
 func (r *Reconciler) Reconcile(ctx context.Context, req reconcile.Request) (reconcile.Result, error) {
 	// From the cache unless it is behind this process's own last write
 	// (ownWrites); a pass that still read a copy older than the API's loses
@@ -208,8 +209,9 @@ func (r *Reconciler) Reconcile(ctx context.Context, req reconcile.Request) (reco
 	if err := r.ensureFinalizer(ctx, rem, node); err != nil {
 		return reconcile.Result{}, err
 	}
+	var held heldStatus
 	for n := 1; ; n++ {
-		res, chained, err := r.pass(ctx, rem, nodeName, node)
+		res, chained, err := r.pass(ctx, rem, nodeName, node, &held, n == maxPasses)
 		if err != nil || chained == nil || n == maxPasses || !rem.DeletionTimestamp.IsZero() {
 			return res, err
 		}
@@ -227,28 +229,45 @@ func (r *Reconciler) Reconcile(ctx context.Context, req reconcile.Request) (reco
 // releasing their volumes.
 const maxPasses = 3
 
-// pass runs one observe → decide → act pass on rem, derives the status from
-// it and writes it once; the pass's events and metrics follow that write.
-// It returns the pass's scope as chained when the next pass is due now.
+// pass runs one observe → decide → act pass on rem and derives the status
+// from it. It writes the status once, with that of the passes held before
+// it, and then tells their transitions and its own; or, when its next pass
+// writes for it (scope.writesWithNext, unless it is the last), it adds
+// itself to held. It returns the pass's scope as chained when the next
+// pass is due now.
 func (r *Reconciler) pass(ctx context.Context, rem *s3gwv1alpha1.S3GWRemediation, nodeName string,
-	node *corev1.Node) (res reconcile.Result, chained *scope, retErr error) {
-	original := rem.DeepCopy()
+	node *corev1.Node, held *heldStatus, last bool) (res reconcile.Result, chained *scope, retErr error) {
+	held.start(rem)
+	before := rem.Status.DeepCopy()
 	// derived is the pass once it derived the status; its transitions are
 	// told after the status write.
 	var derived *scope
 	defer func() {
-		gone, err := r.patchStatus(ctx, original, rem, retErr)
+		if retErr == nil && derived != nil && !last && derived.writesWithNext() {
+			held.add(derived, before, &rem.Status)
+			chained = derived
+			return
+		}
+		written, unwritten := held.take()
+		gone, err := r.patchStatus(ctx, written, rem, retErr)
 		switch {
 		case apierrors.IsConflict(err):
 			// Decided on a stale copy of the CR: decide again on the new one,
-			// having told nothing of this pass.
+			// having told nothing of this pass or those held.
 			res, retErr = reconcile.Result{RequeueAfter: staleRetry}, nil
 		case err != nil:
 			retErr = kerrors.NewAggregate([]error{retErr, err})
-		case retErr == nil && derived != nil:
-			r.recordTransition(ctx, derived, &original.Status, &rem.Status)
-			if !gone && derived.chains() {
-				chained = derived
+		default:
+			// The held passes' writes are done and their status is written,
+			// whatever became of this pass.
+			for _, p := range unwritten {
+				r.recordTransition(ctx, p.scope, &p.before, &p.after)
+			}
+			if retErr == nil && derived != nil {
+				r.recordTransition(ctx, derived, before, &rem.Status)
+				if !gone && derived.chains() {
+					chained = derived
+				}
 			}
 		}
 		if retErr != nil {

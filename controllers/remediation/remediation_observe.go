@@ -64,6 +64,15 @@ func (s *scope) chains() bool {
 	return s.decision.Wait == failover.WaitForStatus || s.forceDeleted > 0
 }
 
+// writesWithNext reports whether the next pass writes this one's status
+// with its own: it force-deleted pods, and no step waits for the record of
+// that. Once they are gone, the next pass releases their volumes in the
+// same Reconcile; a pass after a crash finds them gone in the API all the
+// same. A status that must persist first (WaitForStatus) is written.
+func (s *scope) writesWithNext() bool {
+	return s.forceDeleted > 0 && s.decision.Wait != failover.WaitForStatus
+}
+
 func timedOut(rem *s3gwv1alpha1.S3GWRemediation) bool {
 	_, ok := rem.Annotations[annotations.NhcTimedOut]
 	return ok
