@@ -17,7 +17,6 @@ limitations under the License.
 package main
 
 import (
-	"maps"
 	"testing"
 	"time"
 
@@ -25,27 +24,59 @@ import (
 	"github.com/s3gw-tech/s3gw-remediation/test/harness"
 )
 
-func TestReleaseWritesTakeTheFirstAcceptedStatusWriteAfterTheFailure(t *testing.T) {
+func TestOperatorWritesTakeTheFirstAcceptedWriteOfEachKindAfterTheFailure(t *testing.T) {
 	t0 := time.Date(2026, 12, 3, 21, 0, 0, 0, time.UTC)
 	at := func(s float64) time.Time { return t0.Add(time.Duration(s * float64(time.Second))) }
+	op := harness.OperatorUser
 	status := func(user, verb, node string, code int, s float64) apiaudit.Request {
 		return apiaudit.Request{User: user, Verb: verb, Resource: "nodes", Subresource: "status", Name: node, Code: code, Received: at(s)}
 	}
-	op := harness.OperatorUser
+	ticket := func(volume string, code int, s float64) apiaudit.Request {
+		return apiaudit.Request{User: op, Verb: "patch", APIGroup: "longhorn.io", Resource: "volumeattachments",
+			Namespace: "longhorn-system", Name: volume, Code: code, Received: at(s)}
+	}
+	podDelete := func(ns, pod string, code int, s float64) apiaudit.Request {
+		return apiaudit.Request{User: op, Verb: "delete", Resource: "pods", Namespace: ns, Name: pod, Code: code, Received: at(s)}
+	}
 	reqs := []apiaudit.Request{
-		status(op, "patch", "node-a", 200, 5),                    // before node-a failed
+		status(op, "patch", "node-a", 200, 5), // before node-a failed
+		ticket("pvc-a", 200, 9),               // before node-a failed
+		ticket("pvc-a", 409, 11),              // lost its lock
+		ticket("pvc-a", 200, 11.5),            // the ticket's removal
+		{User: op, Verb: "patch", APIGroup: "longhorn.io", Resource: "volumeattachments", Subresource: "status",
+			Name: "pvc-a", Code: 200, Received: at(11.6)}, // not the operator's to write, and not the ticket
+		{User: "local-cluster-admin", Verb: "delete", Resource: "pods", Namespace: "ns-a", Name: "gw-a", Code: 200,
+			Received: at(11.8)}, // someone else's
 		status("system:node:node-a", "patch", "node-a", 200, 11), // the kubelet's
 		status(op, "get", "node-a", 200, 12),
+		podDelete("ns-b", "gw-a", 200, 12.2), // another namespace's pod of that name
+		podDelete("ns-a", "gw-a", 200, 12.5), // the force delete
+		podDelete("ns-a", "gw-a", 404, 12.6),
 		{User: op, Verb: "patch", Resource: "nodes", Name: "node-a", Code: 200, Received: at(13)}, // a taint, not status
-		status(op, "patch", "node-a", 409, 14),                                                    // lost its lock
-		status(op, "patch", "node-a", 200, 15),                                                    // the release
+		status(op, "patch", "node-a", 409, 14), // lost its lock
+		status(op, "patch", "node-a", 200, 15), // the release
 		status(op, "patch", "node-a", 200, 16),
+		podDelete("ns-b", "gw-b", 404, 20.5), // already gone: the pod's delete is not found
 		status(op, "update", "node-b", 200, 21),
 		status(op, "patch", "node-c", 200, 22), // node-c did not fail
 	}
-	got := releaseWrites(reqs, map[string]time.Time{"node-a": at(10), "node-b": at(20), "node-d": at(20)})
-	want := map[string]time.Time{"node-a": at(15), "node-b": at(21)}
-	if !maps.Equal(got, want) {
-		t.Errorf("releaseWrites = %v, want %v", got, want)
+	failures := []failedGateway{
+		{Node: "node-a", PodNamespace: "ns-a", Pod: "gw-a", Volume: "pvc-a", FailedAt: at(10)},
+		{Node: "node-b", PodNamespace: "ns-b", Pod: "gw-b", Volume: "pvc-b", FailedAt: at(20)},
+		{Node: "node-d", PodNamespace: "ns-d", Pod: "gw-d", Volume: "pvc-d", FailedAt: at(20)},
+	}
+	got := operatorWrites(reqs, failures)
+	want := map[string]writeTimes{
+		"node-a": {ticketRemoval: at(11.5), forceDelete: at(12.5), releaseWrite: at(15)},
+		"node-b": {releaseWrite: at(21)},
+		"node-d": {},
+	}
+	for node, w := range want {
+		if got[node] != w {
+			t.Errorf("%s: operatorWrites = %v, want %v", node, got[node], w)
+		}
+	}
+	if len(got) != len(want) {
+		t.Errorf("operatorWrites found writes for %d failures, want %d: %v", len(got), len(want), got)
 	}
 }

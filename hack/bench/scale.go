@@ -196,13 +196,20 @@ type scaleRun struct {
 	CRToReady stats `json:"crToReady"`
 	RTO       stats `json:"rto"`
 	// CRToReleased is S3GWRemediation created → no VolumeAttachment of the
-	// volume left on the dead node. CRToReleaseWrite ends it at the
-	// operator's release write instead (releasewrite.go): the operator's
-	// part, with the simulated Longhorn's replica stops it waits for;
-	// ReleaseWriteToReleased is the rest, kube-controller-manager's detach.
-	CRToReleased           stats `json:"crToReleased"`
-	CRToReleaseWrite       stats `json:"crToReleaseWrite"`
-	ReleaseWriteToReleased stats `json:"releaseWriteToReleased"`
+	// volume left on the dead node, split at the operator's writes
+	// (operatorwrites.go). CRToReleaseWrite ends it at the release write:
+	// the operator, with the simulated Longhorn's replica stops it waits
+	// for; ReleaseWriteToReleased is the rest, kube-controller-manager's
+	// detach. CRToReleaseWrite is itself CRToTicketRemoval (the operator),
+	// TicketRemovalToForceDelete (the simulated Longhorn stops the engine
+	// and replicas, the operator sees it) and ForceDeleteToReleaseWrite
+	// (the operator).
+	CRToReleased               stats `json:"crToReleased"`
+	CRToReleaseWrite           stats `json:"crToReleaseWrite"`
+	ReleaseWriteToReleased     stats `json:"releaseWriteToReleased"`
+	CRToTicketRemoval          stats `json:"crToTicketRemoval"`
+	TicketRemovalToForceDelete stats `json:"ticketRemovalToForceDelete"`
+	ForceDeleteToReleaseWrite  stats `json:"forceDeleteToReleaseWrite"`
 	// NotReadyToCR is node NotReady → S3GWRemediation created: the
 	// NodeHealthCheck's share. CRToPodGone is S3GWRemediation created →
 	// old pod gone: the operator's first write, before the attach-detach
@@ -324,7 +331,7 @@ func runScale(ctx context.Context, cfg scaleConfig, size clusterSize, profiles m
 	if sr.Requests, err = env.OperatorRequests(runs[0].FailedAt, end); err != nil {
 		return sr, err
 	}
-	writes, err := readReleaseWrites(env, runs)
+	writes, err := readOperatorWrites(env, runs)
 	if err != nil {
 		return sr, err
 	}
@@ -355,12 +362,9 @@ func logDirFor(logDir string, size clusterSize) string {
 	return filepath.Join(logDir, fmt.Sprintf("nodes-%d-pods-%d", size.Nodes, size.Pods))
 }
 
-// releaseWriteMilestone names the operator's release write in a failure's
-// milestones.
-const releaseWriteMilestone = "the operator's release write (audit log)"
-
-func (sr *scaleRun) summarize(runs []*harness.Run, releaseWrites map[string]time.Time) {
-	var crToReady, rto, crToReleased, notReadyToCR, crToPodGone, crToWrite, writeToReleased []float64
+func (sr *scaleRun) summarize(runs []*harness.Run, writes map[string]writeTimes) {
+	var crToReady, rto, crToReleased, notReadyToCR, crToPodGone []float64
+	var crToWrite, writeToReleased, crToTicket, ticketToDelete, deleteToWrite []float64
 	for _, r := range runs {
 		if d, ok := r.Between(harness.NodeNotReady, harness.RemediationCreated); ok {
 			notReadyToCR = append(notReadyToCR, d.Seconds())
@@ -372,17 +376,28 @@ func (sr *scaleRun) summarize(runs []*harness.Run, releaseWrites map[string]time
 		for _, e := range r.Timeline() {
 			rr.Milestones[e.Milestone.String()] = e.After.Seconds()
 		}
-		if wrote, ok := releaseWrites[r.Node]; ok {
-			// On the timeline's scale: time since the node was lost.
-			after := wrote.Sub(r.FailedAt)
-			rr.Milestones[releaseWriteMilestone] = after.Seconds()
-			if created, ok := r.Seen(harness.RemediationCreated); ok {
-				crToWrite = append(crToWrite, (after - created).Seconds())
-			}
-			if released, ok := r.Seen(harness.AttachmentReleased); ok {
-				writeToReleased = append(writeToReleased, (released - after).Seconds())
+		// On the timeline's scale: time since the node was lost.
+		var after [operatorWriteCount]time.Duration
+		var found [operatorWriteCount]bool
+		for w, at := range writes[r.Node] {
+			if !at.IsZero() {
+				after[w], found[w] = at.Sub(r.FailedAt), true
+				rr.Milestones[operatorWrite(w).milestone()] = after[w].Seconds()
 			}
 		}
+		created, crSeen := r.Seen(harness.RemediationCreated)
+		released, releasedSeen := r.Seen(harness.AttachmentReleased)
+		between := func(out *[]float64, ok bool, from, to time.Duration) {
+			if ok {
+				*out = append(*out, (to - from).Seconds())
+			}
+		}
+		between(&crToWrite, crSeen && found[releaseWrite], created, after[releaseWrite])
+		between(&writeToReleased, releasedSeen && found[releaseWrite], after[releaseWrite], released)
+		between(&crToTicket, crSeen && found[ticketRemoval], created, after[ticketRemoval])
+		between(&ticketToDelete, found[ticketRemoval] && found[forceDelete], after[ticketRemoval], after[forceDelete])
+		between(&deleteToWrite, found[forceDelete] && found[releaseWrite], after[forceDelete], after[releaseWrite])
+
 		ready, ok := r.Seen(harness.ReplacementReady)
 		rr.Recovered = ok
 		_, rr.ReplacementNode = r.Replacement()
@@ -408,20 +423,22 @@ func (sr *scaleRun) summarize(runs []*harness.Run, releaseWrites map[string]time
 	sr.CRToReady, sr.RTO, sr.CRToReleased = newStats(crToReady), newStats(rto), newStats(crToReleased)
 	sr.NotReadyToCR, sr.CRToPodGone = newStats(notReadyToCR), newStats(crToPodGone)
 	sr.CRToReleaseWrite, sr.ReleaseWriteToReleased = newStats(crToWrite), newStats(writeToReleased)
+	sr.CRToTicketRemoval, sr.TicketRemovalToForceDelete = newStats(crToTicket), newStats(ticketToDelete)
+	sr.ForceDeleteToReleaseWrite = newStats(deleteToWrite)
 }
 
-// readReleaseWrites reads the operator's release writes of the failed
-// nodes from kube-apiserver's audit log.
-func readReleaseWrites(env *harness.Env, runs []*harness.Run) (map[string]time.Time, error) {
-	reqs, err := apiaudit.Read(env.Cluster.AuditLogPath(), releaseRequest)
+// readOperatorWrites reads the operator's writes for the failed gateways
+// from kube-apiserver's audit log.
+func readOperatorWrites(env *harness.Env, runs []*harness.Run) (map[string]writeTimes, error) {
+	reqs, err := apiaudit.Read(env.Cluster.AuditLogPath(), operatorWriteRequest)
 	if err != nil {
 		return nil, err
 	}
-	failedAt := map[string]time.Time{}
+	failures := make([]failedGateway, 0, len(runs))
 	for _, r := range runs {
-		failedAt[r.Node] = r.FailedAt
+		failures = append(failures, failedGatewayOf(r))
 	}
-	return releaseWrites(reqs, failedAt), nil
+	return operatorWrites(reqs, failures), nil
 }
 
 // failureWindow is how long, after NotReady and the NodeHealthCheck's
@@ -671,6 +688,17 @@ func (r *scaleResult) table() string {
 	})
 	row("of which CR → the operator's release write p50 / p99", "", func(sr scaleRun) string {
 		return fmtStat(sr.CRToReleaseWrite.P50) + " / " + fmtStat(sr.CRToReleaseWrite.P99)
+	})
+	row("… CR → the operator's removal of Longhorn's ticket p50 / p99", "", func(sr scaleRun) string {
+		return fmtStat(sr.CRToTicketRemoval.P50) + " / " + fmtStat(sr.CRToTicketRemoval.P99)
+	})
+	row("… the ticket's removal → the operator's force delete (the simulated Longhorn stops the engine and replicas) p50 / p99 / min", "",
+		func(sr scaleRun) string {
+			return fmtStat(sr.TicketRemovalToForceDelete.P50) + " / " + fmtStat(sr.TicketRemovalToForceDelete.P99) + " / " +
+				fmtStat(sr.TicketRemovalToForceDelete.Min)
+		})
+	row("… the force delete → the operator's release write p50 / p99", "", func(sr scaleRun) string {
+		return fmtStat(sr.ForceDeleteToReleaseWrite.P50) + " / " + fmtStat(sr.ForceDeleteToReleaseWrite.P99)
 	})
 	row("and its release write → released (kube-controller-manager's detach) p50 / p99", "", func(sr scaleRun) string {
 		return fmtStat(sr.ReleaseWriteToReleased.P50) + " / " + fmtStat(sr.ReleaseWriteToReleased.P99)
