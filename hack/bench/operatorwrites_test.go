@@ -80,3 +80,21 @@ func TestOperatorWritesTakeTheFirstAcceptedWriteOfEachKindAfterTheFailure(t *tes
 		t.Errorf("operatorWrites found writes for %d failures, want %d: %v", len(got), len(want), got)
 	}
 }
+
+func TestOnTimelineTakesTheWallClockStepOut(t *testing.T) {
+	failedAt := time.Date(2026, 12, 4, 1, 45, 54, 0, time.UTC)
+	wrote := failedAt.Add(81 * time.Second) // the audit log's wall-clock time
+	for _, tc := range []struct {
+		step, want time.Duration
+	}{
+		{0, 81 * time.Second},
+		// The wall clock was set 0.37 s ahead after the node was lost: the
+		// write came 0.37 s sooner than the wall clocks say.
+		{370 * time.Millisecond, 81*time.Second - 370*time.Millisecond},
+		{-time.Second, 82 * time.Second},
+	} {
+		if got := onTimeline(wrote, failedAt, tc.step); got != tc.want {
+			t.Errorf("onTimeline(step %v) = %v, want %v", tc.step, got, tc.want)
+		}
+	}
+}

@@ -80,6 +80,10 @@ type runResult struct {
 	// Phases are the S3GWRemediation's phases, in the order seen, with
 	// seconds since the node was lost.
 	Phases []phaseResult `json:"phases,omitempty"`
+	// WallClockStep is how far the machine's wall clock moved against the
+	// monotonic one between the node's loss and the CR (seconds; scale
+	// bench): milestones read from the audit log are corrected by it.
+	WallClockStep float64 `json:"wallClockStepSeconds,omitempty"`
 }
 
 type phaseResult struct {

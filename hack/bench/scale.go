@@ -377,11 +377,13 @@ func (sr *scaleRun) summarize(runs []*harness.Run, writes map[string]writeTimes)
 			rr.Milestones[e.Milestone.String()] = e.After.Seconds()
 		}
 		// On the timeline's scale: time since the node was lost.
+		step, _ := r.WallClockStep(harness.RemediationCreated)
+		rr.WallClockStep = step.Seconds()
 		var after [operatorWriteCount]time.Duration
 		var found [operatorWriteCount]bool
 		for w, at := range writes[r.Node] {
 			if !at.IsZero() {
-				after[w], found[w] = at.Sub(r.FailedAt), true
+				after[w], found[w] = onTimeline(at, r.FailedAt, step), true
 				rr.Milestones[operatorWrite(w).milestone()] = after[w].Seconds()
 			}
 		}

@@ -153,6 +153,22 @@ func (r *Run) Seen(m Milestone) (time.Duration, bool) {
 	return r.seen[m].Sub(r.FailedAt), true
 }
 
+// WallClockStep returns how far the wall clock moved against the
+// monotonic one between the node's loss and when m was first seen: zero
+// unless the machine's clock was set meanwhile. Times read from elsewhere
+// (kube-apiserver's audit log) are wall-clock readings; the timeline is
+// monotonic.
+func (r *Run) WallClockStep(m Milestone) (time.Duration, bool) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	seen := r.seen[m]
+	if seen.IsZero() {
+		return 0, false
+	}
+	// Round(0) drops the monotonic reading: Sub then compares wall clocks.
+	return seen.Round(0).Sub(r.FailedAt.Round(0)) - seen.Sub(r.FailedAt), true
+}
+
 // Between returns the time from milestone a to b, if both were seen.
 func (r *Run) Between(a, b Milestone) (time.Duration, bool) {
 	ta, okA := r.Seen(a)
