@@ -38,6 +38,7 @@ func TestOperatorWritesTakeTheFirstAcceptedWriteOfEachKindAfterTheFailure(t *tes
 	podDelete := func(ns, pod string, code int, s float64) apiaudit.Request {
 		return apiaudit.Request{User: op, Verb: "delete", Resource: "pods", Namespace: ns, Name: pod, Code: code, Received: at(s)}
 	}
+	taint := apiaudit.Request{User: op, Verb: "patch", Resource: "nodes", Name: "node-a", Code: 200, Received: at(13)}
 	reqs := []apiaudit.Request{
 		status(op, "patch", "node-a", 200, 5), // before node-a failed
 		ticket("pvc-a", 200, 9),               // before node-a failed
@@ -52,7 +53,7 @@ func TestOperatorWritesTakeTheFirstAcceptedWriteOfEachKindAfterTheFailure(t *tes
 		podDelete("ns-b", "gw-a", 200, 12.2), // another namespace's pod of that name
 		podDelete("ns-a", "gw-a", 200, 12.5), // the force delete
 		podDelete("ns-a", "gw-a", 404, 12.6),
-		{User: op, Verb: "patch", Resource: "nodes", Name: "node-a", Code: 200, Received: at(13)}, // a taint, not status
+		taint,                                  // not the status
 		status(op, "patch", "node-a", 409, 14), // lost its lock
 		status(op, "patch", "node-a", 200, 15), // the release
 		status(op, "patch", "node-a", 200, 16),
