@@ -821,10 +821,13 @@ func (r *scaleResult) markdown() string {
 		"(the last one is the peak's): heap in use is `MemStats.HeapInuse`, the live heap the profile's in-use space as of " +
 		"the last garbage collection, split by owner (`hack/bench/heap.go`). Its API requests are " +
 		"counted from kube-apiserver's audit log by its own identity. CR → released is S3GWRemediation created → no " +
-		"VolumeAttachment of the volume left on the dead node; it is split at the operator's release write, the " +
-		"first accepted write of the failed Node's status by the operator (ControllerDetach's `volumesInUse` edit) " +
-		"in the audit log: before it, the operator and the simulated Longhorn's replica stops it waits for; after " +
-		"it, kube-controller-manager's attach-detach controller and the simulated CSI attacher. CR → Ready ends when the " +
+		"VolumeAttachment of the volume left on the dead node. It is split at three of the operator's writes, the " +
+		"first accepted of each in the audit log (`hack/bench/operatorwrites.go`): the removal of the failed node's " +
+		"ticket from Longhorn's VolumeAttachment, the force delete of the old pod, and the release write, the failed " +
+		"Node's status (ControllerDetach's `volumesInUse` edit). Between the first two the simulated Longhorn stops the " +
+		"engine and the replicas and the operator sees it; after the release write only kube-controller-manager's " +
+		"attach-detach controller and the simulated CSI attacher act. The audit log's wall-clock times are placed on " +
+		"the monotonic timeline net of any step of the machine's clock since the node was lost. CR → Ready ends when the " +
 		"replacement gateway is Ready, including the simulated Longhorn attach delay. The NodeHealthCheck's passes are " +
 		"the emulator's reconcile passes that began between the first failure and the last Succeeded, timed on the wall " +
 		"clock; each lists the remediation CRs live once per healthy node, as NHC does. Percentiles are nearest-rank.\n\n")
