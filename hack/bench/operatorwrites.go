@@ -35,6 +35,13 @@ import (
 //     edit of the failed Node's status (volumesInUse): after it only the
 //     attach-detach controller and the simulated CSI attacher act.
 
+// The audit log's verbs of the writes read.
+const (
+	verbPatch  = "patch"
+	verbUpdate = "update"
+	verbDelete = "delete"
+)
+
 // operatorWrite is one of the operator's writes for a failure.
 type operatorWrite int
 
@@ -73,19 +80,19 @@ func (w operatorWrite) is(r apiaudit.Request, f failedGateway) bool {
 	switch w {
 	case ticketRemoval:
 		return r.APIGroup == longhorn.GroupVersion.Group && r.Resource == "volumeattachments" && r.Subresource == "" &&
-			r.Verb == "patch" && r.Name == f.Volume
+			r.Verb == verbPatch && r.Name == f.Volume
 	case forceDelete:
-		return r.APIGroup == "" && r.Resource == "pods" && r.Verb == "delete" && r.Namespace == f.PodNamespace && r.Name == f.Pod
+		return r.APIGroup == "" && r.Resource == "pods" && r.Verb == verbDelete && r.Namespace == f.PodNamespace && r.Name == f.Pod
 	default:
 		return r.APIGroup == "" && r.Resource == "nodes" && r.Subresource == "status" &&
-			(r.Verb == "patch" || r.Verb == "update") && r.Name == f.Node
+			(r.Verb == verbPatch || r.Verb == verbUpdate) && r.Name == f.Node
 	}
 }
 
 // operatorWriteRequest keeps the audit log's requests operatorWrites reads:
 // the operator's writes, a few hundred among the log's hundred thousand.
 func operatorWriteRequest(r apiaudit.Request) bool {
-	return r.User == harness.OperatorUser && (r.Verb == "patch" || r.Verb == "update" || r.Verb == "delete")
+	return r.User == harness.OperatorUser && (r.Verb == verbPatch || r.Verb == verbUpdate || r.Verb == verbDelete)
 }
 
 // writeTimes are when kube-apiserver received a failure's operator writes;
