@@ -41,9 +41,10 @@ func (h *heldStatus) start(rem *s3gwv1alpha1.S3GWRemediation) {
 	}
 }
 
-// add holds a pass that read before and derived after.
+// add holds a pass that read before (a copy the pass made) and derived
+// after, copied: the next pass reuses the CR it lives in.
 func (h *heldStatus) add(s *scope, before, after *s3gwv1alpha1.S3GWRemediationStatus) {
-	h.passes = append(h.passes, heldPass{scope: s, before: *before.DeepCopy(), after: *after.DeepCopy()})
+	h.passes = append(h.passes, heldPass{scope: s, before: *before, after: *after.DeepCopy()})
 }
 
 // take returns the CR the status write patches and the passes it writes

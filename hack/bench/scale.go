@@ -649,6 +649,11 @@ func fmtStat(v *float64) string {
 	return fmtSeconds(*v)
 }
 
+// p50p99 is a table cell: "p50 / p99".
+func p50p99(st stats) string {
+	return fmtStat(st.P50) + " / " + fmtStat(st.P99)
+}
+
 // table is the main result, in markdown: one column per cluster size.
 func (r *scaleResult) table() string {
 	var b strings.Builder
@@ -683,30 +688,30 @@ func (r *scaleResult) table() string {
 	row("gateways replaced", fmt.Sprintf("all %d", r.Fail), func(sr scaleRun) string { return fmt.Sprintf("%d/%d", sr.Replaced, r.Fail) })
 	row("S3GWRemediations Succeeded", "", func(sr scaleRun) string { return fmt.Sprintf("%d/%d", sr.Succeeded, r.Fail) })
 	row("CR → released p50 / p99", "p99 ≤ 1 s", func(sr scaleRun) string {
-		return fmtStat(sr.CRToReleased.P50) + " / " + fmtStat(sr.CRToReleased.P99)
+		return p50p99(sr.CRToReleased)
 	})
 	row("of which CR → old pod gone (the operator's force delete) p50 / p99", "", func(sr scaleRun) string {
-		return fmtStat(sr.CRToPodGone.P50) + " / " + fmtStat(sr.CRToPodGone.P99)
+		return p50p99(sr.CRToPodGone)
 	})
 	row("of which CR → the operator's release write p50 / p99", "", func(sr scaleRun) string {
-		return fmtStat(sr.CRToReleaseWrite.P50) + " / " + fmtStat(sr.CRToReleaseWrite.P99)
+		return p50p99(sr.CRToReleaseWrite)
 	})
 	row("… CR → the operator's removal of Longhorn's ticket p50 / p99", "", func(sr scaleRun) string {
-		return fmtStat(sr.CRToTicketRemoval.P50) + " / " + fmtStat(sr.CRToTicketRemoval.P99)
+		return p50p99(sr.CRToTicketRemoval)
 	})
 	row("… the ticket's removal → the operator's force delete (the simulated Longhorn stops the engine and replicas) p50 / p99 / min", "",
 		func(sr scaleRun) string {
-			return fmtStat(sr.TicketRemovalToForceDelete.P50) + " / " + fmtStat(sr.TicketRemovalToForceDelete.P99) + " / " +
+			return p50p99(sr.TicketRemovalToForceDelete) + " / " +
 				fmtStat(sr.TicketRemovalToForceDelete.Min)
 		})
 	row("… the force delete → the operator's release write p50 / p99", "", func(sr scaleRun) string {
-		return fmtStat(sr.ForceDeleteToReleaseWrite.P50) + " / " + fmtStat(sr.ForceDeleteToReleaseWrite.P99)
+		return p50p99(sr.ForceDeleteToReleaseWrite)
 	})
 	row("and its release write → released (kube-controller-manager's detach) p50 / p99", "", func(sr scaleRun) string {
-		return fmtStat(sr.ReleaseWriteToReleased.P50) + " / " + fmtStat(sr.ReleaseWriteToReleased.P99)
+		return p50p99(sr.ReleaseWriteToReleased)
 	})
 	row("node NotReady → CR (the NodeHealthCheck) p50 / p99", "", func(sr scaleRun) string {
-		return fmtStat(sr.NotReadyToCR.P50) + " / " + fmtStat(sr.NotReadyToCR.P99)
+		return p50p99(sr.NotReadyToCR)
 	})
 	row("NodeHealthCheck passes during the failures: count, seconds each p50 / p99 / max", "", func(sr scaleRun) string {
 		return fmt.Sprintf("%d, %s / %s / %s", sr.NHCPasses.Count, fmtStat(sr.NHCPasses.P50), fmtStat(sr.NHCPasses.P99),
@@ -715,8 +720,8 @@ func (r *scaleResult) table() string {
 	row("live LISTs of remediation CRs per NodeHealthCheck pass p50 / max", "", func(sr scaleRun) string {
 		return fmtCount(sr.NHCCRLists.P50) + " / " + fmtCount(sr.NHCCRLists.Max)
 	})
-	row("CR → Ready p50 / p99", "", func(sr scaleRun) string { return fmtStat(sr.CRToReady.P50) + " / " + fmtStat(sr.CRToReady.P99) })
-	row("RTO p50 / p99", "", func(sr scaleRun) string { return fmtStat(sr.RTO.P50) + " / " + fmtStat(sr.RTO.P99) })
+	row("CR → Ready p50 / p99", "", func(sr scaleRun) string { return p50p99(sr.CRToReady) })
+	row("RTO p50 / p99", "", func(sr scaleRun) string { return p50p99(sr.RTO) })
 	row("manager peak RSS (VmHWM)", "≤ 64 MiB at 1 000 nodes, ≤ 80 MiB at 3 000", func(sr scaleRun) string { return mib(sr.After.PeakRSS) })
 	row("manager peak anonymous RSS (heap, stacks; sampled each second)", "", func(sr scaleRun) string {
 		return mib(sr.peakAnon())
