@@ -30,8 +30,8 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/cache"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
+	"github.com/s3gw-tech/s3gw-remediation/internal/attachments"
 	"github.com/s3gw-tech/s3gw-remediation/internal/longhorn"
-	"github.com/s3gw-tech/s3gw-remediation/internal/release"
 	"github.com/s3gw-tech/s3gw-remediation/internal/storage"
 )
 
@@ -179,7 +179,7 @@ func transform[T any](trim func(*T)) toolscache.TransformFunc {
 // conditions (their heartbeats would otherwise rewrite the whole node's
 // copy every kubelet status update), the CIDRs and the provider ID.
 var trimNode = transform(func(node *corev1.Node) {
-	trimMeta(&node.ObjectMeta, release.TaintOwnerAnnotation)
+	trimMeta(&node.ObjectMeta, attachments.TaintOwnerAnnotation)
 	node.Spec = corev1.NodeSpec{Taints: node.Spec.Taints}
 	for i := range node.Spec.Taints {
 		t := &node.Spec.Taints[i]

@@ -35,9 +35,9 @@ import (
 
 	s3gwv1alpha1 "github.com/s3gw-tech/s3gw-remediation/api/v1alpha1"
 	"github.com/s3gw-tech/s3gw-remediation/controllers/internal/watches"
+	"github.com/s3gw-tech/s3gw-remediation/internal/attachments"
 	"github.com/s3gw-tech/s3gw-remediation/internal/failover"
 	"github.com/s3gw-tech/s3gw-remediation/internal/longhorn"
-	"github.com/s3gw-tech/s3gw-remediation/internal/release"
 	"github.com/s3gw-tech/s3gw-remediation/internal/storage"
 	"github.com/s3gw-tech/s3gw-remediation/internal/workloads"
 )
@@ -49,7 +49,7 @@ import (
 var (
 	t0         = metav1.NewTime(time.Date(2026, 12, 1, 12, 0, 0, 0, time.UTC))
 	lastApply  = map[string]string{corev1.LastAppliedConfigAnnotation: `{"a":"long document"}`}
-	ownedBy    = map[string]string{release.TaintOwnerAnnotation: "rem-uid", "node.alpha.kubernetes.io/ttl": "0"}
+	ownedBy    = map[string]string{attachments.TaintOwnerAnnotation: "rem-uid", "node.alpha.kubernetes.io/ttl": "0"}
 	managedBy  = []metav1.ManagedFieldsEntry{{Manager: "kubelet", Operation: metav1.ManagedFieldsOperationUpdate, APIVersion: "v1", FieldsType: "FieldsV1"}}
 	controlled = []metav1.OwnerReference{{APIVersion: "apps/v1", Kind: "ReplicaSet", Name: "s3gw-7d9", UID: "rs-uid", Controller: ptr.To(true)}}
 )
@@ -117,8 +117,8 @@ func TestTrimmedNodeReadsTheSame(t *testing.T) {
 	small := trimmed(g, trimNode, full)
 	reads := func(n *corev1.Node) []any {
 		return []any{n.Name, n.UID, n.ResourceVersion, n.Labels, storage.Heartbeat(n, nil), watches.ReadyCondition(n),
-			release.TaintOwner(n, release.OutOfServiceTaint()), release.FindTaint(n, release.OutOfServiceTaint()),
-			release.InUse(n, "pvc-1"), n.Spec.Taints, n.Status.VolumesInUse}
+			attachments.TaintOwner(n, attachments.OutOfServiceTaint()), attachments.FindTaint(n, attachments.OutOfServiceTaint()),
+			attachments.InUse(n, "pvc-1"), n.Spec.Taints, n.Status.VolumesInUse}
 	}
 	g.Expect(reads(small)).To(Equal(reads(full)))
 	// The watch predicates (remediation's and protection's, built on
@@ -173,7 +173,7 @@ func TestTrimmedPodReadsTheSame(t *testing.T) {
 			ContainerStatuses: []corev1.ContainerStatus{{Name: "s3gw", Ready: true, RestartCount: 3}}},
 	}
 	small := trimmed(g, trimPod, full)
-	target := s3gwv1alpha1.TargetPod{Namespace: full.Namespace, Name: full.Name, UID: full.UID}
+	target := s3gwv1alpha1.RecordedTarget{Namespace: full.Namespace, Name: full.Name, UID: full.UID}
 	reads := func(p *corev1.Pod) []any {
 		present, err := workloads.Present(context.Background(), fake.NewClientBuilder().WithObjects(p).Build(), target)
 		claims := []string{}
@@ -217,8 +217,8 @@ func TestTrimmedStorageReadsTheSame(t *testing.T) {
 	reads := func(objs ...client.Object) []any {
 		c := fake.NewClientBuilder().WithObjects(objs...).Build()
 		volumes, err := workloads.Volumes(context.Background(), c, pod)
-		attachments, attErr := release.NodeAttachments(context.Background(), c, "node-a")
-		ofVolume := release.OfVolume(attachments, "pvc-1")
+		onNode, attErr := attachments.NodeAttachments(context.Background(), c, "node-a")
+		ofVolume := attachments.OfVolume(onNode, "pvc-1")
 		names := make([]string, 0, len(ofVolume))
 		for _, a := range ofVolume {
 			names = append(names, a.Name+" "+a.Spec.Attacher+" "+a.Spec.NodeName)

@@ -79,7 +79,7 @@ var _ = Describe("The instance manager index", func() {
 
 		index := storage.NewInstanceManagerIndex(c)
 		spec := s3gwv1alpha1.S3GWRemediationSpec{}
-		target := s3gwv1alpha1.TargetVolume{ClaimName: "data", LonghornVolume: volume, State: s3gwv1alpha1.VolumeAttached}
+		target := s3gwv1alpha1.RecordedVolume{ClaimName: "data", LonghornVolume: volume}
 		readWith := func(g Gomega, index *storage.InstanceManagerIndex) map[string][]failover.InstanceManager {
 			pass := storage.Observer{Client: c, APIReader: k8sClient, InstanceManagers: index}.Pass(spec, time.Now())
 			g.Expect(pass.ReadLonghorn(ctx)).To(Succeed())

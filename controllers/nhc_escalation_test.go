@@ -33,7 +33,7 @@ import (
 
 	s3gwv1alpha1 "github.com/s3gw-tech/s3gw-remediation/api/v1alpha1"
 	"github.com/s3gw-tech/s3gw-remediation/controllers/remediation"
-	"github.com/s3gw-tech/s3gw-remediation/internal/release"
+	"github.com/s3gw-tech/s3gw-remediation/internal/attachments"
 	"github.com/s3gw-tech/s3gw-remediation/test/nhc"
 )
 
@@ -412,7 +412,7 @@ var _ = Describe("Escalation with NodeHealthCheck", func() {
 			"NHC never times out a Succeeded=True CR")
 
 		// A fencer proves the node off; the second gateway moves.
-		fence := release.OutOfServiceTaint()
+		fence := attachments.OutOfServiceTaint()
 		fence.TimeAdded = ptr.To(metav1.NewTime(s.w.clock.Now()))
 		s.w.taint("failed", fence)
 		s.st.until(key, 20, completed)

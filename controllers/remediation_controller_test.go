@@ -30,8 +30,8 @@ import (
 
 	s3gwv1alpha1 "github.com/s3gw-tech/s3gw-remediation/api/v1alpha1"
 	"github.com/s3gw-tech/s3gw-remediation/controllers/remediation"
+	"github.com/s3gw-tech/s3gw-remediation/internal/attachments"
 	"github.com/s3gw-tech/s3gw-remediation/internal/longhorn"
-	"github.com/s3gw-tech/s3gw-remediation/internal/release"
 	"github.com/s3gw-tech/s3gw-remediation/test/nhc"
 )
 
@@ -161,17 +161,17 @@ var _ = Describe("S3GWRemediation", func() {
 					"only ControllerDetach edits the dead kubelet's volumesInUse")
 			}
 			if strategy == s3gwv1alpha1.ReleaseOutOfServiceTaint {
-				Expect(release.HasTaint(failed, release.OutOfServiceTaint())).To(BeTrue())
+				Expect(attachments.HasTaint(failed, attachments.OutOfServiceTaint())).To(BeTrue())
 				Expect(rem.Status.AddedTaints).To(ConsistOf(HaveField("Key", corev1.TaintNodeOutOfService)))
 			} else {
-				Expect(release.HasTaint(failed, release.OutOfServiceTaint())).To(BeFalse())
+				Expect(attachments.HasTaint(failed, attachments.OutOfServiceTaint())).To(BeFalse())
 				Expect(rem.Status.AddedTaints).To(BeEmpty())
 			}
 
 			lease, err := s.e.Lease(s.w.ctx, s.w.nodeName("failed"))
 			Expect(err).NotTo(HaveOccurred())
 			s.recover(st)
-			Expect(release.HasTaint(s.w.node("failed"), release.OutOfServiceTaint())).To(BeFalse(), "the out-of-service taint went with the CR")
+			Expect(attachments.HasTaint(s.w.node("failed"), attachments.OutOfServiceTaint())).To(BeFalse(), "the out-of-service taint went with the CR")
 			Expect(st.metric("s3gw_remediation_remediation_phase", phaseSeries(s3gwv1alpha1.PhaseSucceeded))).To(BeZero(),
 				"the phase series went with the CR")
 			Expect(lease.Spec.HolderIdentity).To(HaveValue(Equal("NodeHealthCheck-"+s.e.Name)), "the operator never took NHC's lease")
@@ -275,7 +275,7 @@ var _ = Describe("S3GWRemediation", func() {
 
 	It("waits for a healthy replica elsewhere, then fails so NHC can escalate", func() {
 		s := newFailedNodeScenario(s3gwv1alpha1.S3GWRemediationSpec{}, withReplicasOn("failed"))
-		s.w.taint("failed", release.OutOfServiceTaint())
+		s.w.taint("failed", attachments.OutOfServiceTaint())
 		st := s.w.stepper(managerClient)
 		st.until(s.key, 5, isPhase(s3gwv1alpha1.PhaseWaitingForStorage))
 		rem := s.w.remediation(s.key)

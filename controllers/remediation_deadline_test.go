@@ -28,8 +28,8 @@ import (
 
 	s3gwv1alpha1 "github.com/s3gw-tech/s3gw-remediation/api/v1alpha1"
 	"github.com/s3gw-tech/s3gw-remediation/controllers/remediation"
+	"github.com/s3gw-tech/s3gw-remediation/internal/attachments"
 	"github.com/s3gw-tech/s3gw-remediation/internal/longhorn"
-	"github.com/s3gw-tech/s3gw-remediation/internal/release"
 	"github.com/s3gw-tech/s3gw-remediation/test/attachrules"
 )
 
@@ -79,7 +79,7 @@ var _ = Describe("Release deadline", func() {
 		// A fencer's taint, not storage isolation: only a fenced node's pod
 		// is force-deleted while finalizers would hold it.
 		s := newFailedNodeScenario(s3gwv1alpha1.S3GWRemediationSpec{}, noStorageIsolation)
-		s.w.taint("failed", release.OutOfServiceTaint())
+		s.w.taint("failed", attachments.OutOfServiceTaint())
 		pod := &corev1.Pod{}
 		Expect(s.w.c.Get(s.w.ctx, client.ObjectKeyFromObject(s.g.pod), pod)).To(Succeed())
 		pod.Finalizers = []string{"example.com/backup"}

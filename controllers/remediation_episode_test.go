@@ -31,9 +31,9 @@ import (
 
 	s3gwv1alpha1 "github.com/s3gw-tech/s3gw-remediation/api/v1alpha1"
 	"github.com/s3gw-tech/s3gw-remediation/controllers/remediation"
+	"github.com/s3gw-tech/s3gw-remediation/internal/attachments"
 	"github.com/s3gw-tech/s3gw-remediation/internal/fencing"
 	"github.com/s3gw-tech/s3gw-remediation/internal/longhorn"
-	"github.com/s3gw-tech/s3gw-remediation/internal/release"
 )
 
 // closedGate runs passes and checks that the gate held: the remediation
@@ -100,7 +100,7 @@ var _ = Describe("Evidence of the current failure", func() {
 		s := &failedNodeScenario{w: w, g: g, e: e, key: w.remediate(e, "failed")}
 
 		closedGate(s, "FenceAgentActionSucceeded=True is not known to be from this failure")
-		Expect(s.w.remediation(s.key).Status.EvidenceSightings).To(ContainElement(
+		Expect(s.w.remediation(s.key).Status.Memory.EvidenceSightings).To(ContainElement(
 			HaveField("Name", "FenceAgentsRemediation/"+w.ns+"/"+w.nodeName("failed"))))
 
 		// FAR fences anew: the controller sees it pending, then succeeded.
@@ -114,7 +114,7 @@ var _ = Describe("Evidence of the current failure", func() {
 
 	It("ignores an out-of-service taint it never saw appear, whatever its timeAdded says, and counts one it saw appear", func() {
 		s := newFailedNodeScenario(s3gwv1alpha1.S3GWRemediationSpec{}, noStorageIsolation)
-		old := release.OutOfServiceTaint()
+		old := attachments.OutOfServiceTaint()
 		old.TimeAdded = ptr.To(metav1.NewTime(s.w.clock.Now().Add(time.Hour)))
 		s.w.taint("failed", old)
 
@@ -238,7 +238,7 @@ var _ = Describe("Evidence of the current failure", func() {
 
 	It("releases nothing while the force-deleted pod is still held by a finalizer", func() {
 		s := newFailedNodeScenario(s3gwv1alpha1.S3GWRemediationSpec{}, noStorageIsolation)
-		s.w.taint("failed", release.OutOfServiceTaint())
+		s.w.taint("failed", attachments.OutOfServiceTaint())
 		pod := &corev1.Pod{}
 		Expect(s.w.c.Get(s.w.ctx, client.ObjectKeyFromObject(s.g.pod), pod)).To(Succeed())
 		pod.Finalizers = append(pod.Finalizers, "example.com/hold")
@@ -269,7 +269,7 @@ var _ = Describe("Evidence of the current failure", func() {
 		st.until(s.key, 10, isPhase(s3gwv1alpha1.PhaseEvicting))
 		// The fencer adds its own taint, stamped this very second, before
 		// our pass that would have added ours.
-		theirs := release.OutOfServiceTaint()
+		theirs := attachments.OutOfServiceTaint()
 		theirs.TimeAdded = ptr.To(metav1.NewTime(s.w.clock.Now()))
 		s.w.taint("failed", theirs)
 		st.until(s.key, 20, succeeded)
@@ -277,7 +277,7 @@ var _ = Describe("Evidence of the current failure", func() {
 		Expect(s.w.remediation(s.key).Status.AddedTaints).To(BeEmpty(), "ours was never added")
 
 		s.recover(st)
-		kept := release.FindTaint(s.w.node("failed"), release.OutOfServiceTaint())
+		kept := attachments.FindTaint(s.w.node("failed"), attachments.OutOfServiceTaint())
 		Expect(kept).NotTo(BeNil(), "the fencer's taint stays")
 		Expect(kept.TimeAdded.Unix()).To(Equal(theirs.TimeAdded.Unix()))
 	})
@@ -352,7 +352,7 @@ var _ = Describe("Evidence of the current failure", func() {
 		first := s.fenceByDelegate(st)
 		st.until(s.key, 20, succeeded)
 		s.expectMoved()
-		episode := w.remediation(s.key).Status.FailureEpisode
+		episode := w.remediation(s.key).Status.Memory.Episode
 		Expect(episode).NotTo(BeNil())
 
 		// The node comes back; NHC keeps the CR (healthyDelay). s3gw is
@@ -375,8 +375,8 @@ var _ = Describe("Evidence of the current failure", func() {
 		Expect(rem.Status.Conditions).To(haveCondition(s3gwv1alpha1.ConditionProcessing, metav1.ConditionTrue, s3gwv1alpha1.ReasonWaitingForFencing))
 		Expect(rem.Status.CompletionTime).To(BeNil())
 		Expect(rem.Status.Targets).To(ConsistOf(HaveField("Name", back.pod.Name)), "the old failure's target is forgotten")
-		Expect(rem.Status.FailureEpisode).NotTo(Equal(episode))
-		Expect(rem.Status.FailureEpisode.RecoveredAt).NotTo(BeNil(), "the controller saw the node Ready in between")
+		Expect(rem.Status.Memory.Episode).NotTo(Equal(episode))
+		Expect(rem.Status.Memory.Episode.RecoveredAt).NotTo(BeNil(), "the controller saw the node Ready in between")
 
 		// The controller saw the kubelet's last renewal change with this
 		// failure, yet need not wait a Lease duration on its own clock:

@@ -28,8 +28,8 @@ import (
 
 	s3gwv1alpha1 "github.com/s3gw-tech/s3gw-remediation/api/v1alpha1"
 	"github.com/s3gw-tech/s3gw-remediation/controllers/remediation"
+	"github.com/s3gw-tech/s3gw-remediation/internal/attachments"
 	"github.com/s3gw-tech/s3gw-remediation/internal/fencing"
-	"github.com/s3gw-tech/s3gw-remediation/internal/release"
 )
 
 func isPhase(p s3gwv1alpha1.Phase) func(*s3gwv1alpha1.S3GWRemediation) bool {
@@ -62,7 +62,7 @@ var _ = Describe("The fencing gate", func() {
 		},
 		Entry("an out-of-service taint set by an admin or fencer",
 			s3gwv1alpha1.S3GWRemediationSpec{},
-			func(s *failedNodeScenario) { s.w.taint("failed", release.OutOfServiceTaint()) },
+			func(s *failedNodeScenario) { s.w.taint("failed", attachments.OutOfServiceTaint()) },
 			"OutOfServiceTaint"),
 		Entry("a listed remediator's CR with its condition True",
 			s3gwv1alpha1.S3GWRemediationSpec{Fencing: s3gwv1alpha1.FencingSpec{Remediators: farEvidence()}},
@@ -77,7 +77,7 @@ var _ = Describe("The fencing gate", func() {
 	It("ignores the out-of-service taint when that source is switched off", func() {
 		s := newFailedNodeScenario(s3gwv1alpha1.S3GWRemediationSpec{Fencing: s3gwv1alpha1.FencingSpec{
 			OutOfServiceTaint: ptr.To(false)}}, noStorageIsolation)
-		s.w.taint("failed", release.OutOfServiceTaint())
+		s.w.taint("failed", attachments.OutOfServiceTaint())
 		st := s.w.stepper(managerClient)
 		for range 4 {
 			Expect(st.pass(s.key)).To(Succeed())
@@ -196,7 +196,7 @@ var _ = Describe("The fencing gate", func() {
 			Expect(st.pass(s.key)).To(Succeed())
 		}
 		Expect(s.w.podExists(s.g.pod)).To(BeTrue())
-		Expect(release.HasTaint(s.w.node("failed"), release.OutOfServiceTaint())).To(BeFalse())
+		Expect(attachments.HasTaint(s.w.node("failed"), attachments.OutOfServiceTaint())).To(BeFalse())
 		Expect(st.eventsWithReason("RemediationStopped")).To(HaveLen(1))
 
 		s.recover(st)
@@ -209,7 +209,7 @@ var _ = Describe("The fencing gate", func() {
 		// by keeping its node NotReady, so the CR is mid-way when deleted.
 		st := s.w.stepper(managerClient)
 		st.until(s.key, 10, func(*s3gwv1alpha1.S3GWRemediation) bool {
-			return release.HasTaint(s.w.node("failed"), release.OutOfServiceTaint())
+			return attachments.HasTaint(s.w.node("failed"), attachments.OutOfServiceTaint())
 		})
 		rem := s.w.remediation(s.key)
 		Expect(rem.Status.AddedTaints).To(HaveLen(1))
@@ -217,7 +217,7 @@ var _ = Describe("The fencing gate", func() {
 		_, err := s.e.NodeHealthy(s.w.ctx, s.w.nodeName("failed"))
 		Expect(err).NotTo(HaveOccurred())
 		Expect(st.pass(s.key)).To(Succeed())
-		Expect(release.HasTaint(s.w.node("failed"), release.OutOfServiceTaint())).To(BeFalse())
+		Expect(attachments.HasTaint(s.w.node("failed"), attachments.OutOfServiceTaint())).To(BeFalse())
 		remaining, err := s.e.NodeHealthy(s.w.ctx, s.w.nodeName("failed"))
 		Expect(err).NotTo(HaveOccurred())
 		Expect(remaining).To(BeZero())
@@ -228,37 +228,37 @@ var _ = Describe("The fencing gate", func() {
 			Strategy: s3gwv1alpha1.ReleaseOutOfServiceTaint}})
 		st := s.w.stepper(managerClient)
 		st.until(s.key, 10, func(*s3gwv1alpha1.S3GWRemediation) bool {
-			return release.HasTaint(s.w.node("failed"), release.OutOfServiceTaint())
+			return attachments.HasTaint(s.w.node("failed"), attachments.OutOfServiceTaint())
 		})
-		Expect(release.TaintOwner(s.w.node("failed"), release.OutOfServiceTaint())).To(Equal(s.w.remediation(s.key).UID))
+		Expect(attachments.TaintOwner(s.w.node("failed"), attachments.OutOfServiceTaint())).To(Equal(s.w.remediation(s.key).UID))
 
 		// FAR finishes: it removes the taint by key, our annotation stays.
-		s.w.untaint("failed", release.OutOfServiceTaint())
-		Expect(s.w.node("failed").Annotations).To(HaveKey(release.TaintOwnerAnnotation))
+		s.w.untaint("failed", attachments.OutOfServiceTaint())
+		Expect(s.w.node("failed").Annotations).To(HaveKey(attachments.TaintOwnerAnnotation))
 		// An admin adds the taint before our next pass.
-		admins := release.OutOfServiceTaint()
+		admins := attachments.OutOfServiceTaint()
 		admins.TimeAdded = ptr.To(metav1.NewTime(time.Now().Add(time.Minute).Truncate(time.Second)))
 		s.w.taint("failed", admins)
-		Expect(release.TaintOwner(s.w.node("failed"), admins)).To(BeEmpty(), "the stale annotation names our taint, not this one")
+		Expect(attachments.TaintOwner(s.w.node("failed"), admins)).To(BeEmpty(), "the stale annotation names our taint, not this one")
 
 		Expect(st.pass(s.key)).To(Succeed())
-		Expect(s.w.node("failed").Annotations).NotTo(HaveKey(release.TaintOwnerAnnotation), "a stale owner annotation is removed")
+		Expect(s.w.node("failed").Annotations).NotTo(HaveKey(attachments.TaintOwnerAnnotation), "a stale owner annotation is removed")
 
 		_, err := s.e.NodeHealthy(s.w.ctx, s.w.nodeName("failed"))
 		Expect(err).NotTo(HaveOccurred())
 		Expect(st.pass(s.key)).To(Succeed())
-		Expect(release.HasTaint(s.w.node("failed"), release.OutOfServiceTaint())).To(BeTrue(), "the admin's taint stays")
+		Expect(attachments.HasTaint(s.w.node("failed"), attachments.OutOfServiceTaint())).To(BeTrue(), "the admin's taint stays")
 	})
 
 	It("never removes an out-of-service taint it did not add", func() {
 		s := newFailedNodeScenario(s3gwv1alpha1.S3GWRemediationSpec{Release: s3gwv1alpha1.ReleaseSpec{
 			Strategy: s3gwv1alpha1.ReleaseOutOfServiceTaint}}, noStorageIsolation)
-		s.w.taint("failed", release.OutOfServiceTaint()) // the fencer's
+		s.w.taint("failed", attachments.OutOfServiceTaint()) // the fencer's
 		st := s.w.stepper(managerClient)
 		st.until(s.key, 20, succeeded)
 		Expect(s.w.remediation(s.key).Status.AddedTaints).To(BeEmpty())
 		s.recover(st)
-		Expect(release.HasTaint(s.w.node("failed"), release.OutOfServiceTaint())).To(BeTrue(),
+		Expect(attachments.HasTaint(s.w.node("failed"), attachments.OutOfServiceTaint())).To(BeTrue(),
 			"the fencer removes its own taint")
 	})
 })

@@ -29,8 +29,8 @@ import (
 
 	s3gwv1alpha1 "github.com/s3gw-tech/s3gw-remediation/api/v1alpha1"
 	"github.com/s3gw-tech/s3gw-remediation/controllers/remediation"
+	"github.com/s3gw-tech/s3gw-remediation/internal/attachments"
 	"github.com/s3gw-tech/s3gw-remediation/internal/failover"
-	"github.com/s3gw-tech/s3gw-remediation/internal/release"
 )
 
 // These stories follow what the medik8s neighbours really do in the cases
@@ -56,7 +56,7 @@ var _ = Describe("The neighbours' rules", func() {
 		// An admin excludes the node; then evidence arrives that would open
 		// the gate.
 		s.w.label("failed", failover.ExcludeFromRemediationLabel, "true")
-		s.w.taint("failed", release.OutOfServiceTaint())
+		s.w.taint("failed", attachments.OutOfServiceTaint())
 		recorder := newWriteRecorder()
 		excluded := s.w.stepper(recorder)
 		for range 3 {
@@ -102,15 +102,15 @@ var _ = Describe("The neighbours' rules", func() {
 		st := s.w.stepper(managerClient)
 		st.until(s.key, 20, succeeded)
 		s.expectMoved()
-		Expect(release.TaintOwner(s.w.node("failed"), release.OutOfServiceTaint())).To(Equal(s.w.remediation(s.key).UID))
+		Expect(attachments.TaintOwner(s.w.node("failed"), attachments.OutOfServiceTaint())).To(Equal(s.w.remediation(s.key).UID))
 
 		// Back, and NHC keeps the CR (healthyDelay, a paused NHC): the taint
 		// would evict every pod scheduled onto the healthy node.
 		s.w.setReady("failed", true)
 		Expect(st.pass(s.key)).To(Succeed())
 		node := s.w.node("failed")
-		Expect(release.HasTaint(node, release.OutOfServiceTaint())).To(BeFalse())
-		Expect(node.Annotations).NotTo(HaveKey(release.TaintOwnerAnnotation), "the owner annotation goes with the taint")
+		Expect(attachments.HasTaint(node, attachments.OutOfServiceTaint())).To(BeFalse())
+		Expect(node.Annotations).NotTo(HaveKey(attachments.TaintOwnerAnnotation), "the owner annotation goes with the taint")
 		rem := s.w.remediation(s.key)
 		Expect(rem.Status.AddedTaints).To(BeEmpty())
 		Expect(rem.Status.Conditions).To(haveCondition(s3gwv1alpha1.ConditionSucceeded, metav1.ConditionTrue, s3gwv1alpha1.ReasonRemediationFinished))
@@ -118,10 +118,10 @@ var _ = Describe("The neighbours' rules", func() {
 
 		// A taint added afterwards by someone else stays, and NHC's
 		// deletion still cleans up.
-		s.w.taint("failed", release.OutOfServiceTaint())
+		s.w.taint("failed", attachments.OutOfServiceTaint())
 		Expect(st.pass(s.key)).To(Succeed())
 		s.recover(st)
-		Expect(release.HasTaint(s.w.node("failed"), release.OutOfServiceTaint())).To(BeTrue())
+		Expect(attachments.HasTaint(s.w.node("failed"), attachments.OutOfServiceTaint())).To(BeTrue())
 		Expect(st.eventsWithReason(remediation.EventTaintRemoved)).To(HaveLen(2))
 	})
 
@@ -152,7 +152,7 @@ var _ = Describe("The neighbours' rules", func() {
 		// Back: the incident is over.
 		w.setReady("failed", true)
 		Expect(st.pass(s.key)).To(Succeed())
-		Expect(w.remediation(s.key).Status.FailureEpisode.RecoveredAt).NotTo(BeNil())
+		Expect(w.remediation(s.key).Status.Memory.Episode.RecoveredAt).NotTo(BeNil())
 
 		// A real new failure: fenced anew, never on the old success.
 		w.clock.Step(5 * time.Minute)

@@ -22,7 +22,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	s3gwv1alpha1 "github.com/s3gw-tech/s3gw-remediation/api/v1alpha1"
-	"github.com/s3gw-tech/s3gw-remediation/internal/release"
+	"github.com/s3gw-tech/s3gw-remediation/internal/attachments"
 	"github.com/s3gw-tech/s3gw-remediation/test/attachrules"
 )
 
@@ -50,7 +50,7 @@ var _ = Describe("The release in two steps", func() {
 
 		Expect(w.podExists(g.pod)).To(BeTrue(), "the old pod stays: deleted, it would start the attach-detach controller's 6-minute force detach")
 		Expect(w.attachments(g, w.nodeName("failed"))).To(HaveLen(1), "the Kubernetes VolumeAttachment holds the replacement off")
-		Expect(release.InUse(w.node("failed"), g.pv)).To(BeTrue(), "volumesInUse is left alone")
+		Expect(attachments.InUse(w.node("failed"), g.pv)).To(BeTrue(), "volumesInUse is left alone")
 		rem := w.remediation(key)
 		Expect(rem.Status.Phase).To(Equal(s3gwv1alpha1.PhaseEvicting))
 		released := conditionOf(rem, s3gwv1alpha1.ConditionWorkloadEvicted)
@@ -58,13 +58,13 @@ var _ = Describe("The release in two steps", func() {
 		Expect(released.Reason).To(Equal(s3gwv1alpha1.ReasonReplicaStopUnconfirmed))
 		Expect(released.Message).To(ContainSubstring("instance manager instance-manager-%s on %s still lists replica %s-r-1 running",
 			w.nodeName("second"), w.nodeName("second"), g.pv))
-		Expect(st.eventsWithReason(release.EventLonghornTicketRemoved)).To(HaveLen(2), "one event on the CR, one on the Node")
+		Expect(st.eventsWithReason(attachments.EventLonghornTicketRemoved)).To(HaveLen(2), "one event on the CR, one on the Node")
 
 		delete(w.cutOff, w.nodeName("second")) // its manager stops the replica and records it
 		st.until(key, 20, succeeded)
 		Expect(w.podExists(g.pod)).To(BeFalse(), "force-deleted once every replica is proven stopped")
 		Expect(w.attachments(g, w.nodeName("failed"))).To(BeEmpty())
 		Expect(w.attachments(g, w.nodeName("healthy"))).To(HaveLen(1), "the replacement attached")
-		Expect(st.eventsWithReason(release.EventLonghornTicketRemoved)).To(HaveLen(2), "the ticket is removed once")
+		Expect(st.eventsWithReason(attachments.EventLonghornTicketRemoved)).To(HaveLen(2), "the ticket is removed once")
 	})
 })

@@ -47,11 +47,11 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 
 	s3gwv1alpha1 "github.com/s3gw-tech/s3gw-remediation/api/v1alpha1"
+	"github.com/s3gw-tech/s3gw-remediation/internal/attachments"
 	"github.com/s3gw-tech/s3gw-remediation/internal/failover"
 	"github.com/s3gw-tech/s3gw-remediation/internal/longhorn"
 	"github.com/s3gw-tech/s3gw-remediation/internal/medik8s"
 	"github.com/s3gw-tech/s3gw-remediation/internal/metrics"
-	"github.com/s3gw-tech/s3gw-remediation/internal/release"
 	"github.com/s3gw-tech/s3gw-remediation/internal/storage"
 	"github.com/s3gw-tech/s3gw-remediation/internal/workloads"
 	"github.com/s3gw-tech/s3gw-remediation/test/attachrules"
@@ -415,7 +415,7 @@ func (w *world) attach(g *gateway, node string) {
 
 // attachments lists the gateway's VolumeAttachments on a node.
 func (w *world) attachments(g *gateway, node string) []storagev1.VolumeAttachment {
-	vas, err := release.VolumeAttachments(w.ctx, w.c, g.pv, node)
+	vas, err := attachments.VolumeAttachments(w.ctx, w.c, g.pv, node)
 	Expect(err).NotTo(HaveOccurred())
 	return vas
 }
@@ -721,7 +721,7 @@ func (w *world) recordHeartbeat(key types.NamespacedName, short string, seenAt f
 	hb := storage.Heartbeat(w.node(short), lease)
 	Expect(retry.RetryOnConflict(retry.DefaultRetry, func() error {
 		rem := w.remediation(key)
-		rem.Status.Heartbeat = &s3gwv1alpha1.HeartbeatSighting{LeaseRenewTime: lease.Spec.RenewTime,
+		rem.Status.Memory.Heartbeat = &s3gwv1alpha1.HeartbeatSighting{LeaseRenewTime: lease.Spec.RenewTime,
 			KubeletPostedAt: ptr.To(metav1.NewTime(hb.KubeletPosted)), SeenAt: metav1.NewMicroTime(seenAt(hb))}
 		return w.c.Status().Update(w.ctx, rem)
 	})).To(Succeed())
@@ -732,7 +732,7 @@ func (w *world) recordHeartbeat(key types.NamespacedName, short string, seenAt f
 // the node since before it failed (sawHeartbeat), as remediate does.
 func (w *world) watchedSinceFailure(key types.NamespacedName) {
 	rem := &s3gwv1alpha1.S3GWRemediation{}
-	if w.c.Get(w.ctx, key, rem) != nil || rem.Status.Heartbeat != nil {
+	if w.c.Get(w.ctx, key, rem) != nil || rem.Status.Memory.Heartbeat != nil {
 		return
 	}
 	short, ok := strings.CutPrefix(medik8s.NodeName(rem), w.id+"-")

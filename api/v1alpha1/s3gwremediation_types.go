@@ -481,10 +481,6 @@ type S3GWRemediationStatus struct {
 	// +optional
 	NodeName string `json:"nodeName,omitempty"`
 
-	// FailureEpisode is the node failure this remediation works on.
-	// +optional
-	FailureEpisode *FailureEpisode `json:"failureEpisode,omitempty"`
-
 	// Conditions: Processing and Succeeded (the medik8s contract), plus
 	// Fenced, WorkloadEvicted, AttachmentsReleased and ReplacementReady.
 	// +listType=map
@@ -492,23 +488,11 @@ type S3GWRemediationStatus struct {
 	// +optional
 	Conditions []metav1.Condition `json:"conditions,omitempty"`
 
-	// Targets are the s3gw pods found on the node.
+	// Targets are the s3gw pods found on the node and where each one's
+	// move stands.
 	// +listType=atomic
 	// +optional
 	Targets []TargetPod `json:"targets,omitempty"`
-
-	// Heartbeat is what the controller saw of the node's heartbeat, on its
-	// own clock.
-	// +optional
-	Heartbeat *HeartbeatSighting `json:"heartbeat,omitempty"`
-
-	// EvidenceSightings are what the controller saw of each fencer's CR for
-	// the node and of the out-of-service taint, on its own clock: evidence
-	// counts only if it arose after the node's last sign of life.
-	// +listType=map
-	// +listMapKey=name
-	// +optional
-	EvidenceSightings []EvidenceSighting `json:"evidenceSightings,omitempty"`
 
 	// FencingEvidence lists the evidence that opened the fencing gate.
 	// +listType=atomic
@@ -542,6 +526,123 @@ type S3GWRemediationStatus struct {
 	// ObservedGeneration is the generation last reconciled without error.
 	// +optional
 	ObservedGeneration int64 `json:"observedGeneration,omitempty"`
+
+	// Memory is what the controller remembers between passes, written
+	// only by its state machine; everything else in status is computed
+	// from it and from what a pass observed. Not for people to edit.
+	// +optional
+	Memory RemediationMemory `json:"memory,omitzero"`
+}
+
+// RemediationMemory is the controller's record of the node failure it works
+// on: what the world no longer shows once the controller acted (the pods it
+// recorded before deleting them) and what it saw on its own clock (the
+// node's last sign of life, when each piece of evidence arose, when the
+// gate opened). A restart forgets nothing of it and invents nothing.
+type RemediationMemory struct {
+	// Episode is the node failure this remediation works on.
+	// +optional
+	Episode *FailureEpisode `json:"episode,omitempty"`
+
+	// Heartbeat is what the controller saw of the node's heartbeat, on its
+	// own clock.
+	// +optional
+	Heartbeat *HeartbeatSighting `json:"heartbeat,omitempty"`
+
+	// EvidenceSightings are what the controller saw of each fencer's CR for
+	// the node and of the out-of-service taint, on its own clock: evidence
+	// counts only if it arose after the node's last sign of life.
+	// +listType=map
+	// +listMapKey=name
+	// +optional
+	EvidenceSightings []EvidenceSighting `json:"evidenceSightings,omitempty"`
+
+	// Targets are the s3gw pods recorded before anything was deleted, so
+	// the remediation still knows what it moves once they are gone.
+	// +listType=atomic
+	// +optional
+	Targets []RecordedTarget `json:"targets,omitempty"`
+
+	// FencedAt is when the controller found the gate open for this failure
+	// (the release deadline counts from it); unset while it is closed.
+	// +optional
+	FencedAt *metav1.Time `json:"fencedAt,omitempty"`
+
+	// ReleasedAt is when the controller found every target's pod gone and
+	// its volumes released (the replacement timeout counts from it).
+	// +optional
+	ReleasedAt *metav1.Time `json:"releasedAt,omitempty"`
+
+	// SucceededAt is when this failure's remediation reported
+	// Succeeded=True; a finished move stays finished within its failure.
+	// +optional
+	SucceededAt *metav1.Time `json:"succeededAt,omitempty"`
+
+	// SuccessReported is true while Succeeded=True is reported, for this
+	// failure or an earlier one under the same CR: NodeHealthCheck may
+	// have acted on it, so it is never taken back to Unknown.
+	// +optional
+	SuccessReported bool `json:"successReported,omitempty"`
+}
+
+// RecordedTarget is one s3gw pod as recorded before anything was deleted:
+// what it is, not where its move stands (status.targets says that). One
+// without name and UID is a volume still attached to the node whose pod was
+// already gone when the remediation found it.
+type RecordedTarget struct {
+	// Namespace of the pod.
+	Namespace string `json:"namespace"`
+	// Name of the pod; empty when it was gone before it was found.
+	// +optional
+	Name string `json:"name,omitempty"`
+	// UID of the pod; the force delete is preconditioned on it.
+	// +optional
+	UID types.UID `json:"uid,omitempty"`
+	// Owner is the workload that will create the replacement.
+	// +optional
+	Owner *WorkloadOwner `json:"owner,omitempty"`
+	// Volumes are the pod's persistent volumes.
+	// +listType=atomic
+	// +optional
+	Volumes []RecordedVolume `json:"volumes,omitempty"`
+}
+
+// Key identifies the target: its pod's UID, or for a target whose pod was
+// already gone, the volume it releases.
+func (t RecordedTarget) Key() string {
+	if len(t.Volumes) > 0 {
+		return TargetKey(t.UID, t.Volumes[0].PersistentVolume)
+	}
+	return TargetKey(t.UID, "")
+}
+
+// TargetKey identifies a target by its pod's UID or, without one, by the
+// persistent volume it releases; empty when it has neither.
+func TargetKey(uid types.UID, persistentVolume string) string {
+	switch {
+	case uid != "":
+		return string(uid)
+	case persistentVolume != "":
+		return "pv/" + persistentVolume
+	}
+	return ""
+}
+
+// RecordedVolume is one PVC of a recorded target.
+type RecordedVolume struct {
+	// ClaimName is the PVC.
+	ClaimName string `json:"claimName"`
+	// PersistentVolume bound to the claim, if any.
+	// +optional
+	PersistentVolume string `json:"persistentVolume,omitempty"`
+	// LonghornVolume is the CSI volume handle, also the Longhorn volume and
+	// Longhorn VolumeAttachment name.
+	// +optional
+	LonghornVolume string `json:"longhornVolume,omitempty"`
+	// SkipReason says why the volume is left alone (not a ReadWriteOnce
+	// Longhorn volume); empty for a volume the remediation releases.
+	// +optional
+	SkipReason string `json:"skipReason,omitempty"`
 }
 
 // S3GWRemediation moves the s3gw gateway off one failed node. NodeHealthCheck

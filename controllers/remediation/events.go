@@ -16,7 +16,10 @@ limitations under the License.
 
 package remediation
 
-import "github.com/s3gw-tech/s3gw-remediation/internal/release"
+import (
+	"github.com/s3gw-tech/s3gw-remediation/internal/attachments"
+	"github.com/s3gw-tech/s3gw-remediation/internal/fencing"
+)
 
 // Event reasons of the remediation (docs/troubleshooting.md, "Events"):
 // each destructive step, on the CR and on the node, and each phase entered.
@@ -24,13 +27,13 @@ import "github.com/s3gw-tech/s3gw-remediation/internal/release"
 // RemediationStopped, RemediationFinished and RemediationCannotStart.
 const (
 	EventFencingDisabled      = "FencingDisabled"
-	EventDelegateCreated      = "FencingDelegateCreated"
+	EventDelegateCreated      = fencing.EventDelegateCreated
 	EventDelegateFailed       = "DelegateFailed"
 	EventPodEvicted           = "PodForceDeleted"
-	EventVolumeUnmarked       = release.EventVolumeInUseCleared
-	EventAttachmentDeleted    = release.EventVolumeAttachmentDeleted
-	EventOutOfServiceTaint    = release.EventOutOfServiceTaintAdded
-	EventTaintRemoved         = "TaintRemoved"
+	EventVolumeUnmarked       = attachments.EventVolumeInUseCleared
+	EventAttachmentDeleted    = attachments.EventVolumeAttachmentDeleted
+	EventOutOfServiceTaint    = attachments.EventOutOfServiceTaintAdded
+	EventTaintRemoved         = attachments.EventTaintRemoved
 	EventVolumeSkipped        = "VolumeSkipped"
 	EventWaitingForFencing    = "WaitingForFencing"
 	EventNoHealthyReplica     = "NoHealthyReplica"

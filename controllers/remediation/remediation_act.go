@@ -20,7 +20,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"strings"
+	"slices"
 
 	"github.com/medik8s/common/pkg/events"
 	corev1 "k8s.io/api/core/v1"
@@ -28,30 +28,28 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	logf "sigs.k8s.io/controller-runtime/pkg/log"
 
-	s3gwv1alpha1 "github.com/s3gw-tech/s3gw-remediation/api/v1alpha1"
+	"github.com/s3gw-tech/s3gw-remediation/internal/attachments"
 	"github.com/s3gw-tech/s3gw-remediation/internal/failover"
+	"github.com/s3gw-tech/s3gw-remediation/internal/failover/step"
 	"github.com/s3gw-tech/s3gw-remediation/internal/fencing"
-	"github.com/s3gw-tech/s3gw-remediation/internal/release"
 	"github.com/s3gw-tech/s3gw-remediation/internal/workloads"
 )
 
 // errCacheBehind: the cache lagged behind the node the decision was about;
-// the pass is dropped and runs again on fresh data.
+// the step is dropped and runs again on fresh data.
 var errCacheBehind = errors.New("the cached node is older than the API's")
 
-// act performs the decision's writes in order — our taint's removal once
-// its work is done, delegate, evict, release — and stops at the first
-// error. Every write is idempotent: a repeated pass
-// after a crash finds the work done and does nothing.
+// act performs the decision's actions in the order the step gave them and
+// stops at the first error. It decides nothing: each action goes to the
+// adapter that makes it — the core's own force delete and Longhorn detach,
+// an evidence source's (internal/fencing) or a release strategy's
+// (internal/attachments). Every action is idempotent: repeated after a
+// crash, it finds the work done and does nothing. The node is read uncached
+// first if an action may only be made on the node the decision saw.
 func (r *Reconciler) act(ctx context.Context, s *scope) error {
 	d := s.decision
-	if d.Destructive() || d.RemoveOwnTaint {
+	if slices.ContainsFunc(d.Actions, failover.Action.NeedsCurrentNode) {
 		if err := r.confirmNode(ctx, s); err != nil {
-			return err
-		}
-	}
-	if d.RemoveOwnTaint {
-		if err := r.removeOwnTaint(ctx, s.rem, s.node); err != nil {
 			return err
 		}
 	}
@@ -60,69 +58,63 @@ func (r *Reconciler) act(ctx context.Context, s *scope) error {
 		events.WarningEvent(r.Recorder, s.rem, EventFencingDisabled,
 			"fencing.mode is Disabled: evicting and releasing without fencing evidence")
 	}
-	if d.DropTaintOwner {
-		logf.FromContext(ctx).Info("Removing the taint owner annotation: it names no taint on the node")
-		if err := release.DropStaleTaintOwner(ctx, r.Client, s.node, release.OutOfServiceTaint()); err != nil {
+	for _, a := range d.Actions {
+		if err := r.perform(ctx, s, a); err != nil {
 			return err
 		}
-	}
-	if err := r.actOnDelegate(ctx, s); err != nil {
-		return err
-	}
-	for _, t := range d.Evict {
-		if err := r.evict(ctx, s, t); err != nil {
-			return err
-		}
-	}
-	if d.Release.Writes() {
-		return r.release(ctx, s)
 	}
 	return nil
 }
 
-// release performs the release's first step in Longhorn, then the release
-// strategy's writes (release.Releasers), and counts and announces each one.
-func (r *Reconciler) release(ctx context.Context, s *scope) error {
-	plan := s.decision.Release
-	w := release.Write{Client: r.Client, Node: s.node, Owner: s.rem.UID, Now: s.now,
-		LonghornNamespace: s.rem.Spec.Release.LonghornNamespaceOrDefault()}
-	if err := release.DetachInLonghorn(ctx, w, plan, func(done release.Released) { r.eventBoth(s, done.Reason, done.Message) }); err != nil {
-		return err
-	}
-	if !plan.StrategyWrites() {
+// perform makes one action through the adapter that owns it.
+func (r *Reconciler) perform(ctx context.Context, s *scope, a failover.Action) error {
+	switch {
+	case a.Kind == failover.Evict:
+		return r.evict(ctx, s, *a.Target)
+	case a.Kind == failover.DetachInLonghorn:
+		return attachments.DetachInLonghorn(ctx, r.attachmentsWrite(s), a.Volumes, r.announce(s))
+	case a.Strategy != "":
+		announce := r.announce(s)
+		return attachments.Perform(ctx, r.attachmentsWrite(s), a, func(done attachments.Released) {
+			for range done.Volumes {
+				r.Metrics.AttachmentReleased(string(a.Strategy))
+			}
+			announce(done)
+		})
+	case a.Source != "":
+		done, err := fencing.Perform(ctx, r.fencingInput(s), a)
+		if err != nil {
+			return err
+		}
+		if done.Created != nil {
+			s.memory = step.Created(s.memory, *done.Created, s.now.Time)
+		}
+		switch {
+		case done.Reason == "":
+		case done.Warning:
+			events.WarningEvent(r.Recorder, s.rem, done.Reason, done.Message)
+		default:
+			events.NormalEvent(r.Recorder, s.rem, done.Reason, done.Message)
+		}
 		return nil
 	}
-	return release.Releasers[plan.Strategy](ctx, w, plan, func(done release.Released) {
-		for range done.Volumes {
-			r.Metrics.AttachmentReleased(string(plan.Strategy))
-		}
-		r.eventBoth(s, done.Reason, done.Message)
-	})
+	return fmt.Errorf("no adapter makes action %s", a.Kind)
 }
 
-// actOnDelegate passes NHC's time-out on to the delegate, replaces a stale
-// one, or creates it, as decided.
-func (r *Reconciler) actOnDelegate(ctx context.Context, s *scope) error {
-	d, delegate := s.decision, r.delegate()
-	if d.TimeOutDelegate {
-		if err := delegate.MarkTimedOut(ctx, s.rem); err != nil {
-			return err
-		}
-	}
-	if d.DeleteDelegate {
-		logf.FromContext(ctx).Info("Deleting delegate fencing CR: its success belongs to an earlier failure", "delegate", s.obs.Evidence.DelegateRef)
-		if err := delegate.Delete(ctx, s.rem); err != nil {
-			return err
-		}
-	}
-	if d.CreateDelegate {
-		return r.createDelegate(ctx, s)
-	}
-	return nil
+// attachmentsWrite is what the release strategies' adapters write with.
+func (r *Reconciler) attachmentsWrite(s *scope) attachments.Write {
+	return attachments.Write{Client: r.Client, Node: s.node, Owner: s.rem.UID, Remediation: s.rem.Namespace + "/" + s.rem.Name,
+		Now: s.now, LonghornNamespace: s.rem.Spec.Release.LonghornNamespaceOrDefault()}
+}
+
+// announce records each write an adapter made as an event on the CR and on
+// the node.
+func (r *Reconciler) announce(s *scope) func(attachments.Released) {
+	return func(done attachments.Released) { r.eventBoth(s, done.Reason, done.Message) }
 }
 
 // confirmNode reads the node uncached right before a destructive write and
-// drops the pass unless the decision saw that very version of it: its
+// drops the step unless the decision saw that very version of it: its
 // readiness, taints, heartbeat and volumesInUse are what the gate judged.
 // The node writes are also locked on that version.
 func (r *Reconciler) confirmNode(ctx context.Context, s *scope) error {
@@ -138,25 +130,7 @@ func (r *Reconciler) confirmNode(ctx context.Context, s *scope) error {
 	return nil
 }
 
-func (r *Reconciler) createDelegate(ctx context.Context, s *scope) error {
-	d := r.delegate()
-	logf.FromContext(ctx).Info("Creating delegate fencing CR", "kind", s.rem.Spec.Fencing.Delegate.Kind)
-	name, err := d.Create(ctx, s.rem, s.nodeName)
-	var invalid *fencing.DelegateError
-	if errors.As(err, &invalid) {
-		// Recorded in the Fenced condition on the next pass; nothing was created.
-		events.WarningEvent(r.Recorder, s.rem, s3gwv1alpha1.ReasonInvalidDelegate, invalid.Reason)
-		return nil
-	}
-	if err != nil {
-		return err
-	}
-	kind := strings.TrimSuffix(s.rem.Spec.Fencing.Delegate.Kind, "Template")
-	s.createdDelegate = &failover.RemediatorCR{Kind: kind, Name: name}
-	events.NormalEventf(r.Recorder, s.rem, EventDelegateCreated, "Created %s %s to fence node %s", kind, name, s.nodeName)
-	return nil
-}
-
+// evict force-deletes a target's pod, by UID.
 func (r *Reconciler) evict(ctx context.Context, s *scope, t failover.Target) error {
 	log := logf.FromContext(ctx).WithValues("Pod", klog.KRef(t.Namespace, t.Name))
 	log.Info("Force-deleting s3gw pod")
@@ -164,7 +138,6 @@ func (r *Reconciler) evict(ctx context.Context, s *scope, t failover.Target) err
 	if err != nil {
 		return err
 	}
-	s.forceDeleted++
 	r.own.deleted(client.ObjectKeyFromObject(s.rem), t.UID)
 	if !deleted {
 		return nil // already gone from the API

@@ -37,7 +37,7 @@ import (
 
 	s3gwv1alpha1 "github.com/s3gw-tech/s3gw-remediation/api/v1alpha1"
 	"github.com/s3gw-tech/s3gw-remediation/controllers/internal/watches"
-	"github.com/s3gw-tech/s3gw-remediation/internal/failover"
+	"github.com/s3gw-tech/s3gw-remediation/internal/failover/step"
 	"github.com/s3gw-tech/s3gw-remediation/internal/medik8s"
 	"github.com/s3gw-tech/s3gw-remediation/internal/metrics"
 	"github.com/s3gw-tech/s3gw-remediation/internal/storage"
@@ -47,7 +47,7 @@ import (
 // delegate fencing CR it created are gone.
 const Finalizer = "s3gw-remediation.medik8s.io/cleanup"
 
-// Intervals are the backstop re-checks, by what a pass waits for. Passes
+// Intervals are the backstop re-checks, by what a step waits for. Steps
 // are woken by watch events on what they read (remediation_watches.go) and
 // at the moments a decision names (Decision.WakeAt); these only cover what
 // no event announces, such as a template selecting pods outside the cache.
@@ -74,22 +74,22 @@ func DefaultIntervals() Intervals {
 	}
 }
 
-// For maps what a pass waits for to its requeue interval.
-func (i Intervals) For(w failover.Wait) time.Duration {
+// For maps what a step waits for to its requeue interval.
+func (i Intervals) For(w step.Wait) time.Duration {
 	switch w {
-	case failover.WaitForStatus:
+	case step.WaitForRecord:
 		return i.Status
-	case failover.WaitForNodeFailure:
+	case step.WaitForNodeFailure:
 		return i.NodeFailure
-	case failover.WaitForFencing:
+	case step.WaitForFencing:
 		return i.Fencing
-	case failover.WaitForRelease:
+	case step.WaitForRelease:
 		return i.Release
-	case failover.WaitForReplacement:
+	case step.WaitForReplacement:
 		return i.Replacement
-	case failover.WaitAfterFailure:
+	case step.WaitAfterFailure:
 		return i.AfterFailure
-	case failover.WaitForStorage:
+	case step.WaitForStorage:
 		return i.Storage
 	default:
 		return 0
@@ -122,7 +122,7 @@ type Reconciler struct {
 	InstanceManagers *storage.InstanceManagerIndex
 
 	// own is what this process wrote that its cache may not show yet
-	// (ownWrites): a pass decides on neither an older copy of the CR nor
+	// (ownWrites): a step decides on neither an older copy of the CR nor
 	// a pod it force-deleted.
 	own ownWrites
 
@@ -177,17 +177,24 @@ var _ reconcile.Reconciler = &Reconciler{}
 // +kubebuilder:rbac:groups=events.k8s.io,resources=events,verbs=create;patch
 // +kubebuilder:rbac:groups="",resources=events,verbs=create;patch
 
-// Reconcile runs observe → decide → act passes, each deriving the status
-// from what it saw; a pass's events and metrics follow the write of its
-// status. A pass whose next step waits for nothing but its own writes
-// (scope.chains) is followed at once by the next, instead of by the watch
-// event of its own write, which at a thousand nodes took up to half a
-// second. A pass that force-deleted pods leaves its status to the next
-// pass's write (scope.writesWithNext): nothing waits for that record.
+// Reconcile runs the remediation's state machine (internal/failover/step)
+// on the CR, one step at a time:
+//
+//	observe → step → act → write the status → tell
+//
+// Each step reads the world into an Observation (observe), gets a decision
+// and the next memory from step.Step, performs the decision's actions in
+// order (act), writes the status derived from the memory and the decision
+// (the only status write), and only then tells what changed: logs, events,
+// metrics. A step whose next one waits for nothing but its own writes runs
+// it at once (step.NextNow), instead of after the watch event of those
+// writes, which at a thousand nodes took up to half a second; a step that
+// force-deleted pods leaves its status to the next step's write
+// (step.NextNowWritingForThis).
 func (r *Reconciler) Reconcile(ctx context.Context, req reconcile.Request) (reconcile.Result, error) {
 	// From the cache unless it is behind this process's own last write
-	// (ownWrites); a pass that still read a copy older than the API's loses
-	// the optimistic lock on its status patch and runs again.
+	// (ownWrites); a step that still read a copy older than the API's loses
+	// the optimistic lock on its status write and runs again.
 	rem, err := r.getRemediation(ctx, req.NamespacedName)
 	if err != nil {
 		if apierrors.IsNotFound(err) {
@@ -209,91 +216,97 @@ func (r *Reconciler) Reconcile(ctx context.Context, req reconcile.Request) (reco
 	if err := r.ensureFinalizer(ctx, rem, node); err != nil {
 		return reconcile.Result{}, err
 	}
-	var held heldStatus
+	w := unwritten{api: rem.DeepCopy()}
 	for n := 1; ; n++ {
-		res, chained, err := r.pass(ctx, rem, nodeName, node, &held, n == maxPasses)
-		if err != nil || chained == nil || n == maxPasses || !rem.DeletionTimestamp.IsZero() {
+		s, err := r.step(ctx, rem, nodeName, node)
+		if err == nil && s.decision.Next == step.NextNowWritingForThis && n < maxSteps {
+			w.add(s)
+			node = s.node
+			continue
+		}
+		res, next, err := r.write(ctx, &w, rem, s, err)
+		if !next || n == maxSteps {
 			return res, err
 		}
-		log.V(1).Info("Running the next pass now: it waits only for this one's writes",
-			"phase", rem.Status.Phase, "forceDeleted", chained.forceDeleted)
-		// The node as this pass's writes left it: the cache may not show
+		log.V(1).Info("Running the next step now: it waits only for this one's writes", "phase", rem.Status.Phase)
+		// The node as this step's writes left it: the cache may not show
 		// them yet. A newer node makes confirmNode drop a destructive
-		// decision, as in any pass.
-		node = chained.node
+		// decision, as in any step.
+		node = s.node
 	}
 }
 
-// maxPasses bounds the passes one Reconcile runs back to back: recording
-// the targets, then opening the gate; or force-deleting the pods, then
+// maxSteps bounds the steps one Reconcile runs back to back: recording the
+// targets, then opening the gate; or force-deleting the pods, then
 // releasing their volumes.
-const maxPasses = 3
+const maxSteps = 3
 
-// pass runs one observe → decide → act pass on rem and derives the status
-// from it. It writes the status once, with that of the passes held before
-// it, and then tells their transitions and its own; or, when its next pass
-// writes for it (scope.writesWithNext, unless it is the last), it adds
-// itself to held. It returns the pass's scope as chained when the next
-// pass is due now.
-func (r *Reconciler) pass(ctx context.Context, rem *s3gwv1alpha1.S3GWRemediation, nodeName string,
-	node *corev1.Node, held *heldStatus, last bool) (res reconcile.Result, chained *scope, retErr error) {
-	held.start(rem)
-	before := rem.Status.DeepCopy()
-	// derived is the pass once it derived the status; its transitions are
-	// told after the status write.
-	var derived *scope
-	defer func() {
-		if retErr == nil && derived != nil && !last && derived.writesWithNext() {
-			held.add(derived, before, &rem.Status)
-			chained = derived
-			return
-		}
-		written, unwritten := held.take()
-		gone, err := r.patchStatus(ctx, written, rem, retErr)
-		switch {
-		case apierrors.IsConflict(err):
-			// Decided on a stale copy of the CR: decide again on the new one,
-			// having told nothing of this pass or those held.
-			res, retErr = reconcile.Result{RequeueAfter: staleRetry}, nil
-		case err != nil:
-			retErr = kerrors.NewAggregate([]error{retErr, err})
-		default:
-			// The held passes' writes are done and their status is written,
-			// whatever became of this pass.
-			for _, p := range unwritten {
-				r.recordTransition(ctx, p.scope, &p.before, &p.after)
-			}
-			if retErr == nil && derived != nil {
-				r.recordTransition(ctx, derived, before, &rem.Status)
-				if !gone && derived.chains() {
-					chained = derived
-				}
-			}
-		}
-		if retErr != nil {
-			res = reconcile.Result{} // the error requeues with backoff
-		}
-	}()
-
+// step runs one step of the state machine on rem: observe, step, act. It
+// derives the status the step writes into rem; the caller writes it.
+func (r *Reconciler) step(ctx context.Context, rem *s3gwv1alpha1.S3GWRemediation, nodeName string,
+	node *corev1.Node) (*scope, error) {
 	s, err := r.observe(ctx, rem, nodeName, node)
 	if err != nil {
-		return reconcile.Result{}, nil, err
+		return nil, err
 	}
-	s.decision = failover.Decide(s.obs)
+	s.decision, s.memory = step.Step(s.obs, rem.Status.Memory)
 	if err := r.act(ctx, s); err != nil {
-		if errors.Is(err, errCacheBehind) {
-			return reconcile.Result{RequeueAfter: staleRetry}, nil, nil
-		}
-		return reconcile.Result{}, nil, err
+		return nil, err
 	}
-	rem.Status, derived = nextStatus(s), s
-	return reconcile.Result{RequeueAfter: r.requeueAfter(s)}, nil, nil
+	s.before = rem.Status
+	rem.Status = statusOf(s)
+	s.after = rem.Status
+	return s, nil
 }
 
-// staleRetry is how soon a pass that read a stale cache runs again.
+// unwritten is the CR as the API has it, and the steps whose status the
+// next write is for: each told once that write is done.
+type unwritten struct {
+	api   *s3gwv1alpha1.S3GWRemediation
+	steps []*scope
+}
+
+// add leaves a step's status to the next step's write.
+func (w *unwritten) add(s *scope) { w.steps = append(w.steps, s) }
+
+// write writes the status of the steps since the last write, s last, then
+// tells their transitions, and says whether the next step runs now. A step
+// that failed (s nil) records its error in status; one that acted on a
+// stale node runs again soon. A write that loses the optimistic lock tells
+// nothing: the step runs again at once on the new copy of the CR.
+func (r *Reconciler) write(ctx context.Context, w *unwritten, rem *s3gwv1alpha1.S3GWRemediation, s *scope,
+	stepErr error) (res reconcile.Result, next bool, err error) {
+	recorded := stepErr
+	if errors.Is(stepErr, errCacheBehind) {
+		recorded = nil
+	}
+	gone, err := r.patchStatus(ctx, w.api, rem, recorded)
+	switch {
+	case apierrors.IsConflict(err):
+		return reconcile.Result{RequeueAfter: staleRetry}, false, nil
+	case err != nil:
+		return reconcile.Result{}, false, kerrors.NewAggregate([]error{recorded, err})
+	}
+	// Every step held for this write acted and derived its status.
+	for _, held := range w.steps {
+		r.tell(ctx, held)
+	}
+	w.steps, w.api = nil, rem.DeepCopy()
+	switch {
+	case errors.Is(stepErr, errCacheBehind):
+		return reconcile.Result{RequeueAfter: staleRetry}, false, nil
+	case stepErr != nil:
+		return reconcile.Result{}, false, stepErr
+	}
+	r.tell(ctx, s)
+	next = !gone && s.decision.Next != step.NextOnEvent && rem.DeletionTimestamp.IsZero()
+	return reconcile.Result{RequeueAfter: r.requeueAfter(s)}, next, nil
+}
+
+// staleRetry is how soon a step that read a stale cache runs again.
 const staleRetry = 100 * time.Millisecond
 
-// requeueAfter is the backstop of what the pass waits for, or sooner the
+// requeueAfter is the backstop of what the step waits for, or sooner the
 // moment the decision changes by itself (a Lease expiring, a deadline).
 func (r *Reconciler) requeueAfter(s *scope) time.Duration {
 	after := r.Intervals.For(s.decision.Wait)

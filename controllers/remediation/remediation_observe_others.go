@@ -41,8 +41,8 @@ import (
 // be served by the uncached reader the envtest stories drive passes with.
 func (r *Reconciler) observeOtherRemediations(ctx context.Context, s *scope) error {
 	list := &s3gwv1alpha1.S3GWRemediationList{}
-	// Read only, every pass: a deep copy of every CR's status was the
-	// largest share of a pass's garbage at a thousand nodes. What is kept
+	// Read only, every step: a deep copy of every CR's status was the
+	// largest share of a step's garbage at a thousand nodes. What is kept
 	// (another's spec) is copied.
 	if err := r.Client.List(ctx, list, client.UnsafeDisableDeepCopy); err != nil {
 		return fmt.Errorf("listing the other S3GWRemediations of node %s: %w", s.nodeName, err)
@@ -56,12 +56,12 @@ func (r *Reconciler) observeOtherRemediations(ctx context.Context, s *scope) err
 		if err != nil {
 			return err
 		}
-		for _, t := range other.Status.Targets {
-			selected[workloads.Key(t)] = true
+		for _, t := range other.Status.Memory.Targets {
+			selected[t.Key()] = true
 		}
 		var shared []string
 		for _, t := range s.targets {
-			if key := workloads.Key(t); key != "" && selected[key] {
+			if key := t.Key(); key != "" && selected[key] {
 				shared = append(shared, t.Namespace+"/"+t.Name)
 			}
 		}
@@ -92,7 +92,7 @@ func (r *Reconciler) selectedBy(ctx context.Context, other *s3gwv1alpha1.S3GWRem
 	return out, nil
 }
 
-// storageObserver reads pods, volumes and Longhorn's CRs for a pass.
+// storageObserver reads pods, volumes and Longhorn's CRs for a step.
 func (r *Reconciler) storageObserver() storage.Observer {
 	return storage.Observer{Client: r.Client, APIReader: r.APIReader, WorkloadCache: r.WorkloadCache, Leases: r.Leases,
 		InstanceManagers: r.InstanceManagers}

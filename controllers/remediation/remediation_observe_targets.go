@@ -25,32 +25,30 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	s3gwv1alpha1 "github.com/s3gw-tech/s3gw-remediation/api/v1alpha1"
+	"github.com/s3gw-tech/s3gw-remediation/internal/attachments"
 	"github.com/s3gw-tech/s3gw-remediation/internal/failover"
-	"github.com/s3gw-tech/s3gw-remediation/internal/release"
 	"github.com/s3gw-tech/s3gw-remediation/internal/workloads"
 )
 
-// observeTargets merges the recorded targets with the s3gw pods on the node
-// now, then reads each one's live state. Pods on a Ready node are not
-// recorded: nothing will be done to them.
+// observeTargets adds the s3gw pods on the node now to the targets the
+// memory records, then reads each one's live state. Pods on a Ready node
+// are not looked for: nothing will be done to them.
 func (r *Reconciler) observeTargets(ctx context.Context, s *scope) error {
-	recorded := map[string]bool{}
-	for _, t := range s.targets {
-		recorded[workloads.Key(t)] = true
-	}
 	if !s.obs.Node.Ready {
+		recorded := map[string]bool{}
+		for _, t := range s.targets {
+			recorded[t.Key()] = true
+		}
 		s.targets = slices.Clone(s.targets)
 		if err := r.findTargets(ctx, s, recorded); err != nil {
 			return err
 		}
 	}
-
 	for _, t := range s.targets {
 		ft, err := r.observeTarget(ctx, s, t)
 		if err != nil {
 			return err
 		}
-		ft.Recorded = recorded[workloads.Key(t)]
 		s.obs.Targets = append(s.obs.Targets, ft)
 	}
 	return nil
@@ -96,22 +94,22 @@ func (r *Reconciler) findTargets(ctx context.Context, s *scope, recorded map[str
 	return nil
 }
 
-func (r *Reconciler) newTarget(ctx context.Context, pod *corev1.Pod) (s3gwv1alpha1.TargetPod, error) {
+func (r *Reconciler) newTarget(ctx context.Context, pod *corev1.Pod) (s3gwv1alpha1.RecordedTarget, error) {
 	owner, err := workloads.Owner(ctx, r.APIReader, pod)
 	if err != nil {
-		return s3gwv1alpha1.TargetPod{}, err
+		return s3gwv1alpha1.RecordedTarget{}, err
 	}
 	volumes, err := workloads.Volumes(ctx, r.Client, pod)
 	if err != nil {
-		return s3gwv1alpha1.TargetPod{}, err
+		return s3gwv1alpha1.RecordedTarget{}, err
 	}
-	return s3gwv1alpha1.TargetPod{Namespace: pod.Namespace, Name: pod.Name, UID: pod.UID,
-		Owner: owner, State: s3gwv1alpha1.TargetFound, Volumes: volumes}, nil
+	return s3gwv1alpha1.RecordedTarget{Namespace: pod.Namespace, Name: pod.Name, UID: pod.UID,
+		Owner: owner, Volumes: volumes}, nil
 }
 
 // observeTarget reads one target's pod, volumes and replacement.
-func (r *Reconciler) observeTarget(ctx context.Context, s *scope, t s3gwv1alpha1.TargetPod) (failover.Target, error) {
-	ft := failover.Target{Namespace: t.Namespace, Name: t.Name, UID: t.UID}
+func (r *Reconciler) observeTarget(ctx context.Context, s *scope, t s3gwv1alpha1.RecordedTarget) (failover.Target, error) {
+	ft := failover.Target{Namespace: t.Namespace, Name: t.Name, UID: t.UID, Owner: t.Owner}
 	presence, err := r.presence(ctx, s, t)
 	if err != nil {
 		return ft, err
@@ -137,7 +135,7 @@ func (r *Reconciler) observeTarget(ctx context.Context, s *scope, t s3gwv1alpha1
 // presence reads whether a target's pod is in the API: from the cache, but
 // for a pod this process force-deleted that the cache still shows, which is
 // read from the API until the cache sees it go (ownWrites).
-func (r *Reconciler) presence(ctx context.Context, s *scope, t s3gwv1alpha1.TargetPod) (workloads.Presence, error) {
+func (r *Reconciler) presence(ctx context.Context, s *scope, t s3gwv1alpha1.RecordedTarget) (workloads.Presence, error) {
 	presence, err := workloads.Present(ctx, s.storage.Pods(), t)
 	key := client.ObjectKeyFromObject(s.rem)
 	if err != nil || !r.own.isDeleted(key, t.UID) {
@@ -152,15 +150,15 @@ func (r *Reconciler) presence(ctx context.Context, s *scope, t s3gwv1alpha1.Targ
 
 // observeVolume reads one target volume: its Longhorn state, its
 // VolumeAttachments on the node and the node's volumesInUse.
-func (r *Reconciler) observeVolume(ctx context.Context, s *scope, tv s3gwv1alpha1.TargetVolume) (failover.Volume, error) {
+func (r *Reconciler) observeVolume(ctx context.Context, s *scope, tv s3gwv1alpha1.RecordedVolume) (failover.Volume, error) {
 	v, err := s.storage.Volume(ctx, tv, s.nodeName)
 	if err != nil || !v.Releasable() {
 		return v, err
 	}
-	for _, va := range release.OfVolume(s.attachments, tv.PersistentVolume) {
+	for _, va := range attachments.OfVolume(s.attachments, tv.PersistentVolume) {
 		v.Attachments = append(v.Attachments, failover.Attachment{Name: va.Name, UID: va.UID,
 			Deleting: va.DeletionTimestamp != nil, Finalizers: slices.Clone(va.Finalizers)})
 	}
-	v.InUseOnNode = release.InUse(s.node, tv.LonghornVolume)
+	v.InUseOnNode = attachments.InUse(s.node, tv.LonghornVolume)
 	return v, nil
 }

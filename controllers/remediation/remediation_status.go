@@ -26,70 +26,61 @@ import (
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
-	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/controller/controllerutil"
 
 	s3gwv1alpha1 "github.com/s3gw-tech/s3gw-remediation/api/v1alpha1"
+	"github.com/s3gw-tech/s3gw-remediation/internal/attachments"
 	"github.com/s3gw-tech/s3gw-remediation/internal/failover"
-	"github.com/s3gw-tech/s3gw-remediation/internal/release"
+	"github.com/s3gw-tech/s3gw-remediation/internal/failover/step"
 )
 
-// nextStatus derives the status a pass writes from the status it read, what
-// it observed and decided (failover.Conditions), and the node as the pass's
-// writes left it. It emits nothing: events, metrics and logs follow the
-// status patch (recordTransition).
-func nextStatus(s *scope) s3gwv1alpha1.S3GWRemediationStatus {
-	st, d := *s.rem.Status.DeepCopy(), s.decision
+// statusOf is the status a step writes: its memory as step.Step left it,
+// and everything else derived from that memory, what the step knew and
+// decided (step.Conditions), and the node as the step's writes left it. It
+// emits nothing: events, metrics and logs follow the status write (tell).
+// Of the status it read, it keeps only the times it stamps (conditions'
+// transition times, start and phase times) and what a step that did not
+// look leaves as it was.
+func statusOf(s *scope) s3gwv1alpha1.S3GWRemediationStatus {
+	st, d, known := *s.rem.Status.DeepCopy(), s.decision, s.decision.State
 	now := s.now // the status keeps pointers to it
+	st.Memory = s.memory
 	st.NodeName = s.nodeName
 	st.LastError = ""
 	st.ObservedGeneration = s.rem.Generation
 	if st.StartTime == nil && controllerutil.ContainsFinalizer(s.rem, Finalizer) {
 		st.StartTime = &now
 	}
-	if d.RecordEpisode != nil {
-		st.FailureEpisode = failureEpisode(*d.RecordEpisode)
+	if len(known.Targets) > 0 {
+		st.Targets = targetStatus(known.Targets)
 	}
-	if n := s.obs.Node; n != nil {
-		st.Heartbeat = heartbeatStatus(n.Heartbeat.Seen)
-	}
-	if s.obs.Sightings != nil {
-		sightings := s.obs.Sightings
-		if s.createdDelegate != nil {
-			sightings = failover.SawCreated(sightings, *s.createdDelegate, s.now.Time)
-		}
-		st.EvidenceSightings = sightingsStatus(sightings)
-	}
-	st.Targets = targetStatus(s.targets, s.obs.Targets)
 	if d.RestartEpisode != nil {
-		restartEpisode(&st, *d.RestartEpisode, now)
+		restart(&st, now)
 	}
 	if taint := ownTaint(s.node, s.rem.UID); taint != nil {
-		// Recorded even if the pass that added it could not patch status.
+		// Recorded even if the step that added it could not write status.
 		st.AddedTaints = append(withoutTaint(st.AddedTaints, *taint), *taint)
-	} else if d.RemoveOwnTaint {
-		st.AddedTaints = withoutTaint(st.AddedTaints, release.OutOfServiceTaint())
+	} else if d.Does(failover.RemoveOwnTaint) {
+		st.AddedTaints = withoutTaint(st.AddedTaints, attachments.OutOfServiceTaint())
 	}
-	if ref := s.obs.Evidence.DelegateRef; ref != nil {
+	if ref := known.Evidence.DelegateRef; ref != nil {
 		st.Delegate = ref
 	}
 	if d.Gate.Open && d.Phase != s3gwv1alpha1.PhaseWaitingForFencing {
 		st.FencingEvidence = d.Gate.Evidence
 	}
-	for _, c := range failover.Conditions(s.obs, d) {
+	for _, c := range step.Conditions(known, d) {
 		setCondition(&st, c, s.rem.Generation, now)
 	}
 	if d.Phase != st.Phase {
 		st.Phase, st.PhaseTransitionTime = d.Phase, &now
 	}
-	if d.Finished() && st.CompletionTime == nil {
-		st.CompletionTime = &now
-	}
+	st.CompletionTime = s.memory.SucceededAt
 	return st
 }
 
-// setCondition sets one condition, stamped with the pass's generation and
+// setCondition sets one condition, stamped with the step's generation and
 // clock (not the wall clock); its transition time moves only when its
 // status does.
 func setCondition(st *s3gwv1alpha1.S3GWRemediationStatus, c metav1.Condition, generation int64, now metav1.Time) {
@@ -97,36 +88,36 @@ func setCondition(st *s3gwv1alpha1.S3GWRemediationStatus, c metav1.Condition, ge
 	meta.SetStatusCondition(&st.Conditions, c)
 }
 
-// targetStatus is each target as status records it, with where its move
-// stands as observed: its state, its volumes' states and, once its pod is
-// gone, its replacement. Targets the pass did not observe stay as they are.
-func targetStatus(targets []s3gwv1alpha1.TargetPod, observed []failover.Target) []s3gwv1alpha1.TargetPod {
-	if len(targets) == 0 {
-		return nil
-	}
-	out := make([]s3gwv1alpha1.TargetPod, 0, len(targets))
-	for i, t := range targets {
-		if i < len(observed) {
-			t = withObserved(t, observed[i])
+// targetStatus is each target the step looked at, with where its move
+// stands: its state, its volumes' states and, once its pod is gone, its
+// replacement.
+func targetStatus(observed []failover.Target) []s3gwv1alpha1.TargetPod {
+	out := make([]s3gwv1alpha1.TargetPod, 0, len(observed))
+	for _, t := range observed {
+		tp := s3gwv1alpha1.TargetPod{Namespace: t.Namespace, Name: t.Name, UID: t.UID, Owner: t.Owner.DeepCopy(), State: t.State()}
+		for _, v := range t.Volumes {
+			tp.Volumes = append(tp.Volumes, s3gwv1alpha1.TargetVolume{ClaimName: v.Claim, PersistentVolume: v.PersistentVolume,
+				LonghornVolume: v.LonghornVolume, State: v.State(), Reason: v.SkipReason})
 		}
-		out = append(out, t)
+		if r := t.Replacement; r != nil && !t.PodPresent {
+			tp.Replacement = &s3gwv1alpha1.ReplacementPod{Name: r.Name, NodeName: r.NodeName}
+		}
+		out = append(out, tp)
 	}
 	return out
 }
 
-func withObserved(t s3gwv1alpha1.TargetPod, ft failover.Target) s3gwv1alpha1.TargetPod {
-	t.Volumes = append([]s3gwv1alpha1.TargetVolume(nil), t.Volumes...)
-	for i := range t.Volumes {
-		t.Volumes[i].State = ft.Volumes[i].State()
+// restart forgets, for a new failure of the node, what status showed of the
+// old one: targets, evidence, conditions and times. Added taints and the
+// delegate stay shown: they are still to be cleaned up. A reported
+// Succeeded=True stays too, for NHC (step.KeepSucceeded).
+func restart(st *s3gwv1alpha1.S3GWRemediationStatus, now metav1.Time) {
+	var kept []metav1.Condition
+	if c := meta.FindStatusCondition(st.Conditions, s3gwv1alpha1.ConditionSucceeded); c != nil && c.Status == metav1.ConditionTrue {
+		kept = []metav1.Condition{*c}
 	}
-	if !ft.PodPresent {
-		t.Replacement = nil
-		if r := ft.Replacement; r != nil {
-			t.Replacement = &s3gwv1alpha1.ReplacementPod{Name: r.Name, NodeName: r.NodeName}
-		}
-	}
-	t.State = ft.State()
-	return t
+	st.Targets, st.FencingEvidence, st.Conditions = nil, nil, kept
+	st.StartTime = &now
 }
 
 // ownTaint is the out-of-service taint on the node that the node's owner
@@ -135,44 +126,11 @@ func ownTaint(node *corev1.Node, uid types.UID) *corev1.Taint {
 	if node == nil {
 		return nil
 	}
-	taint := release.FindTaint(node, release.OutOfServiceTaint())
-	if taint == nil || release.TaintOwner(node, *taint) != uid {
+	taint := attachments.FindTaint(node, attachments.OutOfServiceTaint())
+	if taint == nil || attachments.TaintOwner(node, *taint) != uid {
 		return nil
 	}
 	return taint
-}
-
-// failureEpisode converts a failure episode for status.
-func failureEpisode(e failover.Episode) *s3gwv1alpha1.FailureEpisode {
-	out := &s3gwv1alpha1.FailureEpisode{ReadyStatus: e.Ready}
-	if !e.ReadySince.IsZero() {
-		out.NotReadySince = ptr.To(metav1.NewTime(e.ReadySince))
-	}
-	if !e.KubeletPosted.IsZero() {
-		out.KubeletPostedAt = ptr.To(metav1.NewTime(e.KubeletPosted))
-	}
-	if !e.RecoveredAt.IsZero() {
-		out.RecoveredAt = ptr.To(metav1.NewMicroTime(e.RecoveredAt))
-	}
-	if !e.RecoveredReadySince.IsZero() {
-		out.ReadySince = ptr.To(metav1.NewTime(e.RecoveredReadySince))
-	}
-	return out
-}
-
-// restartEpisode forgets what belonged to the old failure: targets,
-// evidence, conditions and times. Added taints and the delegate stay
-// recorded: they are still to be cleaned up. A reported Succeeded=True
-// stays too, for NHC (failover.KeepSucceeded); without a completion time it
-// belongs to no episode of its own.
-func restartEpisode(st *s3gwv1alpha1.S3GWRemediationStatus, e failover.Episode, now metav1.Time) {
-	st.FailureEpisode = failureEpisode(e)
-	var kept []metav1.Condition
-	if c := meta.FindStatusCondition(st.Conditions, s3gwv1alpha1.ConditionSucceeded); c != nil && c.Status == metav1.ConditionTrue {
-		kept = []metav1.Condition{*c}
-	}
-	st.Targets, st.FencingEvidence, st.Conditions = nil, nil, kept
-	st.StartTime, st.CompletionTime = &now, nil
 }
 
 // withoutTaint drops the recorded taints with the key and effect.
@@ -186,13 +144,13 @@ func withoutTaint(taints []corev1.Taint, taint corev1.Taint) []corev1.Taint {
 	return out
 }
 
-// patchStatus is the only status writer. It records the pass's error, skips
-// no-op patches, and locks on the resourceVersion the pass read, so a pass
+// patchStatus is the only status writer. It records the step's error, skips
+// no-op patches, and locks on the resourceVersion the step read, so a step
 // that read a stale object fails with a conflict and is retried instead of
 // overwriting newer status. gone: the CR left the API meanwhile.
-func (r *Reconciler) patchStatus(ctx context.Context, original, rem *s3gwv1alpha1.S3GWRemediation, passErr error) (gone bool, err error) {
-	if passErr != nil {
-		rem.Status.LastError = passErr.Error()
+func (r *Reconciler) patchStatus(ctx context.Context, original, rem *s3gwv1alpha1.S3GWRemediation, stepErr error) (gone bool, err error) {
+	if stepErr != nil {
+		rem.Status.LastError = stepErr.Error()
 	}
 	if equality.Semantic.DeepEqual(original.Status, rem.Status) {
 		return false, nil

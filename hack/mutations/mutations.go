@@ -70,11 +70,11 @@ type Edit struct {
 
 // Files and texts several mutations edit.
 const (
-	gateGo        = "internal/failover/gate.go"
-	isolationGo   = "internal/failover/source_isolation.go"
-	decideGo      = "internal/failover/decide.go"
-	storageGo     = "internal/failover/decide_storage.go"
-	releaseGo     = "internal/failover/decide_release.go"
+	gateGo        = "internal/failover/evidence/gate.go"
+	isolationGo   = "internal/failover/evidence/isolation.go"
+	decideGo      = "internal/failover/step/decide.go"
+	storageGo     = "internal/failover/release/storage.go"
+	releaseGo     = "internal/failover/release/plan.go"
 	taintOwnerGo  = "internal/failover/taint_owner.go"
 	heartbeatGo   = "internal/failover/heartbeat.go"
 	strandedCheck = "if stranded := strandedToRelease(o); len(stranded) > 0 && "
@@ -97,7 +97,7 @@ var mutations = []Mutation{
 		Name: "#8.1 replicas on other unreachable nodes do not count",
 		Edits: []Edit{{
 			File: isolationGo,
-			Old:  "\t\t\tunreachable = append(unreachable, strandedReplicas(o, v)...)\n",
+			Old:  "\t\t\tunreachable = append(unreachable, v.Stranded(o.Node.Name, o.Now)...)\n",
 			New:  "",
 		}, {
 			File: storageGo,
@@ -139,8 +139,8 @@ var mutations = []Mutation{
 		Behind: []Edit{evidenceOfAnyFailure},
 		Edits: []Edit{{
 			File: heartbeatGo,
-			Old:  "\treturn !h.Seen.At.IsZero() && now.Sub(h.Seen.At) > h.leaseDuration()\n",
-			New:  "\treturn now.Sub(h.LeaseRenewed) > h.leaseDuration()\n",
+			Old:  "\treturn !h.Seen.At.IsZero() && now.Sub(h.Seen.At) > h.LeaseDurationOrDefault()\n",
+			New:  "\treturn now.Sub(h.LeaseRenewed) > h.LeaseDurationOrDefault()\n",
 		}},
 		ReportOnly: true,
 	},
@@ -153,8 +153,8 @@ var mutations = []Mutation{
 		Name: "#16.3b the kubelet's renewTime is compared with kube-controller-manager's Unknown transition",
 		Edits: []Edit{{
 			File: heartbeatGo,
-			Old:  "\t\t!h.ReadySince.Before(h.LeaseWritten.Add(stampResolution+h.leaseDuration()))\n",
-			New:  "\t\t!h.ReadySince.Before(h.LeaseRenewed.Add(stampResolution+h.leaseDuration()))\n",
+			Old:  "\t\t!h.ReadySince.Before(h.LeaseWritten.Add(stampResolution+h.LeaseDurationOrDefault()))\n",
+			New:  "\t\t!h.ReadySince.Before(h.LeaseRenewed.Add(stampResolution+h.LeaseDurationOrDefault()))\n",
 		}},
 		ReportOnly: true,
 	},
@@ -242,7 +242,7 @@ var mutations = []Mutation{
 		Name: "a pod is force-deleted though its release cannot follow at once",
 		Edits: []Edit{{
 			File: releaseGo,
-			Old:  "\t\tcase !t.PodPresent || t.ForceDeleted || waitsForKubelet(o, t):\n\t\tcase heldByFinalizers(gate, t):\n",
+			Old:  "\t\tcase !t.PodPresent || t.ForceDeleted || waitsForKubelet(o, t):\n\t\tcase keptByFinalizers(gate, t):\n",
 			New:  "\t\tcase !t.PodPresent || t.ForceDeleted:\n\t\tcase false:\n",
 		}},
 		ReportOnly: true,
@@ -250,11 +250,11 @@ var mutations = []Mutation{
 	{
 		Name: "#8.6 cleanup removes an out-of-service taint it did not add",
 		Edits: []Edit{{
-			File: "controllers/remediation/remediation_delete.go",
-			Old:  "node == nil || release.TaintOwner(node, taint) != rem.UID {",
-			New:  "node == nil || !release.HasTaint(node, taint) {",
+			File: "internal/attachments/taint_actions.go",
+			Old:  "if w.Node == nil || TaintOwner(w.Node, taint) != w.Owner {",
+			New:  "if w.Node == nil || !HasTaint(w.Node, taint) {",
 		}, {
-			File: "internal/release/taint.go",
+			File: "internal/attachments/taint.go",
 			Old:  "\tif TaintOwner(node, taint) != owner {\n\t\treturn nil\n\t}\n",
 			New:  "",
 		}},
@@ -289,8 +289,8 @@ var mutations = []Mutation{
 		Name: "#16.3d a remediation acts on a pod another remediation of its node selects under different rules",
 		Edits: []Edit{{
 			File: decideGo,
-			Old:  "\tif held, d := sharedTargetsCheck(o); held {\n",
-			New:  "\tif held, d := sharedTargetsCheck(o); false && held {\n",
+			Old:  "\tif shared, d := sharedTargetsCheck(o); shared {\n",
+			New:  "\tif shared, d := sharedTargetsCheck(o); false && shared {\n",
 		}},
 	},
 	{
@@ -302,7 +302,7 @@ var mutations = []Mutation{
 		// engine.
 		Name: "#16.5 the release does not wait for the replicas' stops",
 		Edits: []Edit{{
-			File: "internal/failover/replica_stop.go",
+			File: "internal/failover/release/replica_stop.go",
 			Old:  "\trunning := false\n",
 			New:  "\treturn true, \"\"\n\trunning := false\n",
 		}},
@@ -316,9 +316,9 @@ var mutations = []Mutation{
 		// replica's writes (world model, seed 0x5eed2026: 7 of 20 000).
 		Name: "#16.5b the ticket does not wait for a fencer at work",
 		Edits: []Edit{{
-			File: "internal/failover/replica_stop.go",
-			Old:  "\tif gate.ProvesShutdown || !slices.Equal(gate.Evidence, []string{EvidenceStorageIsolation}) {\n",
-			New:  "\tif true || gate.ProvesShutdown || !slices.Equal(gate.Evidence, []string{EvidenceStorageIsolation}) {\n",
+			File: "internal/failover/release/replica_stop.go",
+			Old:  "\tif gate.ProvesShutdown || !slices.Equal(gate.Evidence, []string{evidence.EvidenceStorageIsolation}) {\n",
+			New:  "\tif true || gate.ProvesShutdown || !slices.Equal(gate.Evidence, []string{evidence.EvidenceStorageIsolation}) {\n",
 		}},
 		Hazards: withTargetedCuts,
 	},
@@ -334,8 +334,8 @@ var mutations = []Mutation{
 		Name: "#16.5c a delegate is created while a replica Longhorn detached is not proven stopped",
 		Edits: []Edit{{
 			File: decideGo,
-			Old:  "if unstopped := stopsUnconfirmedAfterDetach(o); createDelegate && len(unstopped) > 0 {",
-			New:  "if unstopped := stopsUnconfirmedAfterDetach(o); false && createDelegate && len(unstopped) > 0 {",
+			Old:  "if unstopped := release.StopsUnconfirmedAfterDetach(o); len(unstopped) > 0 && slices.ContainsFunc(actions, startsFencer) {",
+			New:  "if unstopped := release.StopsUnconfirmedAfterDetach(o); false && len(unstopped) > 0 && slices.ContainsFunc(actions, startsFencer) {",
 		}},
 		Hazards: withTargetedCuts,
 	},
@@ -363,7 +363,7 @@ var mutations = []Mutation{
 	{
 		Name: "#16.3a a volume with the revision counter disabled is released",
 		Edits: []Edit{{
-			File: "internal/failover/volume_rules.go",
+			File: "internal/failover/release/volume_rules.go",
 			Old:  "\t\treturn v.RevisionCounterDisabled && !spec.Release.AcceptStaleReadsWithoutRevisionCounter\n",
 			New:  "\t\treturn false && v.RevisionCounterDisabled && !spec.Release.AcceptStaleReadsWithoutRevisionCounter\n",
 		}},

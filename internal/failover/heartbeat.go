@@ -70,7 +70,7 @@ type Heartbeat struct {
 // used for a node without a Lease.
 const defaultLeaseDuration = 40 * time.Second
 
-func (h Heartbeat) leaseDuration() time.Duration {
+func (h Heartbeat) LeaseDurationOrDefault() time.Duration {
 	if h.LeaseDuration > 0 {
 		return h.LeaseDuration
 	}
@@ -96,7 +96,7 @@ func (h Heartbeat) Silent(now time.Time) bool {
 }
 
 func (h Heartbeat) silentOnOwnClock(now time.Time) bool {
-	return !h.Seen.At.IsZero() && now.Sub(h.Seen.At) > h.leaseDuration()
+	return !h.Seen.At.IsZero() && now.Sub(h.Seen.At) > h.LeaseDurationOrDefault()
 }
 
 // stampResolution is the resolution of the times the control plane writes
@@ -117,27 +117,27 @@ const stampResolution = time.Second
 // transition (changedSinceUnknown) leaves the verdict to its own clock.
 func (h Heartbeat) silentOnControlPlane() bool {
 	return h.Ready == ReadyUnknown && !h.LeaseWritten.IsZero() && !h.changedSinceUnknown() &&
-		!h.ReadySince.Before(h.LeaseWritten.Add(stampResolution+h.leaseDuration()))
+		!h.ReadySince.Before(h.LeaseWritten.Add(stampResolution+h.LeaseDurationOrDefault()))
 }
 
-// controlPlaneSilence says, for the gate's message, why the control plane's
+// ControlPlaneSilence says, for the gate's message, why the control plane's
 // clocks do not tell the kubelet silent; "" when they cannot tell.
-func (h Heartbeat) controlPlaneSilence() string {
+func (h Heartbeat) ControlPlaneSilence() string {
 	if h.Ready != ReadyUnknown || h.LeaseWritten.IsZero() || h.changedSinceUnknown() {
 		return ""
 	}
 	return fmt.Sprintf(", and kube-controller-manager marked the node Unknown at %s, less than that after kube-apiserver stored the Lease's last renewal (%s)",
-		stamp(h.ReadySince), stamp(h.LeaseWritten))
+		Stamp(h.ReadySince), Stamp(h.LeaseWritten))
 }
 
-// silentAt is when the kubelet counts as silent on the controller's clock
+// SilentAt is when the kubelet counts as silent on the controller's clock
 // if nothing changes; zero before the first sighting or when the control
 // plane's clocks already tell it silent.
-func (h Heartbeat) silentAt() time.Time {
+func (h Heartbeat) SilentAt() time.Time {
 	if h.Seen.At.IsZero() || h.silentOnControlPlane() {
 		return time.Time{}
 	}
-	return h.Seen.At.Add(h.leaseDuration())
+	return h.Seen.At.Add(h.LeaseDurationOrDefault())
 }
 
 // HeartbeatSighting is what this controller saw of a node's heartbeat: the
@@ -178,13 +178,13 @@ func (s HeartbeatSighting) Next(h Heartbeat, now time.Time) HeartbeatSighting {
 	return s
 }
 
-// aliveSinceUnknown reports whether this controller saw the kubelet alive
+// AliveSinceUnknown reports whether this controller saw the kubelet alive
 // while kube-controller-manager had the node Unknown: the transition then
 // no longer bounds the node's last sign of life for the evidence created
 // after it (aroseDuringFailure). The change may have come before the
 // transition, if the controller did not read the node in between: this
 // errs towards alive.
-func (h Heartbeat) aliveSinceUnknown() bool {
+func (h Heartbeat) AliveSinceUnknown() bool {
 	return h.Seen.Witnessed && h.Seen.Ready == ReadyUnknown && h.Seen.ReadySince.Equal(h.ReadySince)
 }
 
@@ -210,7 +210,7 @@ func (h Heartbeat) changedSinceUnknown() bool {
 // the Lease lags once it has not changed for half a Lease duration since
 // it was first read, or sooner if renewTime already says so.
 func (h Heartbeat) Lagging(now time.Time) bool {
-	half := h.leaseDuration() / 2
+	half := h.LeaseDurationOrDefault() / 2
 	switch {
 	case h.LeaseRenewed.IsZero():
 		return true
@@ -229,9 +229,9 @@ func (h Heartbeat) Lagging(now time.Time) bool {
 // controller's clock when it saw it, else renewTime on the node's.
 func (h Heartbeat) lastRenewal() string {
 	if h.Seen.Witnessed && h.Seen.LeaseRenewed.Equal(h.LeaseRenewed) {
-		return "seen renewed at " + stamp(h.Seen.At) + " (this controller's clock)"
+		return "seen renewed at " + Stamp(h.Seen.At) + " (this controller's clock)"
 	}
-	return "not renewed since " + stamp(h.LeaseRenewed) + " (its renewTime, on the node's clock)"
+	return "not renewed since " + Stamp(h.LeaseRenewed) + " (its renewTime, on the node's clock)"
 }
 
 // Lost reports whether the kubelet is dead as far as the API can tell: the
@@ -264,10 +264,10 @@ func (h Heartbeat) Episode() Episode {
 	return Episode{Ready: h.Ready, ReadySince: h.ReadySince, KubeletPosted: h.KubeletPosted}
 }
 
-// recovery is the episode e with the recovery of a Ready node recorded, or
+// Recovery is the episode e with the recovery of a Ready node recorded, or
 // nil when this Ready period is recorded already: the first pass that sees
 // it records its own now, never the kubelet's transition time.
-func (e Episode) recovery(h Heartbeat, now time.Time) *Episode {
+func (e Episode) Recovery(h Heartbeat, now time.Time) *Episode {
 	if !e.RecoveredAt.IsZero() && h.ReadySince.Equal(e.RecoveredReadySince) {
 		return nil
 	}
@@ -288,3 +288,6 @@ func (e Episode) Continues(h Heartbeat) bool {
 	}
 	return e.Ready == ReadyFalse && h.Ready == ReadyUnknown && h.KubeletPosted.Equal(e.KubeletPosted)
 }
+
+// Stamp formats a time for messages.
+func Stamp(t time.Time) string { return t.UTC().Format(time.RFC3339) }

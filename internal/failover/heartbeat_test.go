@@ -198,7 +198,7 @@ func TestHeartbeatSilentOnControlPlane(t *testing.T) {
 			g.Expect(tt.hb.Silent(testNow)).To(Equal(tt.silent))
 			g.Expect(tt.hb.Lost(testNow)).To(Equal(tt.silent))
 			if tt.silent {
-				g.Expect(tt.hb.silentAt().After(testNow)).To(BeFalse(), "nothing left to wait for on the controller's clock")
+				g.Expect(tt.hb.SilentAt().After(testNow)).To(BeFalse(), "nothing left to wait for on the controller's clock")
 			}
 		})
 	}

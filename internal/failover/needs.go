@@ -31,16 +31,16 @@ type Need struct {
 
 // Verbs, groups and resources the descriptors name.
 const (
-	verbPatch  = "patch"
-	verbDelete = "delete"
+	VerbPatch  = "patch"
+	VerbDelete = "delete"
 
-	groupLonghorn = "longhorn.io"
-	nodes         = "nodes"
+	GroupLonghorn = "longhorn.io"
+	Nodes         = "nodes"
 )
 
-// read is what reading a resource through the manager's cache takes; write
+// Read is what reading a resource through the manager's cache takes; Write
 // adds creating, patching and deleting it.
 var (
-	read  = []string{"get", "list", "watch"}
-	write = append(read[:len(read):len(read)], "create", verbPatch, verbDelete)
+	Read  = []string{"get", "list", "watch"}
+	Write = append(Read[:len(Read):len(Read)], "create", VerbPatch, VerbDelete)
 )

@@ -19,13 +19,15 @@ package failover
 import (
 	"time"
 
+	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/types"
 
 	s3gwv1alpha1 "github.com/s3gw-tech/s3gw-remediation/api/v1alpha1"
 )
 
-// Observation is everything one reconcile pass read, reduced to the facts the
-// decision needs.
+// Observation is what one pass read of the world, reduced to the facts the
+// decision needs. It holds nothing the controller remembers: Step completes
+// it with the remediation's memory (State).
 type Observation struct {
 	// Now is the pass's time.
 	Now time.Time
@@ -35,7 +37,8 @@ type Observation struct {
 	TimedOut bool
 	// Node is the failed node; nil when it does not exist.
 	Node *Node
-	// Targets are the s3gw pods recorded in status plus those found now.
+	// Targets are the s3gw pods the memory records, then those found on the
+	// node now; empty when the pass did not look (timed out, excluded).
 	Targets []Target
 	// RefusedPods are pods on the node the selector matches that the
 	// controller never touches (DaemonSet, mirror or Longhorn pods), named
@@ -47,29 +50,10 @@ type Observation struct {
 	// the same targets, whatever their rules; read only for a node that is
 	// not Ready.
 	Others []OtherRemediation
-	// Evidence is what the fencing gate may accept.
+	// Evidence is what the evidence sources observed.
 	Evidence Evidence
 	// LonghornAvailable is false when Longhorn's CRDs are not served.
 	LonghornAvailable bool
-	// FencedSince is when status last reported the gate open (Fenced=True),
-	// which starts the release deadline; nil while it is closed.
-	FencedSince *time.Time
-	// ReleasedSince is when the targets were last seen both evicted and
-	// released, which starts the replacement timeout; nil before.
-	ReleasedSince *time.Time
-	// Succeeded is true once status reported Succeeded=True for this
-	// failure episode: a finished move stays finished within its episode.
-	Succeeded bool
-	// SuccessReported is true while status reports Succeeded=True, for this
-	// episode or an earlier one under the same CR (healthyDelay): NHC reads
-	// only that, and it is never taken back to Unknown (KeepSucceeded).
-	SuccessReported bool
-	// Episode is the not-Ready period status recorded this remediation
-	// working on; nil before the first one.
-	Episode *Episode
-	// Sightings are what this controller saw of each piece of timed
-	// evidence, this pass included (NextSightings).
-	Sightings []EvidenceSighting
 }
 
 // Node is the failed node's state.
@@ -150,8 +134,10 @@ func (cr RemediatorCR) MayTimeOut() bool { return !cr.Succeeded }
 type Target struct {
 	Namespace, Name string
 	UID             types.UID
-	// Recorded is true when status already holds this target, so it will
-	// be remembered after the pod is gone.
+	// Owner is the workload that creates the replacement.
+	Owner *s3gwv1alpha1.WorkloadOwner
+	// Recorded is true for a target the memory records, so it is
+	// remembered after the pod is gone.
 	Recorded bool
 	// PodPresent is true while a pod with this UID exists in the API.
 	PodPresent bool
@@ -171,7 +157,7 @@ func (t Target) State() s3gwv1alpha1.TargetState {
 	switch {
 	case t.PodPresent:
 		return s3gwv1alpha1.TargetFound
-	case !allReleased([]Target{t}):
+	case !AllReleased([]Target{t}):
 		return s3gwv1alpha1.TargetEvicted
 	case t.Replacement == nil:
 		return s3gwv1alpha1.TargetReleased
@@ -180,9 +166,18 @@ func (t Target) State() s3gwv1alpha1.TargetState {
 	}
 }
 
-// displayName names the target in messages: its pod, or for a target whose
+// Key identifies the target as the memory records it
+// (RecordedTarget.Key).
+func (t Target) Key() string {
+	if len(t.Volumes) > 0 {
+		return s3gwv1alpha1.TargetKey(t.UID, t.Volumes[0].PersistentVolume)
+	}
+	return s3gwv1alpha1.TargetKey(t.UID, "")
+}
+
+// DisplayName names the target in messages: its pod, or for a target whose
 // pod was already gone, its first claim.
-func (t Target) displayName() string {
+func (t Target) DisplayName() string {
 	if t.Name == "" && len(t.Volumes) > 0 {
 		return t.Namespace + "/" + t.Volumes[0].Claim + " (pod already deleted)"
 	}
@@ -231,9 +226,9 @@ type Replica struct {
 	Host ReplicaNode
 }
 
-// healthyReplicaElsewhere reports whether a healthy replica lives on another
+// HealthyReplicaElsewhere reports whether a healthy replica lives on another
 // node longhorn-manager reaches at now, so a new engine can start from it.
-func (v Volume) healthyReplicaElsewhere(failedNode string, now time.Time) bool {
+func (v Volume) HealthyReplicaElsewhere(failedNode string, now time.Time) bool {
 	for _, r := range v.Replicas {
 		if reachable, _ := r.Host.Reach(now); r.Node != failedNode && r.Node != "" && r.Healthy && reachable {
 			return true
@@ -277,4 +272,40 @@ type Attachment struct {
 // Ticket is a Longhorn attachment ticket for the failed node.
 type Ticket struct {
 	ID, Type string
+}
+
+// OtherRemediation is another S3GWRemediation of the same node (a second
+// template, or a second NodeHealthCheck) that selects some of this
+// remediation's targets.
+type OtherRemediation struct {
+	// Name is its namespace/name.
+	Name string
+	// Spec is its spec: the rules it would move the shared pods by.
+	Spec s3gwv1alpha1.S3GWRemediationSpec
+	// Shared names this remediation's targets it selects too
+	// (namespace/name), in target order.
+	Shared []string
+}
+
+// Evidence is what the evidence sources observed, beyond the node itself
+// (its out-of-service taint is Node.OutOfServiceTaint).
+type Evidence struct {
+	// Remediators are CRs of the kinds listed in spec.fencing.remediators
+	// found for the node.
+	Remediators []RemediatorCR
+	// InvalidRemediators says, by kind, why a listed remediator kind cannot
+	// prove anything (its apiVersion does not parse, it is not served).
+	InvalidRemediators map[string]string
+	// Delegate is the fencing CR this remediation created, nil if none.
+	Delegate *RemediatorCR
+	// DelegateError explains why the delegate cannot be used, if it cannot.
+	DelegateError string
+	// DelegateRef references Delegate, for status.
+	DelegateRef *corev1.ObjectReference
+	// OtherFencers are, while the delegate does not exist, the CRs of its
+	// kind for the node that this remediation did not create.
+	OtherFencers []RemediatorCR
+	// LonghornNode is the failed node's Longhorn Node: storage isolation
+	// needs it down (LonghornNode.Down).
+	LonghornNode LonghornNode
 }

@@ -82,8 +82,19 @@ func (n ReplicaNode) Reach(now time.Time) (reachable bool, state string) {
 	case hb.LeaseRenewed.IsZero():
 		return false, "no kubelet Lease"
 	case hb.Lagging(now):
-		return false, "kubelet Lease " + hb.lastRenewal() + "; a live kubelet renews every " + (hb.leaseDuration() / 4).String()
+		return false, "kubelet Lease " + hb.lastRenewal() + "; a live kubelet renews every " + (hb.LeaseDurationOrDefault() / 4).String()
 	default:
 		return true, ""
 	}
 }
+
+// InstanceManager is what Longhorn last recorded of an instance manager on
+// a replica's node: its state and, by replica name, the state of the
+// replica processes it lists.
+type InstanceManager struct {
+	Name, State string
+	Replicas    map[string]string
+}
+
+// LonghornDown is a Longhorn Node once Kubernetes marked its node NotReady.
+var LonghornDown = LonghornNode{Found: true, Status: ReadyFalse, Reason: LonghornNodeNotReady}

@@ -46,7 +46,7 @@ func TestReach(t *testing.T) {
 		{"two renewals missed, timed on the controller's clock", ReplicaNode{Longhorn: ready, Heartbeat: seenRenewed(21 * time.Second)}, false,
 			"kubelet Lease seen renewed at 2026-03-04T11:59:39Z (this controller's clock); a live kubelet renews every 10s"},
 		{"no Lease", ReplicaNode{Longhorn: ready}, false, "no kubelet Lease"},
-		{"Longhorn reports it down", ReplicaNode{Longhorn: longhornDown, Heartbeat: renewedAgo(time.Second)}, false,
+		{"Longhorn reports it down", ReplicaNode{Longhorn: LonghornDown, Heartbeat: renewedAgo(time.Second)}, false,
 			"Longhorn Node Ready=False (KubernetesNodeNotReady)"},
 		{"Longhorn does not know it", ReplicaNode{Heartbeat: renewedAgo(time.Second)}, false, "no Longhorn Node"},
 		{"Longhorn Node without Ready condition", ReplicaNode{Longhorn: LonghornNode{Found: true, Status: ReadyUnknown}, Heartbeat: renewedAgo(time.Second)},

@@ -53,24 +53,3 @@ func TestTaintOwnership(t *testing.T) {
 		})
 	}
 }
-
-// A stale owner annotation is removed by whatever pass sees it: waiting,
-// acting or finished.
-func TestDecideDropsStaleTaintOwner(t *testing.T) {
-	ready := notFenced()
-	ready.Node.Ready = true
-	for name, o := range map[string]Observation{
-		"waiting for fencing": notFenced(),
-		"releasing":           fenced(),
-		"node Ready":          ready,
-	} {
-		t.Run(name, func(t *testing.T) {
-			g := NewWithT(t)
-			g.Expect(Decide(o).DropTaintOwner).To(BeFalse())
-			o.Node.StaleTaintOwner = true
-			g.Expect(Decide(o).DropTaintOwner).To(BeTrue())
-		})
-	}
-	g := NewWithT(t)
-	g.Expect(Decide(Observation{Now: testNow}).DropTaintOwner).To(BeFalse(), "no node, nothing to drop")
-}

@@ -19,6 +19,7 @@ package fencing
 import (
 	"context"
 	"errors"
+	"fmt"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/runtime/schema"
@@ -26,6 +27,7 @@ import (
 
 	s3gwv1alpha1 "github.com/s3gw-tech/s3gw-remediation/api/v1alpha1"
 	"github.com/s3gw-tech/s3gw-remediation/internal/failover"
+	"github.com/s3gw-tech/s3gw-remediation/internal/failover/evidence"
 	"github.com/s3gw-tech/s3gw-remediation/internal/storage"
 )
 
@@ -44,9 +46,10 @@ type Input struct {
 	Node string
 }
 
-// Observer is the adapter of one evidence source (failover.EvidenceSource):
-// what the API shows of it. A nil func reads nothing.
-type Observer struct {
+// Adapter is the I/O of one evidence source (evidence.Source): what the API
+// shows of it, the writes its actions make, and what is cleaned up after it
+// when NodeHealthCheck deletes the remediation. A nil func does nothing.
+type Adapter struct {
 	// Observe reads what the source shows now for the remediation into e.
 	Observe func(ctx context.Context, in Input, e *failover.Evidence) error
 	// Watched are the kinds whose changes change what Observe reads; the
@@ -54,20 +57,37 @@ type Observer struct {
 	Watched func(s3gwv1alpha1.FencingSpec) []schema.GroupVersionKind
 	// Preview reads, for the protection report, whether the source could
 	// prove anything for a remediation of the node (installed, usable) into
-	// e; failover.EvidenceSource.Imagine does the rest.
+	// e; evidence.Source.Imagine does the rest.
 	Preview func(ctx context.Context, in Input, e *failover.Evidence) error
 	// PreviewWatched are the kinds whose changes change what Preview reads.
 	PreviewWatched func(s3gwv1alpha1.FencingSpec) []schema.GroupVersionKind
+	// Perform makes one of the source's actions (evidence.Source.Working,
+	// TimedOut). It logs before it writes and is idempotent.
+	Perform func(ctx context.Context, in Input, a failover.Action) (Done, error)
+	// CleanUp deletes what the source's actions created for the
+	// remediation; repeated, it finds what is left.
+	CleanUp func(ctx context.Context, in Input) error
 }
 
-// Observers are the adapters of failover.Sources, by source name.
-var Observers = map[string]Observer{
+// Done is what an action made, for the remediation's memory and events.
+type Done struct {
+	// Created is the fencer's CR the action created; nil otherwise.
+	Created *failover.RemediatorCR
+	// Reason and Message are the event that announces it on the
+	// remediation; no event without a reason. Warning marks a write that
+	// could not be made for a reason a retry cannot cure.
+	Reason, Message string
+	Warning         bool
+}
+
+// Adapters are the adapters of evidence.Sources, by source name.
+var Adapters = map[string]Adapter{
 	// The taint is on the node, which every pass reads anyway.
-	failover.EvidenceOutOfServiceTaint: {},
-	failover.EvidenceStorageIsolation:  {Observe: observeIsolation},
-	failover.SourceRemediators: {Observe: observeRemediators, Preview: previewRemediators,
+	evidence.EvidenceOutOfServiceTaint: {},
+	evidence.EvidenceStorageIsolation:  {Observe: observeIsolation},
+	evidence.SourceRemediators: {Observe: observeRemediators, Preview: previewRemediators,
 		Watched: func(f s3gwv1alpha1.FencingSpec) []schema.GroupVersionKind { return RemediatorKinds(f.Remediators) }},
-	failover.SourceDelegate: {Observe: observeDelegate, Preview: previewDelegate,
+	evidence.SourceDelegate: {Observe: observeDelegate, Preview: previewDelegate, Perform: performDelegate, CleanUp: cleanUpDelegate,
 		Watched:        func(f s3gwv1alpha1.FencingSpec) []schema.GroupVersionKind { return delegateKinds(f, DelegateKind) },
 		PreviewWatched: func(f s3gwv1alpha1.FencingSpec) []schema.GroupVersionKind { return delegateKinds(f, TemplateKind) }},
 }
@@ -75,54 +95,70 @@ var Observers = map[string]Observer{
 // Observe reads every evidence source the spec enables, in the order the
 // gate judges them; nothing in Disabled mode.
 func Observe(ctx context.Context, in Input, e *failover.Evidence) error {
-	return each(in.Remediation.Spec.Fencing, func(o Observer) error {
-		if o.Observe == nil {
+	return each(in.Remediation.Spec.Fencing, func(a Adapter) error {
+		if a.Observe == nil {
 			return nil
 		}
-		return o.Observe(ctx, in, e)
+		return a.Observe(ctx, in, e)
 	})
 }
 
 // Preview reads, for the protection report, whether each enabled source
 // could prove anything for a remediation of in.Node.
 func Preview(ctx context.Context, in Input, e *failover.Evidence) error {
-	return each(in.Remediation.Spec.Fencing, func(o Observer) error {
-		if o.Preview == nil {
+	return each(in.Remediation.Spec.Fencing, func(a Adapter) error {
+		if a.Preview == nil {
 			return nil
 		}
-		return o.Preview(ctx, in, e)
+		return a.Preview(ctx, in, e)
+	})
+}
+
+// Perform makes an action of the source that asked for it.
+func Perform(ctx context.Context, in Input, a failover.Action) (Done, error) {
+	adapter, ok := Adapters[a.Source]
+	if !ok || adapter.Perform == nil {
+		return Done{}, fmt.Errorf("evidence source %q has no adapter for %s", a.Source, a.Kind)
+	}
+	return adapter.Perform(ctx, in, a)
+}
+
+// CleanUp cleans up after every source the spec enables.
+func CleanUp(ctx context.Context, in Input) error {
+	return each(in.Remediation.Spec.Fencing, func(a Adapter) error {
+		if a.CleanUp == nil {
+			return nil
+		}
+		return a.CleanUp(ctx, in)
 	})
 }
 
 // Watched are the kinds Observe reads of the enabled sources.
 func Watched(f s3gwv1alpha1.FencingSpec) []schema.GroupVersionKind {
-	return kinds(f, func(o Observer) func(s3gwv1alpha1.FencingSpec) []schema.GroupVersionKind { return o.Watched })
+	return kinds(f, func(a Adapter) func(s3gwv1alpha1.FencingSpec) []schema.GroupVersionKind { return a.Watched })
 }
 
 // PreviewWatched are the kinds Preview reads of the enabled sources.
 func PreviewWatched(f s3gwv1alpha1.FencingSpec) []schema.GroupVersionKind {
-	return kinds(f, func(o Observer) func(s3gwv1alpha1.FencingSpec) []schema.GroupVersionKind { return o.PreviewWatched })
+	return kinds(f, func(a Adapter) func(s3gwv1alpha1.FencingSpec) []schema.GroupVersionKind { return a.PreviewWatched })
 }
 
-func each(f s3gwv1alpha1.FencingSpec, do func(Observer) error) error {
+func each(f s3gwv1alpha1.FencingSpec, do func(Adapter) error) error {
 	if f.Mode == s3gwv1alpha1.FencingModeDisabled {
 		return nil
 	}
-	for _, source := range failover.Sources {
-		if !source.Enabled(f) {
-			continue
-		}
-		if err := do(Observers[source.Name]); err != nil {
+	for _, source := range evidence.Enabled(f) {
+		if err := do(Adapters[source.Name]); err != nil {
 			return err
 		}
 	}
 	return nil
 }
 
-func kinds(f s3gwv1alpha1.FencingSpec, of func(Observer) func(s3gwv1alpha1.FencingSpec) []schema.GroupVersionKind) []schema.GroupVersionKind {
+func kinds(f s3gwv1alpha1.FencingSpec, of func(Adapter) func(s3gwv1alpha1.FencingSpec) []schema.GroupVersionKind) []schema.GroupVersionKind {
 	var out []schema.GroupVersionKind
-	_ = each(f, func(o Observer) error {
-		if watched := of(o); watched != nil {
+	_ = each(f, func(a Adapter) error {
+		if watched := of(a); watched != nil {
 			out = append(out, watched(f)...)
 		}
 		return nil

@@ -19,23 +19,27 @@ package fencing
 import (
 	"testing"
 
-	"github.com/s3gw-tech/s3gw-remediation/internal/failover"
+	"github.com/s3gw-tech/s3gw-remediation/internal/failover/evidence"
 )
 
 // TestEveryEvidenceSourceHasAnAdapter keeps the descriptors and their
 // adapters in step: a source the gate judges but nothing observes would
-// never hold.
+// never prove anything, and one that acts needs an adapter that performs.
 func TestEveryEvidenceSourceHasAnAdapter(t *testing.T) {
 	described := map[string]bool{}
-	for _, source := range failover.Sources {
+	for _, source := range evidence.Sources {
 		described[source.Name] = true
-		if _, ok := Observers[source.Name]; !ok {
-			t.Errorf("evidence source %s has no adapter in Observers", source.Name)
+		adapter, ok := Adapters[source.Name]
+		switch {
+		case !ok:
+			t.Errorf("evidence source %s has no adapter in Adapters", source.Name)
+		case (source.Working != nil || source.TimedOut != nil) && adapter.Perform == nil:
+			t.Errorf("evidence source %s acts, but its adapter performs nothing", source.Name)
 		}
 	}
-	for name := range Observers {
+	for name := range Adapters {
 		if !described[name] {
-			t.Errorf("adapter %s observes no evidence source of failover.Sources", name)
+			t.Errorf("adapter %s serves no evidence source of evidence.Sources", name)
 		}
 	}
 }

@@ -20,7 +20,7 @@ import (
 	"time"
 
 	s3gwv1alpha1 "github.com/s3gw-tech/s3gw-remediation/api/v1alpha1"
-	"github.com/s3gw-tech/s3gw-remediation/internal/failover"
+	"github.com/s3gw-tech/s3gw-remediation/internal/failover/release"
 )
 
 // DefaultNodeMonitorGracePeriod is kube-controller-manager's
@@ -30,10 +30,10 @@ import (
 const DefaultNodeMonitorGracePeriod = 50 * time.Second
 
 // ReleaseTime is how long a failover took with a release strategy, as
-// measured (failover.ReleaseStrategy.Budget); unset means the default,
+// measured (release.Strategy.Budget); unset means the default,
 // ControllerDetach.
 func ReleaseTime(strategy s3gwv1alpha1.ReleaseStrategy) time.Duration {
-	return failover.StrategyOf(strategy).Budget
+	return release.Of(strategy).Budget
 }
 
 // ExpectedRTO is the failure-to-serving budget of a pod remediated through

@@ -19,7 +19,7 @@ limitations under the License.
 // and how fast: the protection report in the template's status.
 //
 // It decides nothing itself. Whether the remediation would move a pod is
-// failover.IfNodeFailed, the failover decision run on the imagined
+// step.IfNodeFailed, the failover decision run on the imagined
 // failure; this package adds whether a NodeHealthCheck would start that
 // remediation (ReferencingHealthCheck) and the expected RTO (ExpectedRTO),
 // and assembles the report (Report). No I/O: the controller observes.

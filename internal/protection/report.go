@@ -27,6 +27,9 @@ import (
 
 	s3gwv1alpha1 "github.com/s3gw-tech/s3gw-remediation/api/v1alpha1"
 	"github.com/s3gw-tech/s3gw-remediation/internal/failover"
+	"github.com/s3gw-tech/s3gw-remediation/internal/failover/evidence"
+	"github.com/s3gw-tech/s3gw-remediation/internal/failover/release"
+	"github.com/s3gw-tech/s3gw-remediation/internal/failover/step"
 )
 
 // Pod is one pod a template selects, as observed now.
@@ -140,7 +143,7 @@ func podReport(in Inputs, p Pod) s3gwv1alpha1.PodProtection {
 	o := failover.Observation{Now: in.Now, Spec: in.Spec, Node: &failover.Node{Name: p.Node},
 		Targets: []failover.Target{p.Target}, LonghornAvailable: in.LonghornAvailable,
 		Evidence: p.Evidence}
-	outlook := failover.IfNodeFailed(o)
+	outlook := step.IfNodeFailed(o)
 	out.Evidence = outlook.Evidence
 
 	checks, why := watching(in, p)
@@ -160,7 +163,7 @@ func podReport(in Inputs, p Pod) s3gwv1alpha1.PodProtection {
 		out.ExpectedRTO = nil
 	case len(checks) == 0:
 		out.Reason, out.Message = s3gwv1alpha1.ReasonNoNodeHealthCheck, why+". "+fix(s3gwv1alpha1.ReasonNoNodeHealthCheck, p.Node)
-	case slices.Contains(outlook.Evidence, failover.EvidenceFencingDisabled):
+	case slices.Contains(outlook.Evidence, evidence.EvidenceFencingDisabled):
 		out.Protected, out.Reason = true, s3gwv1alpha1.ReasonProtectedWithoutFencing
 		out.Message = fmt.Sprintf("Would move within %s, without fencing evidence: fencing.mode is Disabled (unsafe)", out.ExpectedRTO.Duration)
 	default:
@@ -235,7 +238,7 @@ func fix(reason, node string) string {
 		return "Fix: reference this template from a NodeHealthCheck (spec.remediationTemplate or spec.escalatingRemediations) " +
 			"whose selector matches node " + node
 	default:
-		if f, ok := failover.VolumeRuleFix(reason); ok {
+		if f, ok := release.VolumeRuleFix(reason); ok {
 			return f
 		}
 		return "See docs/troubleshooting.md, \"Is my s3gw protected?\""

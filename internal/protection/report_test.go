@@ -28,6 +28,7 @@ import (
 
 	s3gwv1alpha1 "github.com/s3gw-tech/s3gw-remediation/api/v1alpha1"
 	"github.com/s3gw-tech/s3gw-remediation/internal/failover"
+	"github.com/s3gw-tech/s3gw-remediation/internal/failover/evidence"
 )
 
 var (
@@ -181,7 +182,7 @@ func TestReport(t *testing.T) {
 
 	g.Expect(b.Protected).To(BeTrue())
 	g.Expect(b.Reason).To(Equal(s3gwv1alpha1.ReasonPodProtected))
-	g.Expect(b.Evidence).To(Equal([]string{failover.EvidenceStorageIsolation}))
+	g.Expect(b.Evidence).To(Equal([]string{evidence.EvidenceStorageIsolation}))
 	g.Expect(b.NodeHealthChecks).To(Equal([]string{"slow", "fast"}))
 	// The first NodeHealthCheck to fire sets the budget: 50 s + 60 s + 5.3 s.
 	g.Expect(b.ExpectedRTO).To(Equal(&metav1.Duration{Duration: 115300 * time.Millisecond}))
@@ -224,7 +225,7 @@ func TestReportNodeHealthChecks(t *testing.T) {
 			g.Expect(p.Protected).To(BeFalse())
 			g.Expect(p.Reason).To(Equal(s3gwv1alpha1.ReasonNoNodeHealthCheck))
 			g.Expect(p.Message).To(ContainSubstring(tt.message))
-			g.Expect(p.Evidence).To(Equal([]string{failover.EvidenceStorageIsolation}), "the evidence would hold")
+			g.Expect(p.Evidence).To(Equal([]string{evidence.EvidenceStorageIsolation}), "the evidence would hold")
 			g.Expect(p.ExpectedRTO).To(BeNil())
 			g.Expect(status.Conditions[0].Reason).To(Equal(s3gwv1alpha1.ReasonPodsUnprotected))
 		})

@@ -86,10 +86,10 @@ func (p *Pass) ReadLonghorn(ctx context.Context) error {
 // Volume converts a classified volume of a pod on node and, for a Longhorn
 // RWO volume while Longhorn is available, reads its Longhorn Volume, its
 // tickets for node and its replicas with their nodes.
-func (p *Pass) Volume(ctx context.Context, tv s3gwv1alpha1.TargetVolume, node string) (failover.Volume, error) {
-	v := failover.Volume{Claim: tv.ClaimName, PersistentVolume: tv.PersistentVolume, LonghornVolume: tv.LonghornVolume}
-	if tv.State == s3gwv1alpha1.VolumeSkipped {
-		v.SkipReason = tv.Reason
+func (p *Pass) Volume(ctx context.Context, tv s3gwv1alpha1.RecordedVolume, node string) (failover.Volume, error) {
+	v := failover.Volume{Claim: tv.ClaimName, PersistentVolume: tv.PersistentVolume, LonghornVolume: tv.LonghornVolume,
+		SkipReason: tv.SkipReason}
+	if !v.Releasable() {
 		return v, nil
 	}
 	if !p.LonghornAvailable {

@@ -99,7 +99,7 @@ type Presence struct {
 }
 
 // Present reports whether the pod with this UID still exists in the API.
-func Present(ctx context.Context, reader client.Reader, t s3gwv1alpha1.TargetPod) (Presence, error) {
+func Present(ctx context.Context, reader client.Reader, t s3gwv1alpha1.RecordedTarget) (Presence, error) {
 	if t.UID == "" {
 		return Presence{}, nil // found after its pod was gone
 	}

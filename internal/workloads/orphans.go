@@ -36,8 +36,8 @@ import (
 // holds the PersistentVolumes existing targets already release; attached
 // are Longhorn's VolumeAttachments on the node (release.NodeAttachments).
 func Orphans(ctx context.Context, reader client.Reader, spec s3gwv1alpha1.S3GWRemediationSpec, node string,
-	attached []storagev1.VolumeAttachment, covered map[string]bool) ([]s3gwv1alpha1.TargetPod, error) {
-	var out []s3gwv1alpha1.TargetPod
+	attached []storagev1.VolumeAttachment, covered map[string]bool) ([]s3gwv1alpha1.RecordedTarget, error) {
+	var out []s3gwv1alpha1.RecordedTarget
 	for _, va := range attached {
 		source := va.Spec.Source.PersistentVolumeName
 		if covered[*source] {
@@ -55,7 +55,7 @@ func Orphans(ctx context.Context, reader client.Reader, spec s3gwv1alpha1.S3GWRe
 	return out, nil
 }
 
-func orphan(ctx context.Context, reader client.Reader, spec s3gwv1alpha1.S3GWRemediationSpec, node, pvName string) (*s3gwv1alpha1.TargetPod, error) {
+func orphan(ctx context.Context, reader client.Reader, spec s3gwv1alpha1.S3GWRemediationSpec, node, pvName string) (*s3gwv1alpha1.RecordedTarget, error) {
 	pv := &corev1.PersistentVolume{}
 	if err := reader.Get(ctx, client.ObjectKey{Name: pvName}, pv); err != nil {
 		return nil, client.IgnoreNotFound(err)
@@ -83,8 +83,8 @@ func orphan(ctx context.Context, reader client.Reader, spec s3gwv1alpha1.S3GWRem
 		if err != nil {
 			return nil, err
 		}
-		return &s3gwv1alpha1.TargetPod{Namespace: claim.Namespace, Owner: owner, State: s3gwv1alpha1.TargetEvicted,
-			Volumes: []s3gwv1alpha1.TargetVolume{volume}}, nil
+		return &s3gwv1alpha1.RecordedTarget{Namespace: claim.Namespace, Owner: owner,
+			Volumes: []s3gwv1alpha1.RecordedVolume{volume}}, nil
 	}
 	return nil, nil
 }
@@ -96,16 +96,4 @@ func usesClaim(pod *corev1.Pod, claim string) bool {
 		}
 	}
 	return false
-}
-
-// Key identifies a target: its pod's UID, or for a target whose pod was
-// already gone, the volume it releases.
-func Key(t s3gwv1alpha1.TargetPod) string {
-	if t.UID != "" {
-		return string(t.UID)
-	}
-	if len(t.Volumes) > 0 {
-		return "pv/" + t.Volumes[0].PersistentVolume
-	}
-	return ""
 }

@@ -30,7 +30,7 @@ import (
 // Replacement finds a Ready pod of the target's workload on a node other
 // than the failed one, or nil.
 func Replacement(ctx context.Context, pods, owners client.Reader, spec s3gwv1alpha1.S3GWRemediationSpec,
-	t s3gwv1alpha1.TargetPod, failedNode string) (*s3gwv1alpha1.ReplacementPod, error) {
+	t s3gwv1alpha1.RecordedTarget, failedNode string) (*s3gwv1alpha1.ReplacementPod, error) {
 	narrowed := spec
 	narrowed.Namespaces = []string{t.Namespace}
 	candidates, err := List(ctx, pods, narrowed, "")
@@ -60,7 +60,7 @@ func Replacement(ctx context.Context, pods, owners client.Reader, spec s3gwv1alp
 // claims (an adopted ReplicaSet keeps its own name). Without it, every other
 // Ready gateway pod in the namespace costs a GET per pass (measured: 7 942
 // of 10 998 requests with 1 100 gateways in one namespace).
-func mayReplace(pod *corev1.Pod, t s3gwv1alpha1.TargetPod) bool {
+func mayReplace(pod *corev1.Pod, t s3gwv1alpha1.RecordedTarget) bool {
 	ref := metav1.GetControllerOf(pod)
 	if ref == nil || t.Owner == nil {
 		return false

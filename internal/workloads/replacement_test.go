@@ -38,15 +38,15 @@ func TestMayReplace(t *testing.T) {
 		}
 		return p
 	}
-	deployment := s3gwv1alpha1.TargetPod{
+	deployment := s3gwv1alpha1.RecordedTarget{
 		Owner:   &s3gwv1alpha1.WorkloadOwner{Kind: kindDeployment, Name: "gw1-s3gw", ReplicaSet: "gw1-s3gw-5d8f7"},
-		Volumes: []s3gwv1alpha1.TargetVolume{{ClaimName: "gw1-s3gw-pvc"}},
+		Volumes: []s3gwv1alpha1.RecordedVolume{{ClaimName: "gw1-s3gw-pvc"}},
 	}
-	statefulSet := s3gwv1alpha1.TargetPod{Owner: &s3gwv1alpha1.WorkloadOwner{Kind: "StatefulSet", Name: "gw"}}
+	statefulSet := s3gwv1alpha1.RecordedTarget{Owner: &s3gwv1alpha1.WorkloadOwner{Kind: "StatefulSet", Name: "gw"}}
 	for _, tc := range []struct {
 		name   string
 		pod    *corev1.Pod
-		target s3gwv1alpha1.TargetPod
+		target s3gwv1alpha1.RecordedTarget
 		want   bool
 	}{
 		{"the target's ReplicaSet", pod(kindReplicaSet, "gw1-s3gw-5d8f7", ""), deployment, true},
@@ -56,7 +56,7 @@ func TestMayReplace(t *testing.T) {
 		{"another gateway's ReplicaSet", pod(kindReplicaSet, "gw10-s3gw-5d8f7", "gw10-s3gw-pvc"), deployment, false},
 		{"an unowned pod", pod("", "", "gw1-s3gw-pvc"), deployment, false},
 		{"a StatefulSet target: sameOwner decides without a read", pod("StatefulSet", "other", ""), statefulSet, true},
-		{"a target without an owner", pod(kindReplicaSet, "gw1-s3gw-5d8f7", ""), s3gwv1alpha1.TargetPod{}, false},
+		{"a target without an owner", pod(kindReplicaSet, "gw1-s3gw-5d8f7", ""), s3gwv1alpha1.RecordedTarget{}, false},
 	} {
 		if got := mayReplace(tc.pod, tc.target); got != tc.want {
 			t.Errorf("%s: mayReplace = %v, want %v", tc.name, got, tc.want)

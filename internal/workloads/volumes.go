@@ -40,8 +40,8 @@ const (
 
 // Volumes classifies each PVC of the pod: only bound, ReadWriteOnce (or
 // ReadWriteOncePod) volumes of Longhorn's CSI driver are to be released.
-func Volumes(ctx context.Context, reader client.Reader, pod *corev1.Pod) ([]s3gwv1alpha1.TargetVolume, error) {
-	var out []s3gwv1alpha1.TargetVolume
+func Volumes(ctx context.Context, reader client.Reader, pod *corev1.Pod) ([]s3gwv1alpha1.RecordedVolume, error) {
+	var out []s3gwv1alpha1.RecordedVolume
 	for _, vol := range pod.Spec.Volumes {
 		if vol.PersistentVolumeClaim == nil {
 			continue
@@ -55,39 +55,38 @@ func Volumes(ctx context.Context, reader client.Reader, pod *corev1.Pod) ([]s3gw
 	return out, nil
 }
 
-func classify(ctx context.Context, reader client.Reader, namespace, claimName string) (s3gwv1alpha1.TargetVolume, error) {
-	tv := s3gwv1alpha1.TargetVolume{ClaimName: claimName, State: s3gwv1alpha1.VolumeSkipped}
+func classify(ctx context.Context, reader client.Reader, namespace, claimName string) (s3gwv1alpha1.RecordedVolume, error) {
+	tv := s3gwv1alpha1.RecordedVolume{ClaimName: claimName}
 	pvc := &corev1.PersistentVolumeClaim{}
 	if err := reader.Get(ctx, client.ObjectKey{Namespace: namespace, Name: claimName}, pvc); err != nil {
 		if apierrors.IsNotFound(err) {
-			tv.Reason = SkipClaimMissing
+			tv.SkipReason = SkipClaimMissing
 			return tv, nil
 		}
 		return tv, fmt.Errorf("getting PersistentVolumeClaim %s/%s: %w", namespace, claimName, err)
 	}
 	if pvc.Spec.VolumeName == "" || pvc.Status.Phase != corev1.ClaimBound {
-		tv.Reason = SkipClaimUnbound
+		tv.SkipReason = SkipClaimUnbound
 		return tv, nil
 	}
 	tv.PersistentVolume = pvc.Spec.VolumeName
 	pv := &corev1.PersistentVolume{}
 	if err := reader.Get(ctx, client.ObjectKey{Name: pvc.Spec.VolumeName}, pv); err != nil {
 		if apierrors.IsNotFound(err) {
-			tv.Reason = SkipVolumeMissing
+			tv.SkipReason = SkipVolumeMissing
 			return tv, nil
 		}
 		return tv, fmt.Errorf("getting PersistentVolume %s: %w", pvc.Spec.VolumeName, err)
 	}
 	if pv.Spec.CSI == nil || pv.Spec.CSI.Driver != longhorn.CSIDriverName {
-		tv.Reason = SkipNotLonghorn
+		tv.SkipReason = SkipNotLonghorn
 		return tv, nil
 	}
 	tv.LonghornVolume = pv.Spec.CSI.VolumeHandle
 	if !exclusive(pv.Spec.AccessModes) {
-		tv.Reason = SkipNotRWO
+		tv.SkipReason = SkipNotRWO
 		return tv, nil
 	}
-	tv.State = s3gwv1alpha1.VolumeAttached
 	return tv, nil
 }
 

@@ -28,6 +28,8 @@ import (
 	"sigs.k8s.io/yaml"
 
 	"github.com/s3gw-tech/s3gw-remediation/internal/failover"
+	"github.com/s3gw-tech/s3gw-remediation/internal/failover/evidence"
+	"github.com/s3gw-tech/s3gw-remediation/internal/failover/release"
 	"github.com/s3gw-tech/s3gw-remediation/test/testenv"
 )
 
@@ -50,13 +52,13 @@ func TestDescriptorNeedsAreGranted(t *testing.T) {
 		t.Fatal(err)
 	}
 	var needs []failover.Need
-	for _, s := range failover.Sources {
+	for _, s := range evidence.Sources {
 		needs = append(needs, s.Needs...)
 	}
-	for _, s := range failover.Strategies {
+	for _, s := range release.Strategies {
 		needs = append(needs, s.Needs...)
 	}
-	needs = append(needs, failover.LonghornDetachNeeds...)
+	needs = append(needs, release.LonghornDetachNeeds...)
 	for _, n := range needs {
 		for _, verb := range n.Verbs {
 			if !granted(role.Rules, n.Group, n.Resource, verb) {

@@ -40,9 +40,9 @@ import (
 
 	s3gwv1alpha1 "github.com/s3gw-tech/s3gw-remediation/api/v1alpha1"
 	"github.com/s3gw-tech/s3gw-remediation/controllers"
+	"github.com/s3gw-tech/s3gw-remediation/internal/attachments"
 	"github.com/s3gw-tech/s3gw-remediation/internal/fencing"
 	"github.com/s3gw-tech/s3gw-remediation/internal/longhorn"
-	"github.com/s3gw-tech/s3gw-remediation/internal/release"
 	"github.com/s3gw-tech/s3gw-remediation/test/testenv"
 )
 
@@ -124,13 +124,13 @@ var _ = Describe("The manager's admission policies (config/policy)", Ordered, fu
 
 			It("allows adding and removing the out-of-service taint with its owner annotation", func() {
 				owner := types.UID("0b4e9a6c-remediation")
-				added, err := release.AddOwnedTaint(ctx, manager, node, outOfService, owner, metav1.Now())
+				added, err := attachments.AddOwnedTaint(ctx, manager, node, outOfService, owner, metav1.Now())
 				Expect(err).NotTo(HaveOccurred())
 				Expect(added).To(BeTrue())
-				Expect(release.TaintOwner(node, outOfService)).To(Equal(owner))
-				Expect(release.RemoveOwnedTaint(ctx, manager, node, outOfService, owner)).To(Succeed())
-				Expect(release.HasTaint(node, outOfService)).To(BeFalse())
-				Expect(node.Annotations).NotTo(HaveKey(release.TaintOwnerAnnotation))
+				Expect(attachments.TaintOwner(node, outOfService)).To(Equal(owner))
+				Expect(attachments.RemoveOwnedTaint(ctx, manager, node, outOfService, owner)).To(Succeed())
+				Expect(attachments.HasTaint(node, outOfService)).To(BeFalse())
+				Expect(node.Annotations).NotTo(HaveKey(attachments.TaintOwnerAnnotation))
 			})
 
 			It("adds and removes the taint from the cache's trimmed copy and leaves every other annotation", func() {
@@ -138,24 +138,24 @@ var _ = Describe("The manager's admission policies (config/policy)", Ordered, fu
 					metav1.SetMetaDataAnnotation(&n.ObjectMeta, "example.com/kept", "yes")
 				})).To(Succeed())
 				owner := types.UID("0b4e9a6c-remediation")
-				added, err := release.AddOwnedTaint(ctx, manager, cachedCopy(node), outOfService, owner, metav1.Now())
+				added, err := attachments.AddOwnedTaint(ctx, manager, cachedCopy(node), outOfService, owner, metav1.Now())
 				Expect(err).NotTo(HaveOccurred())
 				Expect(added).To(BeTrue())
 				Expect(k8sClient.Get(ctx, client.ObjectKeyFromObject(node), node)).To(Succeed())
-				Expect(release.TaintOwner(node, outOfService)).To(Equal(owner))
+				Expect(attachments.TaintOwner(node, outOfService)).To(Equal(owner))
 
-				Expect(release.RemoveOwnedTaint(ctx, manager, cachedCopy(node), outOfService, owner)).To(Succeed())
+				Expect(attachments.RemoveOwnedTaint(ctx, manager, cachedCopy(node), outOfService, owner)).To(Succeed())
 				Expect(k8sClient.Get(ctx, client.ObjectKeyFromObject(node), node)).To(Succeed())
-				Expect(release.HasTaint(node, outOfService)).To(BeFalse())
+				Expect(attachments.HasTaint(node, outOfService)).To(BeFalse())
 				Expect(node.Spec.Taints).To(ContainElements(unreachable, dedicated), "the taints it does not own stay")
 				Expect(node.Annotations).To(Equal(map[string]string{"example.com/kept": "yes"}))
 			})
 
 			It("allows removing an owner annotation whose taint someone else removed, from the cache's trimmed copy", func() {
 				Expect(patchSpec(k8sClient, node, func(n *corev1.Node) {
-					n.Annotations = map[string]string{release.TaintOwnerAnnotation: "0b4e9a6c-remediation", "example.com/kept": "yes"}
+					n.Annotations = map[string]string{attachments.TaintOwnerAnnotation: "0b4e9a6c-remediation", "example.com/kept": "yes"}
 				})).To(Succeed())
-				Expect(release.DropStaleTaintOwner(ctx, manager, cachedCopy(node), outOfService)).To(Succeed())
+				Expect(attachments.DropStaleTaintOwner(ctx, manager, cachedCopy(node), outOfService)).To(Succeed())
 				Expect(k8sClient.Get(ctx, client.ObjectKeyFromObject(node), node)).To(Succeed())
 				Expect(node.Annotations).To(Equal(map[string]string{"example.com/kept": "yes"}))
 				Expect(node.Spec.Taints).To(ContainElements(unreachable, dedicated), "the taints stay")
@@ -212,10 +212,10 @@ var _ = Describe("The manager's admission policies (config/policy)", Ordered, fu
 				}, "may not change a node's labels, annotations"),
 				Entry("annotating the node along with the taint owner", false, func(n *corev1.Node) {
 					n.Spec.Taints = append(n.Spec.Taints, outOfService)
-					n.Annotations = map[string]string{release.TaintOwnerAnnotation: "x", "example.com/fenced": "true"}
+					n.Annotations = map[string]string{attachments.TaintOwnerAnnotation: "x", "example.com/fenced": "true"}
 				}, "may not change a node's labels, annotations"),
 				Entry("setting the taint owner through the status", true, func(n *corev1.Node) {
-					n.Annotations = map[string]string{release.TaintOwnerAnnotation: "x"}
+					n.Annotations = map[string]string{attachments.TaintOwnerAnnotation: "x"}
 				}, "may not change a node's labels, annotations"),
 				Entry("adding a finalizer", false, func(n *corev1.Node) {
 					n.Finalizers = append(n.Finalizers, "example.com/hold")
@@ -279,13 +279,13 @@ var _ = Describe("The manager's admission policies (config/policy)", Ordered, fu
 
 			It("allows removing the failed node's csi-attacher ticket from Longhorn's VolumeAttachment", func() {
 				lva := longhornAttachment(node.Name)
-				removed, err := release.RemoveCSITickets(ctx, manager, lva.Namespace, lva.Name, node.Name, []string{"csi-failed"})
+				removed, err := attachments.RemoveCSITickets(ctx, manager, lva.Namespace, lva.Name, node.Name, []string{"csi-failed"})
 				Expect(err).NotTo(HaveOccurred())
 				Expect(removed).To(Equal(1))
 				Expect(k8sClient.Get(ctx, client.ObjectKeyFromObject(lva), lva)).To(Succeed())
 				Expect(lva.Spec.AttachmentTickets).To(HaveLen(2))
 				Expect(lva.Spec.AttachmentTickets).NotTo(HaveKey("csi-failed"))
-				again, err := release.RemoveCSITickets(ctx, manager, lva.Namespace, lva.Name, node.Name, []string{"csi-failed"})
+				again, err := attachments.RemoveCSITickets(ctx, manager, lva.Namespace, lva.Name, node.Name, []string{"csi-failed"})
 				Expect(err).NotTo(HaveOccurred())
 				Expect(again).To(BeZero(), "a repeated pass writes nothing")
 			})

@@ -1,0 +1,214 @@
+/*
+Copyright 2026 The s3gw-remediation Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package remediation
+
+import (
+	"context"
+	"strings"
+	"time"
+
+	"github.com/medik8s/common/pkg/events"
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/klog/v2"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	logf "sigs.k8s.io/controller-runtime/pkg/log"
+
+	s3gwv1alpha1 "github.com/s3gw-tech/s3gw-remediation/api/v1alpha1"
+	"github.com/s3gw-tech/s3gw-remediation/internal/failover/step"
+)
+
+// transition is what changed between the status a step read and the one
+// it wrote.
+type transition struct {
+	// entered is the phase entered; empty when the phase did not change.
+	entered s3gwv1alpha1.Phase
+	// left is the phase left, and how long the remediation spent in it;
+	// empty when none was left, or it has no start.
+	left   s3gwv1alpha1.Phase
+	lasted time.Duration
+	// ended is true when the remediation reached a final phase from one
+	// that was not: remediations_total counts it once.
+	ended bool
+}
+
+// transitionOf compares the status a step read with the one it wrote.
+func transitionOf(before, after *s3gwv1alpha1.S3GWRemediationStatus, now metav1.Time) transition {
+	if before.Phase == after.Phase {
+		return transition{}
+	}
+	t := transition{entered: after.Phase, ended: final(after.Phase) && !final(before.Phase)}
+	if before.Phase != "" && before.PhaseTransitionTime != nil {
+		t.left, t.lasted = before.Phase, now.Sub(before.PhaseTransitionTime.Time)
+	}
+	return t
+}
+
+// tell is the one place a step's transitions are told: its logs, events
+// and metrics. It runs once the status the step derived is written (or
+// needed no write), so a step that loses the optimistic lock tells nothing
+// and counts nothing.
+func (r *Reconciler) tell(ctx context.Context, s *scope) {
+	log := logf.FromContext(ctx)
+	d, before, after := s.decision, &s.before, &s.after
+	if d.RestartEpisode != nil {
+		log.Info("Starting over: the node failed again after the recorded failure")
+	}
+	if d.RecordTargets {
+		log.Info("Recording s3gw pods on the node", "count", len(after.Memory.Targets))
+		r.skippedVolumeEvents(ctx, s)
+	}
+	r.refusedPodsEvent(s, before, after)
+	r.conflictEvent(s, before, after)
+	r.delegateFailedEvent(s, before, after)
+	r.Metrics.SetFencingBlocked(s.rem.UID, fencingBlocked(d))
+	r.Metrics.SetPhase(client.ObjectKeyFromObject(s.rem), s.nodeName, string(after.Phase))
+
+	t := transitionOf(before, after, s.now)
+	if t.entered == "" {
+		return
+	}
+	if t.left != "" {
+		r.Metrics.PhaseEnded(string(t.left), t.lasted)
+	}
+	log.Info("Entering phase", "phase", t.entered, "from", before.Phase)
+	if t.ended {
+		r.Metrics.RemediationEnded(string(t.entered), d.Reason)
+	}
+	r.phaseEvent(s, t.entered)
+}
+
+// fencingBlocked names what a remediation waiting for fencing misses, for
+// the fencing_blocked gauge; "" when it is not waiting.
+func fencingBlocked(d step.Decision) string {
+	switch {
+	case d.Phase != s3gwv1alpha1.PhaseWaitingForFencing:
+		return ""
+	case d.Gate.Open:
+		// Open on storage isolation only, while the release needs more.
+		return "ShutdownProof"
+	default:
+		return strings.Join(d.Gate.MissingSources, ",")
+	}
+}
+
+// refusedPodsEvent warns, when it changes, that the selector matches pods
+// the controller never touches.
+func (r *Reconciler) refusedPodsEvent(s *scope, before, after *s3gwv1alpha1.S3GWRemediationStatus) {
+	r.reasonEvent(s, before, after, s3gwv1alpha1.ConditionWorkloadSelectorValid, s3gwv1alpha1.ReasonSelectsProtectedPods,
+		EventProtectedPodsRefused)
+}
+
+// conflictEvent warns, when it changes, that another remediation of the
+// node selects the same pods under different rules, so neither acts
+// (failover.Rules).
+func (r *Reconciler) conflictEvent(s *scope, before, after *s3gwv1alpha1.S3GWRemediationStatus) {
+	r.reasonEvent(s, before, after, s3gwv1alpha1.ConditionWorkloadEvicted, s3gwv1alpha1.ReasonConflictingRemediations,
+		EventConflictingRemediations)
+}
+
+// reasonEvent warns with the condition's message when the condition starts
+// giving reason, or gives it with another message.
+func (r *Reconciler) reasonEvent(s *scope, before, after *s3gwv1alpha1.S3GWRemediationStatus, condType, reason, event string) {
+	next := meta.FindStatusCondition(after.Conditions, condType)
+	if next == nil || next.Reason != reason {
+		return
+	}
+	prev := meta.FindStatusCondition(before.Conditions, condType)
+	if prev != nil && prev.Reason == next.Reason && prev.Message == next.Message {
+		return
+	}
+	events.WarningEvent(r.Recorder, s.rem, event, next.Message)
+}
+
+// delegateFailedEvent warns once when the Fenced condition starts saying
+// that the delegate failed while the remediation still waits for another
+// source; a remediation that fails on it is announced by phaseEvent.
+func (r *Reconciler) delegateFailedEvent(s *scope, before, after *s3gwv1alpha1.S3GWRemediationStatus) {
+	next := meta.FindStatusCondition(after.Conditions, s3gwv1alpha1.ConditionFenced)
+	if after.Phase == s3gwv1alpha1.PhaseFailed || next == nil || next.Reason != s3gwv1alpha1.ReasonDelegateFailed {
+		return
+	}
+	if prev := meta.FindStatusCondition(before.Conditions, s3gwv1alpha1.ConditionFenced); prev != nil && prev.Reason == next.Reason {
+		return
+	}
+	events.WarningEvent(r.Recorder, s.rem, EventDelegateFailed, next.Message)
+}
+
+// final is true for phases a remediation ends in (it may still move between
+// them, e.g. Failed then Stopped, but it is counted once).
+func final(p s3gwv1alpha1.Phase) bool {
+	return p == s3gwv1alpha1.PhaseSucceeded || p == s3gwv1alpha1.PhaseFailed || p == s3gwv1alpha1.PhaseStopped
+}
+
+// phaseEvent announces entering a phase once, on the transition.
+func (r *Reconciler) phaseEvent(s *scope, phase s3gwv1alpha1.Phase) {
+	d := s.decision
+	switch phase {
+	case s3gwv1alpha1.PhaseStopped:
+		events.RemediationStoppedByNHC(r.Recorder, s.rem)
+	case s3gwv1alpha1.PhaseWaitingForNodeFailure:
+		events.NormalEvent(r.Recorder, s.rem, EventNodeReady, d.Message)
+	case s3gwv1alpha1.PhaseWaitingForFencing:
+		events.NormalEvent(r.Recorder, s.rem, EventWaitingForFencing, d.Message)
+	case s3gwv1alpha1.PhaseExcluded:
+		events.WarningEvent(r.Recorder, s.rem, EventRemediationSkipped, d.Message)
+	case s3gwv1alpha1.PhaseSucceeded:
+		if d.Reason == s3gwv1alpha1.ReasonNoWorkloadOnNode {
+			events.NormalEvent(r.Recorder, s.rem, EventNoWorkload, d.Message)
+			return
+		}
+		events.RemediationFinished(r.Recorder, s.rem)
+		r.eventBoth(s, EventS3GWMoved, d.Message)
+	case s3gwv1alpha1.PhaseFailed, s3gwv1alpha1.PhaseWaitingForStorage:
+		if d.Reason == s3gwv1alpha1.ReasonNodeNotFound {
+			events.GetTargetNodeFailed(r.Recorder, s.rem)
+			return
+		}
+		if event, ok := failureEvents[d.Reason]; ok {
+			events.WarningEvent(r.Recorder, s.rem, event, d.Message)
+		}
+	}
+}
+
+// failureEvents are the Warning events of the reasons a remediation fails
+// or waits on storage with.
+var failureEvents = map[string]string{
+	s3gwv1alpha1.ReasonNoHealthyReplica:        EventNoHealthyReplica,
+	s3gwv1alpha1.ReasonRevisionCounterDisabled: EventRevisionCounterOff,
+	s3gwv1alpha1.ReasonLonghornUnavailable:     EventLonghornMissing,
+	s3gwv1alpha1.ReasonReplacementNotReady:     EventReplacementMissing,
+	s3gwv1alpha1.ReasonInvalidWorkloadSelector: EventInvalidSelector,
+	s3gwv1alpha1.ReasonEvictionTimedOut:        EventEvictionTimedOut,
+	s3gwv1alpha1.ReasonReleaseTimedOut:         EventReleaseTimedOut,
+	s3gwv1alpha1.ReasonDelegateFailed:          EventDelegateFailed,
+}
+
+// skippedVolumeEvents warns once, when targets are recorded, about volumes
+// left alone.
+func (r *Reconciler) skippedVolumeEvents(ctx context.Context, s *scope) {
+	for _, t := range s.after.Targets {
+		for _, v := range t.Volumes {
+			if v.State == s3gwv1alpha1.VolumeSkipped {
+				logf.FromContext(ctx).Info("Leaving volume alone", "Pod", klog.KRef(t.Namespace, t.Name),
+					"claim", v.ClaimName, "reason", v.Reason)
+				events.WarningEventf(r.Recorder, s.rem, EventVolumeSkipped, "Volume %s of pod %s/%s is left alone: %s",
+					v.ClaimName, t.Namespace, t.Name, v.Reason)
+			}
+		}
+	}
+}

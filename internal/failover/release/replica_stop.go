@@ -1,0 +1,200 @@
+/*
+Copyright 2026 The s3gw-remediation Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package release
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/s3gw-tech/s3gw-remediation/internal/failover"
+	"github.com/s3gw-tech/s3gw-remediation/internal/failover/evidence"
+	"github.com/s3gw-tech/s3gw-remediation/internal/longhorn"
+)
+
+// The release in two steps (docs/design/replica-stop-confirmation.md).
+//
+// The replica check proves every replica's node reachable when it looks,
+// but a node that lost the control plane a moment ago looks just like a
+// healthy one, and its longhorn-manager then never stops its replica: the
+// old engine may keep writing there, and the new engine starts without
+// it. So the volume is detached in Longhorn first, by removing only the
+// failed node's csi-attacher ticket, while the s3gw pod and the Kubernetes
+// VolumeAttachment stay and keep the attach-detach controller refusing the
+// replacement (Multi-Attach; a deleted pod would start its 6-minute force
+// detach). The force-delete and the Kubernetes release follow only once
+// each replica's own instance manager, running and written by its node's
+// manager, no longer lists the replica: a stale CR from a node that has
+// just dropped out still lists it, and one Longhorn counts down is
+// unknown, so both wait for the node.
+
+// liveProcess is true for the process states of a replica that may still
+// write: every state but stopped, error and terminated (v1beta2
+// InstanceState; unknown counts as live).
+func liveProcess(state string) bool {
+	return state != "stopped" && state != "error" && state != "terminated"
+}
+
+// confirmStopped reports whether replica r's process is proven gone by its
+// node's own instance managers, and otherwise what they show. Only a
+// running instance manager's list comes from the process itself
+// (longhorn-manager controller/instance_manager_controller.go
+// InstanceManagerMonitor.updateInstanceMap); another state blanks the list
+// (syncInstanceStatus), and unknown (syncStatusWithNode: Longhorn counts
+// the node down) keeps the last one, which nobody can verify.
+func confirmStopped(r failover.Replica) (bool, string) {
+	running := false
+	for _, im := range r.Host.InstanceManagers {
+		switch im.State {
+		case longhorn.InstanceManagerRunning:
+			if state, listed := im.Replicas[r.Name]; listed && liveProcess(state) {
+				return false, fmt.Sprintf("instance manager %s on %s still lists replica %s %s", im.Name, r.Node, r.Name, state)
+			}
+			running = true
+		case longhorn.InstanceManagerUnknown, "":
+			return false, fmt.Sprintf("instance manager %s on %s is %s: Longhorn counts the node down and cannot tell whether replica %s still runs",
+				im.Name, r.Node, stateOrUnset(im.State), r.Name)
+		}
+	}
+	if !running {
+		return false, fmt.Sprintf("no running instance manager on %s confirms replica %s stopped", r.Node, r.Name)
+	}
+	return true, ""
+}
+
+func stateOrUnset(s string) string {
+	if s == "" {
+		return "without state"
+	}
+	return s
+}
+
+// unconfirmedStops lists, for a volume whose failed node's tickets are
+// gone, the replicas on other nodes not yet proven stopped. A replica on
+// the failed node is the gate's: the evidence proves that node unable to
+// write.
+func unconfirmedStops(v failover.Volume, failedNode string) []string {
+	var out []string
+	for _, r := range v.Replicas {
+		if r.Node == "" || r.Node == failedNode {
+			continue
+		}
+		if ok, why := confirmStopped(r); !ok {
+			out = append(out, why)
+		}
+	}
+	return out
+}
+
+// fencerAtWork names, when the gate rests on storage isolation alone, a
+// fencer's CR for the node that has neither fenced nor given up: empty
+// otherwise. Isolation fences by the detach itself: it stops every replica
+// the old engine, perhaps still running, writes to. A replica node cut off
+// in the second before its stop keeps taking those writes, and the
+// release then waits for that node; but a fencer releases the volume
+// itself when it is done (FAR's OutOfServiceTaint or ResourceDeletion,
+// SNR), and the new engine Longhorn then starts leaves that replica out.
+// Once the fencer has fenced, the old engine is off and the detach splits
+// nothing: so while one is at work, the detach waits for it. A delegate
+// is only created while the gate is closed: one isolation opened at once
+// never fences (and a fencer that starts after the detach is a residual
+// risk, docs/safety.md).
+func fencerAtWork(o failover.State, gate evidence.Gate) string {
+	if gate.ProvesShutdown || !slices.Equal(gate.Evidence, []string{evidence.EvidenceStorageIsolation}) {
+		return ""
+	}
+	crs := o.Evidence.Remediators
+	if o.Evidence.Delegate != nil {
+		crs = append(slices.Clip(crs), *o.Evidence.Delegate)
+	}
+	for _, cr := range crs {
+		if !cr.Fenced && !cr.Succeeded && cr.Failure == "" {
+			return cr.Kind + " " + cr.Name
+		}
+	}
+	return ""
+}
+
+// StopsUnconfirmedAfterDetach names, where the release confirms replica
+// stops, the replicas of target volumes already detached in Longhorn (the
+// failed node's csi-attacher tickets gone) whose stops are not yet
+// confirmed. Such a replica may hold the old engine's last writes alone:
+// the detach stopped the others. A fencer's own release (FAR's
+// OutOfServiceTaint or ResourceDeletion, SNR) would then have Longhorn
+// start the new engine without it, since longhorn-manager fails a replica
+// on a node it counts down at attach (longhorn-manager
+// controller/volume_controller.go, openVolumeDependentResources). So no
+// delegate is created meanwhile: the gate closing after the detach means a
+// replica node was lost, and the operator's own release waits for its
+// stop.
+func StopsUnconfirmedAfterDetach(o failover.State) []string {
+	if !o.Spec.Release.RequireReachableReplicasOrDefault() {
+		return nil
+	}
+	var out []string
+	for _, t := range o.Targets {
+		for _, v := range t.Volumes {
+			if v.ToRelease() && len(csiTickets(v)) == 0 {
+				out = append(out, unconfirmedStops(v, o.Node.Name)...)
+			}
+		}
+	}
+	return out
+}
+
+// csiTickets are the volume's csi-attacher tickets for the failed node:
+// the ones the first step removes. Any other ticket there is Longhorn's
+// or an admin's, and holds the volume attached (named at the deadline).
+func csiTickets(v failover.Volume) []failover.Ticket {
+	var out []failover.Ticket
+	for _, t := range v.Tickets {
+		if t.Type == longhorn.TicketTypeCSIAttacher {
+			out = append(out, t)
+		}
+	}
+	return out
+}
+
+// TicketIDs are the IDs of the csi-attacher tickets to remove.
+func TicketIDs(v failover.Volume) []string {
+	ids := make([]string, 0, len(v.Tickets))
+	for _, t := range csiTickets(v) {
+		ids = append(ids, t.ID)
+	}
+	slices.Sort(ids)
+	return ids
+}
+
+// confirmsReplicaStops is true when a release waits for the replicas'
+// stops: whenever it waits for reachable replicas at all
+// (release.requireReachableReplicas, the default) and fencing is on. An
+// admin who turned either off accepted losing what a stray replica holds.
+func confirmsReplicaStops(o failover.State, gate evidence.Gate) bool {
+	return !gate.Disabled && o.Spec.Release.RequireReachableReplicasOrDefault()
+}
+
+// replicaStopHolders names, for the deadline's message, what the stops of
+// v's replicas wait for; empty when nothing does.
+func replicaStopHolders(o failover.State, v failover.Volume) string {
+	if len(csiTickets(v)) > 0 || len(v.Tickets) > 0 || !o.Spec.Release.RequireReachableReplicasOrDefault() {
+		return ""
+	}
+	if waiting := unconfirmedStops(v, o.Node.Name); len(waiting) > 0 {
+		return "unconfirmed replica stops (" + strings.Join(waiting, "; ") + ")"
+	}
+	return ""
+}
