@@ -52,6 +52,7 @@ help: ## Display this help.
 .PHONY: manifests
 manifests: $(CONTROLLER_GEN) ## Generate CRDs, the manager ClusterRole and the webhook configuration from kubebuilder markers.
 	$(CONTROLLER_GEN) rbac:roleName=manager-role crd webhook paths="./api/..." paths="./controllers/..." paths="./internal/webhook/..." \
+		paths="./internal/attachments/..." paths="./internal/fencing/..." \
 		output:crd:artifacts:config=config/crd/bases output:webhook:artifacts:config=config/webhook
 
 .PHONY: generate

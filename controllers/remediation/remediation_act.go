@@ -138,7 +138,7 @@ func (r *Reconciler) evict(ctx context.Context, s *scope, t failover.Target) err
 	if err != nil {
 		return err
 	}
-	r.own.deleted(client.ObjectKeyFromObject(s.rem), t.UID)
+	r.own.Deleted(client.ObjectKeyFromObject(s.rem), t.UID)
 	if !deleted {
 		return nil // already gone from the API
 	}

@@ -26,6 +26,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/labels"
+	"k8s.io/apimachinery/pkg/types"
 	kerrors "k8s.io/apimachinery/pkg/util/errors"
 	"k8s.io/client-go/tools/record"
 	"k8s.io/klog/v2"
@@ -36,6 +37,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 
 	s3gwv1alpha1 "github.com/s3gw-tech/s3gw-remediation/api/v1alpha1"
+	"github.com/s3gw-tech/s3gw-remediation/controllers/internal/ownwrites"
 	"github.com/s3gw-tech/s3gw-remediation/controllers/internal/watches"
 	"github.com/s3gw-tech/s3gw-remediation/internal/failover/step"
 	"github.com/s3gw-tech/s3gw-remediation/internal/medik8s"
@@ -47,10 +49,9 @@ import (
 // delegate fencing CR it created are gone.
 const Finalizer = "s3gw-remediation.medik8s.io/cleanup"
 
-// Intervals are the backstop re-checks, by what a step waits for. Steps
-// are woken by watch events on what they read (remediation_watches.go) and
-// at the moments a decision names (Decision.WakeAt); these only cover what
-// no event announces, such as a template selecting pods outside the cache.
+// Intervals are the backstop re-checks, by what a step waits for: watch
+// events and Decision.WakeAt wake steps; these cover what nothing announces,
+// such as a template selecting pods outside the cache.
 type Intervals struct {
 	NodeFailure  time.Duration
 	Fencing      time.Duration
@@ -98,13 +99,11 @@ func (i Intervals) For(w step.Wait) time.Duration {
 
 // Reconciler moves s3gw off the node an S3GWRemediation names.
 type Reconciler struct {
-	// Client writes, and reads from the manager's cache: our CRs, nodes,
-	// node Leases, VolumeAttachments, the s3gw pods WorkloadCache selects,
-	// Longhorn's CRs and other remediators' CRs.
+	// Client writes, and reads from the manager's cache.
 	Client client.Client
 	// APIReader reads uncached: the node right before a destructive write
-	// (safety never rests on a stale cache), pods outside the cache, and
-	// the claims, volumes and ReplicaSets of a target, read once.
+	// (safety never rests on a stale cache), pods outside the cache, and a
+	// target's claims, volumes and ReplicaSets, read once.
 	APIReader client.Reader
 	Recorder  record.EventRecorder
 	Clock     clock.PassiveClock
@@ -121,13 +120,10 @@ type Reconciler struct {
 	// replica node.
 	InstanceManagers *storage.InstanceManagerIndex
 
-	// own is what this process wrote that its cache may not show yet
-	// (ownWrites): a step decides on neither an older copy of the CR nor
-	// a pod it force-deleted.
-	own ownWrites
-
-	// watches adds watches on kinds found at run time (other remediators',
-	// Longhorn's); nil without a manager, as in step-by-step tests.
+	// own is what this process wrote that its cache may not show yet.
+	own ownwrites.Writes
+	// watches adds watches on kinds found at run time; nil without a
+	// manager, as in step-by-step tests.
 	watches *watches.Dynamic
 }
 
@@ -144,10 +140,8 @@ var _ reconcile.Reconciler = &Reconciler{}
 // +kubebuilder:rbac:groups=s3gw-remediation.medik8s.io,resources=s3gwremediations,verbs=get;list;watch;update;patch
 // +kubebuilder:rbac:groups=s3gw-remediation.medik8s.io,resources=s3gwremediations/status,verbs=get;update;patch
 // +kubebuilder:rbac:groups=s3gw-remediation.medik8s.io,resources=s3gwremediations/finalizers,verbs=update
-// Nodes: readiness and taints are fencing evidence; patch adds and removes the
-// out-of-service taint; status patch drops a dead kubelet's volumesInUse entry.
-// +kubebuilder:rbac:groups="",resources=nodes,verbs=get;list;watch;patch
-// +kubebuilder:rbac:groups="",resources=nodes/status,verbs=patch
+// Nodes: readiness and taints are fencing evidence.
+// +kubebuilder:rbac:groups="",resources=nodes,verbs=get;list;watch
 // Node Leases: a kubelet that still renews its Lease is alive, whatever the
 // evidence says; replicas count as reachable only on nodes with a fresh one.
 // +kubebuilder:rbac:groups=coordination.k8s.io,resources=leases,verbs=get;list;watch
@@ -158,43 +152,29 @@ var _ reconcile.Reconciler = &Reconciler{}
 // +kubebuilder:rbac:groups="",resources=persistentvolumeclaims;persistentvolumes,verbs=get;list;watch
 // Owners: resolve a pod's ReplicaSet to its Deployment to recognise the replacement.
 // +kubebuilder:rbac:groups=apps,resources=replicasets,verbs=get
-// Attachments: verify release, and delete one under the DeleteVolumeAttachment strategy.
-// +kubebuilder:rbac:groups=storage.k8s.io,resources=volumeattachments,verbs=list;watch;delete
-// Longhorn: node state, instance managers, replicas and tickets are read (from
-// watched caches); the one write removes the failed node's csi-attacher ticket
-// (config/policy admits nothing else).
+// Attachments: release progress is read from the watched cache.
+// +kubebuilder:rbac:groups=storage.k8s.io,resources=volumeattachments,verbs=list;watch
+// Longhorn: node state, instance managers, replicas and tickets are read
+// from watched caches.
 // +kubebuilder:rbac:groups=longhorn.io,resources=nodes;replicas;volumeattachments;volumes;instancemanagers,verbs=get;list;watch
-// +kubebuilder:rbac:groups=longhorn.io,resources=volumeattachments,verbs=patch
-// Fencing evidence from medik8s remediators, read from watched caches; their
-// CRs may also be created as delegate, patched with NHC's timed-out
-// annotation, and deleted with ours. Other kinds listed in spec.fencing need
-// a ClusterRole of their own with get, list and watch (docs/configuration.md).
-// +kubebuilder:rbac:groups=fence-agents-remediation.medik8s.io,resources=fenceagentsremediations,verbs=get;list;watch;create;patch;delete
-// +kubebuilder:rbac:groups=fence-agents-remediation.medik8s.io,resources=fenceagentsremediationtemplates,verbs=get;list;watch
-// +kubebuilder:rbac:groups=self-node-remediation.medik8s.io,resources=selfnoderemediations,verbs=get;list;watch;create;patch;delete
-// +kubebuilder:rbac:groups=self-node-remediation.medik8s.io,resources=selfnoderemediationtemplates,verbs=get;list;watch
+// The rights the evidence sources' and release strategies' adapters write
+// with are marked beside their writes (internal/fencing,
+// internal/attachments).
 // Events on our CRs and on nodes for every destructive step.
 // +kubebuilder:rbac:groups=events.k8s.io,resources=events,verbs=create;patch
 // +kubebuilder:rbac:groups="",resources=events,verbs=create;patch
 
-// Reconcile runs the remediation's state machine (internal/failover/step)
-// on the CR, one step at a time:
+// Reconcile runs the remediation's state machine (internal/failover/step),
+// one step at a time:
 //
-//	observe → step → act → write the status → tell
+//	observe → step.Step → act → write the status → tell
 //
-// Each step reads the world into an Observation (observe), gets a decision
-// and the next memory from step.Step, performs the decision's actions in
-// order (act), writes the status derived from the memory and the decision
-// (the only status write), and only then tells what changed: logs, events,
-// metrics. A step whose next one waits for nothing but its own writes runs
-// it at once (step.NextNow), instead of after the watch event of those
-// writes, which at a thousand nodes took up to half a second; a step that
-// force-deleted pods leaves its status to the next step's write
-// (step.NextNowWritingForThis).
+// The status write is the only one, and logs, events and metrics follow it.
+// A step whose next one waits only for its own writes runs it at once
+// (step.NextNow) instead of after their watch event, half a second at a
+// thousand nodes; one that force-deleted pods leaves its status to the next
+// step's write (step.NextNowWritingForThis).
 func (r *Reconciler) Reconcile(ctx context.Context, req reconcile.Request) (reconcile.Result, error) {
-	// From the cache unless it is behind this process's own last write
-	// (ownWrites); a step that still read a copy older than the API's loses
-	// the optimistic lock on its status write and runs again.
 	rem, err := r.getRemediation(ctx, req.NamespacedName)
 	if err != nil {
 		if apierrors.IsNotFound(err) {
@@ -218,7 +198,7 @@ func (r *Reconciler) Reconcile(ctx context.Context, req reconcile.Request) (reco
 	}
 	w := unwritten{api: rem.DeepCopy()}
 	for n := 1; ; n++ {
-		s, err := r.step(ctx, rem, nodeName, node)
+		s, err := r.runStep(ctx, rem, nodeName, node)
 		if err == nil && s.decision.Next == step.NextNowWritingForThis && n < maxSteps {
 			w.add(s)
 			node = s.node
@@ -229,9 +209,8 @@ func (r *Reconciler) Reconcile(ctx context.Context, req reconcile.Request) (reco
 			return res, err
 		}
 		log.V(1).Info("Running the next step now: it waits only for this one's writes", "phase", rem.Status.Phase)
-		// The node as this step's writes left it: the cache may not show
-		// them yet. A newer node makes confirmNode drop a destructive
-		// decision, as in any step.
+		// The node as this step's writes left it, which the cache may not
+		// show yet; confirmNode still guards every destructive write.
 		node = s.node
 	}
 }
@@ -241,9 +220,9 @@ func (r *Reconciler) Reconcile(ctx context.Context, req reconcile.Request) (reco
 // releasing their volumes.
 const maxSteps = 3
 
-// step runs one step of the state machine on rem: observe, step, act. It
+// runStep runs one step of the state machine on rem: observe, step, act. It
 // derives the status the step writes into rem; the caller writes it.
-func (r *Reconciler) step(ctx context.Context, rem *s3gwv1alpha1.S3GWRemediation, nodeName string,
+func (r *Reconciler) runStep(ctx context.Context, rem *s3gwv1alpha1.S3GWRemediation, nodeName string,
 	node *corev1.Node) (*scope, error) {
 	s, err := r.observe(ctx, rem, nodeName, node)
 	if err != nil {
@@ -259,8 +238,8 @@ func (r *Reconciler) step(ctx context.Context, rem *s3gwv1alpha1.S3GWRemediation
 	return s, nil
 }
 
-// unwritten is the CR as the API has it, and the steps whose status the
-// next write is for: each told once that write is done.
+// unwritten is the CR as the API has it, and the steps the next status
+// write is for.
 type unwritten struct {
 	api   *s3gwv1alpha1.S3GWRemediation
 	steps []*scope
@@ -269,11 +248,10 @@ type unwritten struct {
 // add leaves a step's status to the next step's write.
 func (w *unwritten) add(s *scope) { w.steps = append(w.steps, s) }
 
-// write writes the status of the steps since the last write, s last, then
-// tells their transitions, and says whether the next step runs now. A step
-// that failed (s nil) records its error in status; one that acted on a
-// stale node runs again soon. A write that loses the optimistic lock tells
-// nothing: the step runs again at once on the new copy of the CR.
+// write writes the status of the steps since the last write, s last, tells
+// their transitions, and says whether the next step runs now. A failed step
+// (s nil) records its error; a write that loses the optimistic lock tells
+// nothing, and the step runs again soon on the new copy of the CR.
 func (r *Reconciler) write(ctx context.Context, w *unwritten, rem *s3gwv1alpha1.S3GWRemediation, s *scope,
 	stepErr error) (res reconcile.Result, next bool, err error) {
 	recorded := stepErr
@@ -287,9 +265,9 @@ func (r *Reconciler) write(ctx context.Context, w *unwritten, rem *s3gwv1alpha1.
 	case err != nil:
 		return reconcile.Result{}, false, kerrors.NewAggregate([]error{recorded, err})
 	}
-	// Every step held for this write acted and derived its status.
-	for _, held := range w.steps {
-		r.tell(ctx, held)
+	// Every step deferred to this write acted and derived its status.
+	for _, deferred := range w.steps {
+		r.tell(ctx, deferred)
 	}
 	w.steps, w.api = nil, rem.DeepCopy()
 	switch {
@@ -343,7 +321,27 @@ func (r *Reconciler) ensureFinalizer(ctx context.Context, rem *s3gwv1alpha1.S3GW
 	if err := r.Client.Patch(ctx, rem, patch); err != nil {
 		return fmt.Errorf("adding finalizer: %w", err)
 	}
-	r.own.saw(rem)
+	r.own.Saw(rem)
 	events.RemediationStarted(r.Recorder, rem)
 	return nil
+}
+
+// getRemediation reads the CR from the cache, or from the API when the
+// cached copy is not the version this process last wrote or read there.
+// A CR the API no longer has keeps its entry until the cache sees it go.
+func (r *Reconciler) getRemediation(ctx context.Context, key types.NamespacedName) (*s3gwv1alpha1.S3GWRemediation, error) {
+	rem := &s3gwv1alpha1.S3GWRemediation{}
+	if err := r.Client.Get(ctx, key, rem); err != nil {
+		if apierrors.IsNotFound(err) {
+			r.own.Forget(key)
+		}
+		return nil, err
+	}
+	if !r.own.Current(rem) {
+		if err := r.APIReader.Get(ctx, key, rem); err != nil {
+			return nil, err
+		}
+	}
+	r.own.Saw(rem)
+	return rem, nil
 }

@@ -64,7 +64,7 @@ func (r *Reconciler) reconcileDelete(ctx context.Context, rem *s3gwv1alpha1.S3GW
 		return client.IgnoreNotFound(fmt.Errorf("removing finalizer: %w", err))
 	}
 	// Not forgotten: a cached copy from before the deletion must not pass
-	// for current until the cache sees the CR go (ownWrites).
-	r.own.saw(rem)
+	// for current until the cache sees the CR go (ownwrites).
+	r.own.Saw(rem)
 	return nil
 }

@@ -18,7 +18,6 @@ package remediation
 
 import (
 	"context"
-	"errors"
 
 	"github.com/medik8s/common/pkg/annotations"
 	corev1 "k8s.io/api/core/v1"
@@ -79,10 +78,13 @@ func (r *Reconciler) observe(ctx context.Context, rem *s3gwv1alpha1.S3GWRemediat
 	s.obs.Node = &failover.Node{Name: node.Name, Ready: nodeReady(node), Heartbeat: storage.Heartbeat(node, lease),
 		Excluded: failover.ExcludedFromRemediation(node.Labels)}
 	observeOutOfServiceTaint(s)
-	if s.obs.TimedOut || s.obs.Node.Excluded {
-		// No new step starts; only whether NHC's time-out may reach the
-		// delegate is still to read.
-		return s, r.observeTimedOutDelegate(ctx, s)
+	switch {
+	case s.obs.TimedOut:
+		// No new step starts: only what the sources started is read, to
+		// pass NHC's time-out on.
+		return s, fencing.ObserveStarted(ctx, r.fencingInput(s), &s.obs.Evidence)
+	case s.obs.Node.Excluded:
+		return s, nil
 	}
 
 	s.storage = r.storageObserver().Pass(rem.Spec, s.now.Time)
@@ -112,27 +114,12 @@ func (r *Reconciler) observe(ctx context.Context, rem *s3gwv1alpha1.S3GWRemediat
 }
 
 // observeEvidence reads the fencing evidence sources the spec enables,
-// through their adapters (fencing.Observers), and watches what they read.
+// through their adapters (fencing.Adapters), and watches what they read.
 func (r *Reconciler) observeEvidence(ctx context.Context, s *scope) error {
 	for _, gvk := range fencing.Watched(s.rem.Spec.Fencing) {
 		r.watchEvidence(ctx, gvk)
 	}
 	return fencing.Observe(ctx, r.fencingInput(s), &s.obs.Evidence)
-}
-
-// observeTimedOutDelegate reads, for a timed-out remediation, its delegate:
-// a delegate that succeeded is not timed out (failover.RemediatorCR.MayTimeOut).
-func (r *Reconciler) observeTimedOutDelegate(ctx context.Context, s *scope) error {
-	if !s.obs.TimedOut || s.rem.Spec.Fencing.Delegate == nil {
-		return nil
-	}
-	state, err := r.delegate().Observe(ctx, s.rem, s.nodeName)
-	var invalid *fencing.DelegateError
-	if err != nil && !errors.As(err, &invalid) {
-		return err
-	}
-	s.obs.Evidence.Delegate, s.obs.Evidence.DelegateRef = state.Own, state.Ref
-	return nil
 }
 
 // delegate reads and writes the delegate fencing CR: observed through the

@@ -31,19 +31,18 @@ import (
 )
 
 // observeOtherRemediations reads, through the cache, the node's other
-// S3GWRemediations that select any of this pass's targets: a pod the other
-// lists on the node with its own spec (as its own pass finds targets), or a
-// target it recorded. The rule is the decision's (failover.Rules); this
+// S3GWRemediations that select any of this step's targets: a pod the other
+// lists on the node with its own spec (as its own step finds targets), or a
+// target it recorded. The rule is the decision's (step.Rules); this
 // only observes. One that NHC timed out or that is being deleted takes no
 // new step, and is left out. S3GWRemediations are few (one per failed node
 // and template) and cached: they are listed whole and matched by node
 // (medik8s.NodeName), as the node watch maps them; a cache index would not
-// be served by the uncached reader the envtest stories drive passes with.
+// be served by the uncached reader the envtest stories drive steps with.
 func (r *Reconciler) observeOtherRemediations(ctx context.Context, s *scope) error {
 	list := &s3gwv1alpha1.S3GWRemediationList{}
-	// Read only, every step: a deep copy of every CR's status was the
-	// largest share of a step's garbage at a thousand nodes. What is kept
-	// (another's spec) is copied.
+	// Read only: deep copies of every CR's status were the largest share of
+	// a step's garbage at a thousand nodes. Another's spec is copied.
 	if err := r.Client.List(ctx, list, client.UnsafeDisableDeepCopy); err != nil {
 		return fmt.Errorf("listing the other S3GWRemediations of node %s: %w", s.nodeName, err)
 	}

@@ -134,15 +134,15 @@ func (r *Reconciler) observeTarget(ctx context.Context, s *scope, t s3gwv1alpha1
 
 // presence reads whether a target's pod is in the API: from the cache, but
 // for a pod this process force-deleted that the cache still shows, which is
-// read from the API until the cache sees it go (ownWrites).
+// read from the API until the cache sees it go (ownwrites).
 func (r *Reconciler) presence(ctx context.Context, s *scope, t s3gwv1alpha1.RecordedTarget) (workloads.Presence, error) {
 	presence, err := workloads.Present(ctx, s.storage.Pods(), t)
 	key := client.ObjectKeyFromObject(s.rem)
-	if err != nil || !r.own.isDeleted(key, t.UID) {
+	if err != nil || !r.own.IsDeleted(key, t.UID) {
 		return presence, err
 	}
 	if !presence.Present {
-		r.own.goneFromCache(key, t.UID)
+		r.own.GoneFromCache(key, t.UID)
 		return presence, nil
 	}
 	return workloads.Present(ctx, r.APIReader, t)

@@ -20,12 +20,10 @@ import (
 	"context"
 	"fmt"
 
-	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/equality"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/types"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/controller/controllerutil"
 
@@ -58,11 +56,11 @@ func statusOf(s *scope) s3gwv1alpha1.S3GWRemediationStatus {
 	if d.RestartEpisode != nil {
 		restart(&st, now)
 	}
-	if taint := ownTaint(s.node, s.rem.UID); taint != nil {
+	if taint := attachments.OwnTaint(s.node, s.rem.UID); taint != nil {
 		// Recorded even if the step that added it could not write status.
-		st.AddedTaints = append(withoutTaint(st.AddedTaints, *taint), *taint)
+		st.AddedTaints = append(attachments.WithoutTaint(st.AddedTaints, *taint), *taint)
 	} else if d.Does(failover.RemoveOwnTaint) {
-		st.AddedTaints = withoutTaint(st.AddedTaints, attachments.OutOfServiceTaint())
+		st.AddedTaints = attachments.WithoutTaint(st.AddedTaints, attachments.OutOfServiceTaint())
 	}
 	if ref := known.Evidence.DelegateRef; ref != nil {
 		st.Delegate = ref
@@ -120,30 +118,6 @@ func restart(st *s3gwv1alpha1.S3GWRemediationStatus, now metav1.Time) {
 	st.StartTime = &now
 }
 
-// ownTaint is the out-of-service taint on the node that the node's owner
-// annotation says this remediation added, or nil.
-func ownTaint(node *corev1.Node, uid types.UID) *corev1.Taint {
-	if node == nil {
-		return nil
-	}
-	taint := attachments.FindTaint(node, attachments.OutOfServiceTaint())
-	if taint == nil || attachments.TaintOwner(node, *taint) != uid {
-		return nil
-	}
-	return taint
-}
-
-// withoutTaint drops the recorded taints with the key and effect.
-func withoutTaint(taints []corev1.Taint, taint corev1.Taint) []corev1.Taint {
-	var out []corev1.Taint
-	for _, t := range taints {
-		if !t.MatchTaint(&taint) {
-			out = append(out, t)
-		}
-	}
-	return out
-}
-
 // patchStatus is the only status writer. It records the step's error, skips
 // no-op patches, and locks on the resourceVersion the step read, so a step
 // that read a stale object fails with a conflict and is retried instead of
@@ -162,6 +136,6 @@ func (r *Reconciler) patchStatus(ctx context.Context, original, rem *s3gwv1alpha
 		}
 		return false, fmt.Errorf("patching status: %w", err)
 	}
-	r.own.saw(rem)
+	r.own.Saw(rem)
 	return false, nil
 }

@@ -72,9 +72,7 @@ func (r *Reconciler) tell(ctx context.Context, s *scope) {
 		log.Info("Recording s3gw pods on the node", "count", len(after.Memory.Targets))
 		r.skippedVolumeEvents(ctx, s)
 	}
-	r.refusedPodsEvent(s, before, after)
-	r.conflictEvent(s, before, after)
-	r.delegateFailedEvent(s, before, after)
+	r.warn(s)
 	r.Metrics.SetFencingBlocked(s.rem.UID, fencingBlocked(d))
 	r.Metrics.SetPhase(client.ObjectKeyFromObject(s.rem), s.nodeName, string(after.Phase))
 
@@ -106,47 +104,34 @@ func fencingBlocked(d step.Decision) string {
 	}
 }
 
-// refusedPodsEvent warns, when it changes, that the selector matches pods
-// the controller never touches.
-func (r *Reconciler) refusedPodsEvent(s *scope, before, after *s3gwv1alpha1.S3GWRemediationStatus) {
-	r.reasonEvent(s, before, after, s3gwv1alpha1.ConditionWorkloadSelectorValid, s3gwv1alpha1.ReasonSelectsProtectedPods,
-		EventProtectedPodsRefused)
+// warnings are the condition reasons told by a Warning event when a
+// condition starts giving them, or gives them with another message: the
+// selector matches pods never touched; another remediation of the node
+// selects the same pods under different rules, so neither acts; the
+// delegate failed while another source may still prove the node fenced (a
+// remediation that fails on it is told by phaseEvent).
+var warnings = []struct {
+	condition, reason, event string
+	unlessFailed             bool
+}{
+	{s3gwv1alpha1.ConditionWorkloadSelectorValid, s3gwv1alpha1.ReasonSelectsProtectedPods, EventProtectedPodsRefused, false},
+	{s3gwv1alpha1.ConditionWorkloadEvicted, s3gwv1alpha1.ReasonConflictingRemediations, EventConflictingRemediations, false},
+	{s3gwv1alpha1.ConditionFenced, s3gwv1alpha1.ReasonDelegateFailed, EventDelegateFailed, true},
 }
 
-// conflictEvent warns, when it changes, that another remediation of the
-// node selects the same pods under different rules, so neither acts
-// (failover.Rules).
-func (r *Reconciler) conflictEvent(s *scope, before, after *s3gwv1alpha1.S3GWRemediationStatus) {
-	r.reasonEvent(s, before, after, s3gwv1alpha1.ConditionWorkloadEvicted, s3gwv1alpha1.ReasonConflictingRemediations,
-		EventConflictingRemediations)
-}
-
-// reasonEvent warns with the condition's message when the condition starts
-// giving reason, or gives it with another message.
-func (r *Reconciler) reasonEvent(s *scope, before, after *s3gwv1alpha1.S3GWRemediationStatus, condType, reason, event string) {
-	next := meta.FindStatusCondition(after.Conditions, condType)
-	if next == nil || next.Reason != reason {
-		return
+// warn tells each warning a step's status starts to give.
+func (r *Reconciler) warn(s *scope) {
+	for _, w := range warnings {
+		next := meta.FindStatusCondition(s.after.Conditions, w.condition)
+		if next == nil || next.Reason != w.reason || (w.unlessFailed && s.after.Phase == s3gwv1alpha1.PhaseFailed) {
+			continue
+		}
+		if prev := meta.FindStatusCondition(s.before.Conditions, w.condition); prev != nil && prev.Reason == next.Reason &&
+			prev.Message == next.Message {
+			continue
+		}
+		events.WarningEvent(r.Recorder, s.rem, w.event, next.Message)
 	}
-	prev := meta.FindStatusCondition(before.Conditions, condType)
-	if prev != nil && prev.Reason == next.Reason && prev.Message == next.Message {
-		return
-	}
-	events.WarningEvent(r.Recorder, s.rem, event, next.Message)
-}
-
-// delegateFailedEvent warns once when the Fenced condition starts saying
-// that the delegate failed while the remediation still waits for another
-// source; a remediation that fails on it is announced by phaseEvent.
-func (r *Reconciler) delegateFailedEvent(s *scope, before, after *s3gwv1alpha1.S3GWRemediationStatus) {
-	next := meta.FindStatusCondition(after.Conditions, s3gwv1alpha1.ConditionFenced)
-	if after.Phase == s3gwv1alpha1.PhaseFailed || next == nil || next.Reason != s3gwv1alpha1.ReasonDelegateFailed {
-		return
-	}
-	if prev := meta.FindStatusCondition(before.Conditions, s3gwv1alpha1.ConditionFenced); prev != nil && prev.Reason == next.Reason {
-		return
-	}
-	events.WarningEvent(r.Recorder, s.rem, EventDelegateFailed, next.Message)
 }
 
 // final is true for phases a remediation ends in (it may still move between

@@ -44,13 +44,13 @@ import (
 	"github.com/s3gw-tech/s3gw-remediation/internal/medik8s"
 )
 
-// podNodeField indexes the cached pods by node, so a pass lists the s3gw
+// podNodeField indexes the cached pods by node, so a step lists the s3gw
 // pods of one node without a request.
 const podNodeField = "spec.nodeName"
 
 // SetupWithManager wakes a remediation on what its decision reads: the CR,
 // its node (readiness, taints, volumesInUse), VolumeAttachments on it, the
-// cached s3gw pods on it or of its targets' namespaces, and, once a pass
+// cached s3gw pods on it or of its targets' namespaces, and, once a step
 // finds them, Longhorn's Nodes, Replicas and VolumeAttachments and the
 // other remediators' CRs it counts as evidence. Node Leases are read but
 // not watched (they change every 10 s); the moment one expires is a
@@ -67,7 +67,7 @@ func (r *Reconciler) SetupWithManager(mgr manager.Manager) error {
 		Watches(&storagev1.VolumeAttachment{}, handler.EnqueueRequestsFromMapFunc(r.remediationsForAttachment)).
 		Watches(&corev1.Pod{}, handler.EnqueueRequestsFromMapFunc(r.remediationsForPod)).
 		// The node's other remediations: their specs decide whether this
-		// one may act on a shared pod (failover.Rules).
+		// one may act on a shared pod (step.Rules).
 		Watches(&s3gwv1alpha1.S3GWRemediation{}, handler.EnqueueRequestsFromMapFunc(r.otherRemediationsOfNode),
 			builder.WithPredicates(predicate.GenerationChangedPredicate{})).
 		WithOptions(controller.Options{MaxConcurrentReconciles: 4}).
@@ -80,7 +80,7 @@ func (r *Reconciler) SetupWithManager(mgr manager.Manager) error {
 	return nil
 }
 
-// nodeChanged passes node updates that can change a decision (readiness,
+// nodeChanged steps node updates that can change a decision (readiness,
 // the exclude label, taints, volumesInUse), not the kubelet's periodic
 // heartbeats.
 var nodeChanged = predicate.Funcs{UpdateFunc: func(e event.UpdateEvent) bool {

@@ -34,7 +34,7 @@ import (
 // own objects when it is a cache: read them, never modify them.
 func NodeAttachments(ctx context.Context, reader client.Reader, node string) ([]storagev1.VolumeAttachment, error) {
 	list := &storagev1.VolumeAttachmentList{}
-	// Every pass of every remediation lists them all: no deep copy of
+	// Every step of every remediation lists them all: no deep copy of
 	// every attachment in the cluster for the few on one node.
 	if err := reader.List(ctx, list, client.UnsafeDisableDeepCopy); err != nil {
 		return nil, fmt.Errorf("listing VolumeAttachments: %w", err)
@@ -66,10 +66,10 @@ func VolumeAttachments(ctx context.Context, reader client.Reader, pv, node strin
 	return OfVolume(vas, pv), err
 }
 
-// DeleteVolumeAttachment deletes a VolumeAttachment a pass observed on the
+// DeleteVolumeAttachment deletes a VolumeAttachment a step observed on the
 // failed node, as the decision saw it: preconditioned on its UID, so a
 // VolumeAttachment re-created under the same name since is never touched.
-// It reports whether it deleted it. No read first: the pass's observation
+// It reports whether it deleted it. No read first: the step's observation
 // (from the cache) is the read, and the manager needs no get on the API.
 func DeleteVolumeAttachment(ctx context.Context, c client.Writer, name string, uid types.UID) (bool, error) {
 	va := &storagev1.VolumeAttachment{ObjectMeta: metav1.ObjectMeta{Name: name}}

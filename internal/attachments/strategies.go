@@ -74,6 +74,18 @@ type Adapter struct {
 	CleanUp func(ctx context.Context, w Write, done func(Released)) error
 }
 
+// The writes of the release strategies and their first step:
+// ControllerDetach patches a dead kubelet's node status (volumesInUse);
+// OutOfServiceTaint patches the node's taints and its owner annotation;
+// DeleteVolumeAttachment deletes a storage.k8s.io VolumeAttachment; every
+// release first removes the failed node's csi-attacher ticket from
+// Longhorn's VolumeAttachment. config/policy narrows each write to exactly
+// that.
+// +kubebuilder:rbac:groups="",resources=nodes,verbs=patch
+// +kubebuilder:rbac:groups="",resources=nodes/status,verbs=patch
+// +kubebuilder:rbac:groups=storage.k8s.io,resources=volumeattachments,verbs=delete
+// +kubebuilder:rbac:groups=longhorn.io,resources=volumeattachments,verbs=patch
+
 // Adapters are the adapters of release.Strategies, by strategy.
 var Adapters = map[s3gwv1alpha1.ReleaseStrategy]Adapter{
 	s3gwv1alpha1.ReleaseControllerDetach:       {Release: unmarkInUse},
@@ -126,7 +138,7 @@ func unmarkInUse(ctx context.Context, w Write, a failover.Action, done func(Rele
 }
 
 // deleteAttachments deletes each volume's VolumeAttachment on the node, as
-// the pass observed it (DeleteVolumeAttachment).
+// the step observed it (DeleteVolumeAttachment).
 func deleteAttachments(ctx context.Context, w Write, a failover.Action, done func(Released)) error {
 	for _, v := range a.Volumes {
 		logf.FromContext(ctx).Info("Deleting VolumeAttachment", "volume", v.LonghornVolume)

@@ -64,7 +64,7 @@ func FindTaint(node *corev1.Node, taint corev1.Taint) *corev1.Taint {
 // and removed with it, so whose taint it is is never in doubt: not after a
 // crash between two writes, not when a fencer adds the same taint in the
 // same second. FAR and SNR remove the taint by key and leave the annotation:
-// it is then stale (failover.TaintOwnership) and removed by the next pass.
+// it is then stale (failover.TaintOwnership) and removed by the next step.
 const TaintOwnerAnnotation = "s3gw-remediation.medik8s.io/out-of-service-taint-owner"
 
 // ownerRecord formats the owner annotation's value.
@@ -178,4 +178,28 @@ func patchTaints(ctx context.Context, c client.Client, node *corev1.Node, taints
 		return err
 	}
 	return c.Patch(ctx, node, client.RawPatch(types.MergePatchType, data))
+}
+
+// OwnTaint is the out-of-service taint on the node that the node's owner
+// annotation says this remediation added, or nil.
+func OwnTaint(node *corev1.Node, uid types.UID) *corev1.Taint {
+	if node == nil {
+		return nil
+	}
+	taint := FindTaint(node, OutOfServiceTaint())
+	if taint == nil || TaintOwner(node, *taint) != uid {
+		return nil
+	}
+	return taint
+}
+
+// WithoutTaint drops the taints with the key and effect.
+func WithoutTaint(taints []corev1.Taint, taint corev1.Taint) []corev1.Taint {
+	var out []corev1.Taint
+	for _, t := range taints {
+		if !t.MatchTaint(&taint) {
+			out = append(out, t)
+		}
+	}
+	return out
 }

@@ -53,8 +53,7 @@ func DetachInLonghorn(ctx context.Context, w Write, volumes []failover.Volume, d
 		}
 		if removed > 0 {
 			done(Released{Reason: EventLonghornTicketRemoved, Message: "Removed ticket " + strings.Join(ids, ", ") +
-				" from Longhorn's VolumeAttachment " + v.LonghornVolume + " so Longhorn stops its replicas; the Kubernetes " +
-				"release waits until each replica's instance manager shows it stopped"})
+				" from Longhorn's VolumeAttachment " + v.LonghornVolume + "; the release waits for each replica's stop"})
 		}
 	}
 	return nil
@@ -64,7 +63,7 @@ func DetachInLonghorn(ctx context.Context, w Write, volumes []failover.Volume, d
 // of volume, each only while it is a csi-attacher ticket for node, in one
 // merge patch locked on the resourceVersion read: a ticket changed since is
 // never touched. Longhorn writes the object's status often; a conflict is
-// returned, and the next pass, woken by that write, reads it again. It
+// returned, and the next step, woken by that write, reads it again. It
 // reports how many it removed; none left to remove is no write.
 func RemoveCSITickets(ctx context.Context, c client.Client, namespace, volume, node string, ids []string) (int, error) {
 	va := &longhorn.VolumeAttachment{}

@@ -36,5 +36,5 @@ limitations under the License.
 //	targets recorded → volume rules → fencing gate → healthy replica elsewhere → evict →
 //	release once the pod is gone → replacement
 //
-// Each step that does not hold stops the pass with a reason.
+// Each step that does not hold stops the step with a reason.
 package failover

@@ -126,7 +126,7 @@ func (h Heartbeat) ControlPlaneSilence() string {
 	if h.Ready != ReadyUnknown || h.LeaseWritten.IsZero() || h.changedSinceUnknown() {
 		return ""
 	}
-	return fmt.Sprintf(", and kube-controller-manager marked the node Unknown at %s, less than that after kube-apiserver stored the Lease's last renewal (%s)",
+	return fmt.Sprintf(", and the node went Unknown at %s, less than that after the Lease's last stored renewal (%s)",
 		Stamp(h.ReadySince), Stamp(h.LeaseWritten))
 }
 
@@ -161,7 +161,7 @@ type HeartbeatSighting struct {
 	ChangedUnderCondition bool
 }
 
-// Next is the sighting after a pass read h at now. A first reading counts
+// Next is the sighting after a step read h at now. A first reading counts
 // as a sign of life now, as kube-controller-manager assumes for a node it
 // has not seen before; any change of the kubelet's values (forwards or
 // backwards) is one.
@@ -243,12 +243,12 @@ func (h Heartbeat) Lost(now time.Time) bool {
 }
 
 // Episode identifies one not-Ready period of a node: the Ready condition as
-// the first pass of that period saw it.
+// the first step of that period saw it.
 type Episode struct {
 	Ready         string
 	ReadySince    time.Time
 	KubeletPosted time.Time
-	// RecoveredAt is when a pass first saw the node Ready again, on the
+	// RecoveredAt is when a step first saw the node Ready again, on the
 	// controller's own clock, during or before this episode; zero if never.
 	// It is not part of the episode's identity: it says which incident a
 	// delegate's fence belongs to (delegateStale).
@@ -265,7 +265,7 @@ func (h Heartbeat) Episode() Episode {
 }
 
 // Recovery is the episode e with the recovery of a Ready node recorded, or
-// nil when this Ready period is recorded already: the first pass that sees
+// nil when this Ready period is recorded already: the first step that sees
 // it records its own now, never the kubelet's transition time.
 func (e Episode) Recovery(h Heartbeat, now time.Time) *Episode {
 	if !e.RecoveredAt.IsZero() && h.ReadySince.Equal(e.RecoveredReadySince) {

@@ -94,7 +94,7 @@ func TestHeartbeat(t *testing.T) {
 
 // TestHeartbeatSilentOnControlPlane: kube-controller-manager's Ready=Unknown
 // transition a Lease duration after kube-apiserver's stamp on the Lease's
-// last write tells the kubelet silent at the first pass, whatever the
+// last write tells the kubelet silent at the first step, whatever the
 // kubelet's clock says; without the stamp the controller's own clock decides.
 func TestHeartbeatSilentOnControlPlane(t *testing.T) {
 	const lease = 40 * time.Second

@@ -25,11 +25,11 @@ import (
 	s3gwv1alpha1 "github.com/s3gw-tech/s3gw-remediation/api/v1alpha1"
 )
 
-// Observation is what one pass read of the world, reduced to the facts the
+// Observation is what one step read of the world, reduced to the facts the
 // decision needs. It holds nothing the controller remembers: Step completes
 // it with the remediation's memory (State).
 type Observation struct {
-	// Now is the pass's time.
+	// Now is the step's time.
 	Now time.Time
 	// Spec is the remediation's spec.
 	Spec s3gwv1alpha1.S3GWRemediationSpec
@@ -38,7 +38,7 @@ type Observation struct {
 	// Node is the failed node; nil when it does not exist.
 	Node *Node
 	// Targets are the s3gw pods the memory records, then those found on the
-	// node now; empty when the pass did not look (timed out, excluded).
+	// node now; empty when the step did not look (timed out, excluded).
 	Targets []Target
 	// RefusedPods are pods on the node the selector matches that the
 	// controller never touches (DaemonSet, mirror or Longhorn pods), named
@@ -72,7 +72,7 @@ type Node struct {
 	StaleTaintOwner bool
 	// Excluded is true while the node is labelled
 	// remediation.medik8s.io/exclude-from-remediation=true, read on every
-	// pass (ExcludedFromRemediation).
+	// step (ExcludedFromRemediation).
 	Excluded bool
 }
 

@@ -18,7 +18,7 @@ package failover
 
 import "time"
 
-// State is what a step of the remediation knows: the world as this pass
+// State is what a step of the remediation knows: the world as this step
 // observed it, and what the controller recalls of the failure from its
 // memory, brought up to date with this observation (step.Recall). Every
 // rule of the decision reads a State; none reads a clock or the API.
@@ -35,7 +35,7 @@ type Recall struct {
 	// working on; nil before the first one.
 	Episode *Episode
 	// Sightings are what this controller saw of each piece of timed
-	// evidence, this pass included.
+	// evidence, this step included.
 	Sightings []EvidenceSighting
 	// FencedSince is when the controller found the gate open for this
 	// failure, which starts the release deadline; nil while it is closed.

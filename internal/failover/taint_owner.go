@@ -36,7 +36,7 @@ type TaintOwnerRecord struct {
 // second): FAR and SNR remove the taint by key and effect and leave the
 // annotation behind, and a taint someone adds later is theirs, never ours.
 // stale is true when the annotation names no taint on the node: it is to be
-// removed, by whichever pass sees it.
+// removed, by whichever step sees it.
 func TaintOwnership(record *TaintOwnerRecord, taint *Taint) (owner types.UID, stale bool) {
 	switch {
 	case record == nil:

@@ -57,7 +57,7 @@ func (e *DelegateError) Error() string { return e.Reason }
 
 // Delegate is the fencing CR a remediation created from spec.fencing.delegate.
 type Delegate struct {
-	// Client writes, and reads through the manager's cache what a pass
+	// Client writes, and reads through the manager's cache what a step
 	// observes.
 	Client client.Client
 	// Live reads uncached what a write acts on: the delegates to delete or
@@ -109,7 +109,7 @@ func (d Delegate) created(ctx context.Context, rem *s3gwv1alpha1.S3GWRemediation
 	return list.Items, nil
 }
 
-// DelegateState is what a pass sees of the delegate.
+// DelegateState is what a step sees of the delegate.
 type DelegateState struct {
 	// Own is the CR this remediation created, nil before it is created.
 	Own *failover.RemediatorCR
@@ -123,7 +123,7 @@ type DelegateState struct {
 
 // Observe returns the remediation's delegate state. Its own CR is found by
 // its marker, so it is found again after a restart; the cache is confirmed
-// uncached before the pass may decide to create one, so a cache that lags
+// uncached before the step may decide to create one, so a cache that lags
 // behind a create never makes a second. Before it exists, Observe lists the
 // kind's other CRs for the node and checks that it can be created: a
 // DelegateError says why not (a missing template, a name taken by a CR that
@@ -203,7 +203,7 @@ func (d Delegate) list(ctx context.Context, gvk schema.GroupVersionKind) ([]unst
 // the fencer stops too (FAR honours it). It is a no-op once it is there,
 // and for a CR that succeeded (failover.RemediatorCR.MayTimeOut), judged on
 // the CR it patches: the patch is locked on that version, so a success
-// written in between makes it conflict and the pass run again.
+// written in between makes it conflict and the step run again.
 func (d Delegate) MarkTimedOut(ctx context.Context, rem *s3gwv1alpha1.S3GWRemediation) error {
 	crs, err := d.created(ctx, rem)
 	var invalid *DelegateError

@@ -49,7 +49,7 @@ func performDelegate(ctx context.Context, in Input, a failover.Action) (Done, er
 }
 
 // createDelegate creates the fencer's CR. A template that cannot be used is
-// announced, not retried: the next pass reports it in the Fenced condition.
+// announced, not retried: the next step reports it in the Fenced condition.
 func createDelegate(ctx context.Context, in Input) (Done, error) {
 	spec := in.Remediation.Spec.Fencing.Delegate
 	logf.FromContext(ctx).Info("Creating delegate fencing CR", "kind", spec.Kind)

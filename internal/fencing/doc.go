@@ -15,7 +15,7 @@ limitations under the License.
 */
 
 // Package fencing holds the adapters of the evidence sources
-// (failover.Sources): Observers reads each one for a remediation, and
+// (evidence.Sources): Observers reads each one for a remediation, and
 // previews for the protection report whether it could prove anything.
 // They gather other remediators' CRs and the delegate fencing CR this
 // operator creates; Kind is the one parser of a spec's apiVersion. How the

@@ -37,7 +37,7 @@ type Input struct {
 	Client client.Client
 	// Delegate reads the delegate fencing CR.
 	Delegate Delegate
-	// Storage is the pass's storage observer.
+	// Storage is the step's storage observer.
 	Storage *storage.Pass
 	// Remediation is the remediation observed; for the protection report,
 	// one not created yet (no UID: it owns nothing).
@@ -52,6 +52,10 @@ type Input struct {
 type Adapter struct {
 	// Observe reads what the source shows now for the remediation into e.
 	Observe func(ctx context.Context, in Input, e *failover.Evidence) error
+	// ObserveStarted reads only what the source's own actions created, for
+	// a remediation NodeHealthCheck timed out: enough to pass the time-out
+	// on (evidence.Source.TimedOut).
+	ObserveStarted func(ctx context.Context, in Input, e *failover.Evidence) error
 	// Watched are the kinds whose changes change what Observe reads; the
 	// remediation watches them once they are served.
 	Watched func(s3gwv1alpha1.FencingSpec) []schema.GroupVersionKind
@@ -80,14 +84,24 @@ type Done struct {
 	Warning         bool
 }
 
+// Fencing evidence from medik8s remediators, read from watched caches; their
+// CRs may also be created as delegate, patched with NHC's timed-out
+// annotation, and deleted with ours. Other kinds listed in spec.fencing need
+// a ClusterRole of their own with get, list and watch (docs/configuration.md).
+// +kubebuilder:rbac:groups=fence-agents-remediation.medik8s.io,resources=fenceagentsremediations,verbs=get;list;watch;create;patch;delete
+// +kubebuilder:rbac:groups=fence-agents-remediation.medik8s.io,resources=fenceagentsremediationtemplates,verbs=get;list;watch
+// +kubebuilder:rbac:groups=self-node-remediation.medik8s.io,resources=selfnoderemediations,verbs=get;list;watch;create;patch;delete
+// +kubebuilder:rbac:groups=self-node-remediation.medik8s.io,resources=selfnoderemediationtemplates,verbs=get;list;watch
+
 // Adapters are the adapters of evidence.Sources, by source name.
 var Adapters = map[string]Adapter{
-	// The taint is on the node, which every pass reads anyway.
+	// The taint is on the node, which every step reads anyway.
 	evidence.EvidenceOutOfServiceTaint: {},
 	evidence.EvidenceStorageIsolation:  {Observe: observeIsolation},
 	evidence.SourceRemediators: {Observe: observeRemediators, Preview: previewRemediators,
 		Watched: func(f s3gwv1alpha1.FencingSpec) []schema.GroupVersionKind { return RemediatorKinds(f.Remediators) }},
-	evidence.SourceDelegate: {Observe: observeDelegate, Preview: previewDelegate, Perform: performDelegate, CleanUp: cleanUpDelegate,
+	evidence.SourceDelegate: {Observe: observeDelegate, ObserveStarted: observeOwnDelegate, Preview: previewDelegate,
+		Perform: performDelegate, CleanUp: cleanUpDelegate,
 		Watched:        func(f s3gwv1alpha1.FencingSpec) []schema.GroupVersionKind { return delegateKinds(f, DelegateKind) },
 		PreviewWatched: func(f s3gwv1alpha1.FencingSpec) []schema.GroupVersionKind { return delegateKinds(f, TemplateKind) }},
 }
@@ -100,6 +114,16 @@ func Observe(ctx context.Context, in Input, e *failover.Evidence) error {
 			return nil
 		}
 		return a.Observe(ctx, in, e)
+	})
+}
+
+// ObserveStarted reads what each enabled source's actions created.
+func ObserveStarted(ctx context.Context, in Input, e *failover.Evidence) error {
+	return each(in.Remediation.Spec.Fencing, func(a Adapter) error {
+		if a.ObserveStarted == nil {
+			return nil
+		}
+		return a.ObserveStarted(ctx, in, e)
 	})
 }
 
@@ -219,6 +243,18 @@ func observeDelegate(ctx context.Context, in Input, e *failover.Evidence) error 
 	e.Delegate, e.OtherFencers, e.DelegateRef = state.Own, state.Others, state.Ref
 	e.DelegateError, err = unusable(err)
 	return err
+}
+
+// observeOwnDelegate reads the delegate's fencer CR this remediation
+// created, if any: one that succeeded is not timed out
+// (failover.RemediatorCR.MayTimeOut).
+func observeOwnDelegate(ctx context.Context, in Input, e *failover.Evidence) error {
+	state, err := in.Delegate.Observe(ctx, in.Remediation, in.Node)
+	if _, err := unusable(err); err != nil {
+		return err
+	}
+	e.Delegate, e.DelegateRef = state.Own, state.Ref
+	return nil
 }
 
 // previewDelegate checks, as Observe does for a remediation, that a

@@ -135,10 +135,10 @@ func reusableFencer(o failover.State) *failover.RemediatorCR {
 // before it saw the node Ready again. Every moment compared is the
 // controller's own sighting (EvidenceSighting, HeartbeatSighting,
 // Episode.RecoveredAt), never the fencer's or the kubelet's clock. A Ready
-// node seen in the same pass as the success counts as since (the fence is
-// done); a heartbeat change seen in the same pass as the failure does not.
+// node seen in the same step as the success counts as since (the fence is
+// done); a heartbeat change seen in the same step as the failure does not.
 //
-// One incident, for a delegate, runs from its fence until a pass sees the
+// One incident, for a delegate, runs from its fence until a step sees the
 // node Ready again. Within it, signs of life after the fence (a rebooting
 // kubelet posting Ready=False, renewing its Lease) are the node coming back
 // from that fence: the gate does not trust the old success (notCurrent),
@@ -181,7 +181,7 @@ func delegateWork(o failover.State) Work {
 	return w
 }
 
-// delegateTimedOut passes NHC's time-out on to the fencer the delegate
+// delegateTimedOut steps NHC's time-out on to the fencer the delegate
 // created, so it stops too, unless it succeeded (RemediatorCR.MayTimeOut);
 // the adapter judges that again on the CR it patches.
 func delegateTimedOut(o failover.State) []failover.Action {

@@ -86,13 +86,11 @@ func notCurrent(o failover.State, name string, createdAt *time.Time) string {
 	hb := o.Node.Heartbeat
 	switch {
 	case hb.NoSignOfLife():
-		return "cannot be tied to this failure: the node has shown no sign of life (no Lease renewal, no status post), " +
-			"so it may belong to an earlier node of that name"
+		return "cannot be tied to this failure: the node has shown no sign of life (no Lease renewal, no status post)"
 	case !aroseDuringFailure(o, name, createdAt):
-		return "is not known to be from this failure: it was neither created after kube-controller-manager marked the node " +
-			"Unknown nor seen pending since the controller last saw the kubelet alive"
+		return "is not known to be from this failure: not created after the node went Unknown, nor seen pending since it was alive"
 	case !hb.Silent(o.Now):
-		return fmt.Sprintf("is not trusted yet: the controller saw the node's heartbeat change at %s, less than a Lease duration (%s) ago",
+		return fmt.Sprintf("is not trusted yet: the node's heartbeat changed at %s, less than a Lease duration (%s) ago",
 			failover.Stamp(hb.Seen.At), hb.LeaseDurationOrDefault()) + hb.ControlPlaneSilence()
 	}
 	return ""

@@ -40,12 +40,12 @@ import (
 // What it saw is kept in memory (EvidenceSighting), so a restart forgets
 // no proof and invents none.
 
-// NextSightings is the sightings after the pass that observed o, from those
+// NextSightings is the sightings after the step that observed o, from those
 // the memory kept: each fencer CR for the node and the out-of-service taint,
 // pending or proving, and when a CR was first seen failed. CRs no longer
 // there are forgotten. A pending sighting already made since the node's
 // heartbeat sighting is kept as it is: it proves all a later one would, and
-// the memory is not rewritten every pass.
+// the memory is not rewritten every step.
 func NextSightings(kept []failover.EvidenceSighting, o failover.State) []failover.EvidenceSighting {
 	if o.Node == nil {
 		return kept
@@ -92,10 +92,10 @@ func NextSightings(kept []failover.EvidenceSighting, o failover.State) []failove
 }
 
 // SawCreated is the sightings after this controller created the fencer's CR
-// cr (its delegate) in the pass that read the world at now: the CR did not
-// exist then, so it proved nothing yet after the heartbeat that pass read,
+// cr (its delegate) in the step that read the world at now: the CR did not
+// exist then, so it proved nothing yet after the heartbeat that step read,
 // on the controller's own clock. The CR's creationTimestamp is not needed
-// to tie it to the failure, nor is a later pass seeing it pending before
+// to tie it to the failure, nor is a later step seeing it pending before
 // the fencer reports.
 func SawCreated(sightings []failover.EvidenceSighting, cr failover.RemediatorCR, now time.Time) []failover.EvidenceSighting {
 	name := failover.CRSighting(cr)

@@ -123,7 +123,7 @@ func TestNextSightings(t *testing.T) {
 func ptrCR(cr failover.RemediatorCR) *failover.RemediatorCR { return &cr }
 
 // TestSawCreated pins the sighting of a delegate the controller created:
-// pending at the pass that created it, so its success counts for this
+// pending at the step that created it, so its success counts for this
 // failure whatever kube-apiserver's creationTimestamp says.
 func TestSawCreated(t *testing.T) {
 	g := NewWithT(t)

@@ -61,7 +61,7 @@ type Source struct {
 	// prove the node fenced (a delegate creates its fencer); nil for a
 	// source that only waits.
 	Working func(s failover.State) Work
-	// TimedOut are the actions that pass NHC's time-out on to what the
+	// TimedOut are the actions that step NHC's time-out on to what the
 	// source started; nil for a source that starts nothing.
 	TimedOut func(s failover.State) []failover.Action
 	// Imagine sets on f, the failure the protection report imagines for

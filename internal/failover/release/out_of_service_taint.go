@@ -64,7 +64,7 @@ func tidyOwnTaint(s failover.State) []failover.Action {
 // VolumeAttachments are gone (self-node-remediation,
 // internal/controller/selfnoderemediation_controller.go,
 // useOutOfServiceTaint and isResourceDeletionCompleted). A taint someone
-// else added is never ours to remove; a timed-out or excluded pass reads no
+// else added is never ours to remove; a timed-out or excluded step reads no
 // targets and removes nothing, leaving it to the cleanup on deletion.
 func OwnTaintDone(o failover.State) bool {
 	if o.Node == nil || !o.Node.Ready || o.Node.OutOfServiceTaint == nil || !o.Node.OutOfServiceTaint.Ours ||

@@ -27,7 +27,7 @@ import (
 	"github.com/s3gw-tech/s3gw-remediation/internal/failover/evidence"
 )
 
-// Move is what moving the targets off the node takes this pass, once the
+// Move is what moving the targets off the node takes this step, once the
 // gate is open: the phase it stands in, its writes in order, and what blocks
 // a step of it.
 type Move struct {
@@ -84,16 +84,13 @@ func Plan(o failover.State, gate evidence.Gate) Move {
 	}
 	if plan.waitingForKubelet {
 		m.Blocks = append(m.Blocks, failover.Block{Condition: s3gwv1alpha1.ConditionAttachmentsReleased, Reason: s3gwv1alpha1.ReasonKubeletAlive,
-			Message: fmt.Sprintf("Waiting for node %s's kubelet: it still reports Ready=False or renews its Lease, "+
-				"so it may still run s3gw and it unmounts its volumes itself once it stops the pods; "+
-				"ControllerDetach only edits a dead kubelet's volumesInUse, and a pod is force-deleted "+
-				"only when its volumes can be released right after", o.Node.Name)})
+			Message: fmt.Sprintf("Waiting for node %s's kubelet to be lost: ControllerDetach edits only a dead kubelet's volumesInUse",
+				o.Node.Name)})
 	}
 	if plan.waitsForFencer {
 		m.Blocks = append(m.Blocks, failover.Block{Condition: s3gwv1alpha1.ConditionWorkloadEvicted, Reason: s3gwv1alpha1.ReasonFencerAtWork,
-			Message: fmt.Sprintf("Storage isolation holds for node %s, but %s is still fencing it: Longhorn's ticket stays until "+
-				"it is done. Detaching now would stop the replicas the old engine may still write to, and a replica node lost in "+
-				"that second would keep its writes from the engine Longhorn starts when the fencer releases the volume", o.Node.Name, plan.fencerAtWork)})
+			Message: fmt.Sprintf("Storage isolation holds for node %s, but %s is still fencing it: Longhorn's ticket stays until it is done",
+				o.Node.Name, plan.fencerAtWork)})
 	}
 	if len(plan.unconfirmed) > 0 {
 		// The pods wait for it, or, already gone, their release does.
@@ -102,20 +99,18 @@ func Plan(o failover.State, gate evidence.Gate) Move {
 			blocked = s3gwv1alpha1.ConditionWorkloadEvicted
 		}
 		m.Blocks = append(m.Blocks, failover.Block{Condition: blocked, Reason: s3gwv1alpha1.ReasonReplicaStopUnconfirmed,
-			Message: fmt.Sprintf("Longhorn detached the volumes from node %s; the Kubernetes release waits until each replica's "+
-				"own instance manager shows it stopped, or a replica cut off a moment ago could keep the old engine's last writes "+
-				"from the new one: %s", o.Node.Name, strings.Join(plan.unconfirmed, "; "))})
+			Message: fmt.Sprintf("Longhorn detached the volumes from node %s; waiting for each replica's stop: %s",
+				o.Node.Name, strings.Join(plan.unconfirmed, "; "))})
 	}
 	if len(finalized) > 0 {
 		m.Blocks = append(m.Blocks, failover.Block{Condition: s3gwv1alpha1.ConditionWorkloadEvicted, Reason: s3gwv1alpha1.ReasonPodFinalizers,
-			Message: "Not force-deleting pods that finalizers would keep in the API: " + strings.Join(finalized, "; ") +
-				". The attach-detach controller force-detaches a deleted pod's volume 6 minutes after it leaves the API, " +
-				"and storage isolation, the only evidence, may no longer hold by then; remove the finalizers or add a fencer"})
+			Message: "Not force-deleting pods finalizers would keep in the API: " + strings.Join(finalized, "; ") +
+				"; remove the finalizers or add a fencer"})
 	}
 	return m
 }
 
-// releasePlan is what releasing the targets' volumes takes this pass.
+// releasePlan is what releasing the targets' volumes takes this step.
 type releasePlan struct {
 	// pending: a volume is still attached to the node.
 	pending bool

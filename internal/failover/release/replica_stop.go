@@ -66,7 +66,7 @@ func confirmStopped(r failover.Replica) (bool, string) {
 			}
 			running = true
 		case longhorn.InstanceManagerUnknown, "":
-			return false, fmt.Sprintf("instance manager %s on %s is %s: Longhorn counts the node down and cannot tell whether replica %s still runs",
+			return false, fmt.Sprintf("instance manager %s on %s is %s: whether replica %s still runs is unknown",
 				im.Name, r.Node, stateOrUnset(im.State), r.Name)
 		}
 	}

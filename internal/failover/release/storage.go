@@ -39,7 +39,7 @@ func StorageProblem(o failover.State, gate evidence.Gate) (reason, message strin
 				continue
 			}
 			if !o.LonghornAvailable {
-				msg := fmt.Sprintf("Volume %s uses driver.longhorn.io but Longhorn's CRDs are not served; cannot verify replicas or attachments", v.PersistentVolume)
+				msg := fmt.Sprintf("Volume %s uses driver.longhorn.io, but Longhorn's CRDs are not served", v.PersistentVolume)
 				return s3gwv1alpha1.ReasonLonghornUnavailable, msg
 			}
 			if v.LonghornVolumeMissing {
@@ -57,8 +57,7 @@ func StorageProblem(o failover.State, gate evidence.Gate) (reason, message strin
 		return s3gwv1alpha1.ReasonNoHealthyReplica, msg
 	}
 	if stranded := strandedToRelease(o); len(stranded) > 0 && !gate.Disabled && o.Spec.Release.RequireReachableReplicasOrDefault() {
-		msg := "Replicas Longhorn cannot reach may hold writes the old engine acknowledged while cut off from the others, " +
-			"before any fence stopped it; a new engine started without them would lose those writes: " + strings.Join(stranded, ", ")
+		msg := "Replicas Longhorn cannot reach may hold writes the others lack: " + strings.Join(stranded, ", ")
 		return s3gwv1alpha1.ReasonReplicasUnreachable, msg
 	}
 	return "", ""

@@ -16,7 +16,7 @@ limitations under the License.
 
 // Package release decides how the targets' volumes leave the failed node
 // once the gate is open: each release strategy is one descriptor
-// (Strategy), and Plan orders the writes of a pass — force-delete a pod only
+// (Strategy), and Plan orders the writes of a step — force-delete a pod only
 // when its volumes can be released right after, detach in Longhorn first
 // and confirm every replica stopped (the release in two steps), then the
 // strategy's own write. It also refuses volumes no evidence may release
@@ -57,7 +57,7 @@ type Strategy struct {
 	NodeWrite func(n *failover.Node) bool
 	// Tidy removes what the strategy's write left on the node once its work
 	// is done, while NodeHealthCheck keeps the CR. Every strategy's Tidy
-	// runs on every pass, whichever the spec names: each removes only what
+	// runs on every step, whichever the spec names: each removes only what
 	// the node's own record says this remediation wrote. nil when the write
 	// leaves nothing behind.
 	Tidy func(s failover.State) []failover.Action

@@ -58,14 +58,11 @@ var revisionCounterRequired = VolumeRule{
 		return v.RevisionCounterDisabled && !spec.Release.AcceptStaleReadsWithoutRevisionCounter
 	},
 	Why: func(volumes []string) string {
-		return fmt.Sprintf("Longhorn volume %s has the revision counter disabled (spec.revisionCounterDisabled): "+
-			"the engine Longhorn starts elsewhere would compare no replicas and serve a replica that missed "+
-			"acknowledged writes, or a write in flight at the crash, beside the others, fenced or not; "+
-			"s3gw would read stale or mixed data, so it is never released", strings.Join(volumes, ", "))
+		return fmt.Sprintf("Longhorn volume %s has the revision counter disabled: its next engine may serve stale data, "+
+			"so it is never released", strings.Join(volumes, ", "))
 	},
-	Fix: "Fix: give s3gw a StorageClass with parameters disableRevisionCounter: \"false\" and move its data to a " +
-		"volume of it (a new PVC of that class with spec.dataSource naming the old claim clones it; editing the " +
-		"Longhorn Volume does not convert it). To accept stale reads instead, set " +
+	Fix: "Fix: move s3gw's data to a volume of a StorageClass with disableRevisionCounter: \"false\" (a PVC with " +
+		"spec.dataSource naming the old claim clones it), or accept stale reads: " +
 		"release.acceptStaleReadsWithoutRevisionCounter: true",
 }
 

@@ -67,8 +67,7 @@ func outcomeConditions(s failover.State, d Decision) []metav1.Condition {
 	outcome := condition(s3gwv1alpha1.ConditionSucceeded, succeeded, d.Reason, d.Message)
 	if succeeded == metav1.ConditionUnknown && KeepSucceeded(s) {
 		outcome = condition(s3gwv1alpha1.ConditionSucceeded, metav1.ConditionTrue, s3gwv1alpha1.ReasonNodeFailedAgain,
-			"Kept from the node's earlier failure, which this CR remediated: NodeHealthCheck times out a CR that is "+
-				"not Succeeded=True, which would stop the work on the new failure. Processing tells how far it got")
+			"Kept from the node's earlier failure, so NodeHealthCheck does not time out this one; Processing says how far it got")
 	}
 	return []metav1.Condition{
 		condition(s3gwv1alpha1.ConditionProcessing, processing, d.Reason, d.Message),

@@ -162,7 +162,7 @@ func settled(o failover.State) (Decision, bool) {
 	return Decision{}, false
 }
 
-// timedOut passes NHC's time-out on to what each enabled source started.
+// timedOut steps NHC's time-out on to what each enabled source started.
 func timedOut(o failover.State) []failover.Action {
 	var out []failover.Action
 	for _, source := range evidence.Enabled(o.Spec.Fencing) {
@@ -231,8 +231,7 @@ func waitForFencing(o failover.State, gate evidence.Gate, msg string) Decision {
 		// without a replica that may hold the old engine's last writes.
 		actions = slices.DeleteFunc(actions, startsFencer)
 		reason = s3gwv1alpha1.ReasonReplicaStopUnconfirmed
-		msg += "; no delegate is created while a replica Longhorn detached may hold the last writes alone, " +
-			"since a fencer's own release would start the new engine without it (" + joinSemi(unstopped) + ")"
+		msg += "; no fencer is started while a replica Longhorn detached is not proven stopped (" + joinSemi(unstopped) + ")"
 	}
 	return Decision{
 		Phase: s3gwv1alpha1.PhaseWaitingForFencing, Stage: StageFencing,
@@ -306,7 +305,7 @@ func waitForStorage(o failover.State, gate evidence.Gate, reason, msg string) De
 }
 
 // move is the decision of an open gate: the release strategy's plan of the
-// pass (release.Plan), its phase and what blocks it.
+// step (release.Plan), its phase and what blocks it.
 func move(o failover.State, gate evidence.Gate) Decision {
 	m := release.Plan(o, gate)
 	d := Decision{Phase: m.Phase, Stage: StageRelease, Gate: gate, Reason: s3gwv1alpha1.ReasonRemediationStarted,

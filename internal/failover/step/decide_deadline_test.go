@@ -175,7 +175,7 @@ func TestDecideStrandedReplicas(t *testing.T) {
 		{"a replica on another down node holds the release", []func(*failover.State){onDownNode},
 			s3gwv1alpha1.PhaseWaitingForStorage, false, "replica pvc-a-r-worker-3 of pvc-a is on node worker-3, which longhorn-manager cannot reach"},
 		{"past the release deadline it fails, so NHC can escalate", []func(*failover.State){onFailedNode, fixture.PastReleaseDeadline},
-			s3gwv1alpha1.PhaseFailed, false, "may hold writes the old engine acknowledged"},
+			s3gwv1alpha1.PhaseFailed, false, "may hold writes the others lack"},
 		{"requireReachableReplicas: false releases on fencing evidence anyway", []func(*failover.State){onFailedNode,
 			func(o *failover.State) { o.Spec.Release.RequireReachableReplicas = ptr.To(false) }},
 			s3gwv1alpha1.PhaseEvicting, true, ""},

@@ -183,7 +183,7 @@ func TestDecideStaleDelegate(t *testing.T) {
 		name      string
 		delegate  *failover.RemediatorCR
 		sightings []failover.EvidenceSighting
-		// recovered is when a pass first saw the node Ready again; nil if never
+		// recovered is when a step first saw the node Ready again; nil if never
 		recovered *time.Time
 		// witnessedAt is when the controller saw the kubelet's heartbeat change; nil if never
 		witnessedAt    *time.Time

@@ -43,7 +43,7 @@ func TestExcludedFromRemediation(t *testing.T) {
 	}
 }
 
-// TestDecideExcludedNode pins the exclude label, read on every pass: it
+// TestDecideExcludedNode pins the exclude label, read on every step: it
 // holds every step the node is not past yet, and undoes nothing.
 func TestDecideExcludedNode(t *testing.T) {
 	tests := []struct {

@@ -233,7 +233,7 @@ func TestDecideReplicaStops(t *testing.T) {
 			}},
 			phase: s3gwv1alpha1.PhaseWaitingForFencing,
 			hold:  true,
-			message: []string{"no delegate is created while a replica Longhorn detached may hold the last writes alone",
+			message: []string{"no fencer is started while a replica Longhorn detached is not proven stopped",
 				"still lists replica pvc-a-r-worker-2 running"},
 		},
 		{

@@ -24,11 +24,11 @@ import (
 	"github.com/s3gw-tech/s3gw-remediation/internal/failover/evidence"
 )
 
-// Wait says what a pass waits for; the controller maps it to a requeue
+// Wait says what a step waits for; the controller maps it to a requeue
 // interval, so polling rates are configured in one place.
 type Wait int
 
-// Things a pass can wait for.
+// Things a step can wait for.
 const (
 	// WaitNone: nothing to wait for (finished, stopped, or node not found).
 	WaitNone Wait = iota

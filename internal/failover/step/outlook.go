@@ -97,7 +97,7 @@ func IfNodeFailed(o failover.Observation) Outlook {
 	}
 }
 
-// imagineFailure is o as the first passes of a remediation would see it
+// imagineFailure is o as the first steps of a remediation would see it
 // right after the node failed now.
 func imagineFailure(o failover.Observation) failover.State {
 	now := o.Now

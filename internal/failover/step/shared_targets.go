@@ -105,9 +105,8 @@ func sharedTargetsCheck(o failover.State) (bool, Decision) {
 		if len(differ) == 0 {
 			continue
 		}
-		msg := fmt.Sprintf("S3GWRemediation %s for node %s also selects %s under different rules (%s); "+
-			"neither acts on them until both specs agree on these fields or their selectors no longer overlap",
-			other.Name, o.Node.Name, strings.Join(other.Shared, ", "), strings.Join(differ, ", "))
+		msg := fmt.Sprintf("S3GWRemediation %s also selects %s under different rules (%s); neither acts until they agree",
+			other.Name, strings.Join(other.Shared, ", "), strings.Join(differ, ", "))
 		return true, Decision{
 			Phase: s3gwv1alpha1.PhasePending, Stage: StageSharedTargets,
 			Reason: s3gwv1alpha1.ReasonConflictingRemediations, Message: msg,

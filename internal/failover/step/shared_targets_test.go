@@ -85,7 +85,7 @@ func TestDecideSharedTargets(t *testing.T) {
 	tests := []struct {
 		name   string
 		others []failover.OtherRemediation
-		// held is true when the pass waits for the other remediation.
+		// held is true when the step waits for the other remediation.
 		held bool
 	}{
 		{name: "no other remediation: the gate decides"},
@@ -113,8 +113,8 @@ func TestDecideSharedTargets(t *testing.T) {
 			g.Expect(d.Does(failover.CreateFencer)).To(BeFalse())
 			g.Expect(d.Phase).To(Equal(s3gwv1alpha1.PhasePending))
 			g.Expect(d.Reason).To(Equal(s3gwv1alpha1.ReasonConflictingRemediations))
-			g.Expect(d.Message).To(Equal("S3GWRemediation ns/other for node " + fixture.NodeName + " also selects ns/s3gw-0 under different " +
-				"rules (fencing.mode); neither acts on them until both specs agree on these fields or their selectors no longer overlap"))
+			g.Expect(d.Message).To(Equal("S3GWRemediation ns/other also selects ns/s3gw-0 under different rules (fencing.mode); " +
+				"neither acts until they agree"))
 			expectConditions(g, Conditions(o, d),
 				cond{s3gwv1alpha1.ConditionWorkloadEvicted, metav1.ConditionFalse, s3gwv1alpha1.ReasonConflictingRemediations},
 				cond{s3gwv1alpha1.ConditionSucceeded, metav1.ConditionUnknown, s3gwv1alpha1.ReasonConflictingRemediations})

@@ -14,7 +14,7 @@ See the License for the specific language governing permissions and
 limitations under the License.
 */
 
-// Package step is the remediation's state machine. Step takes what one pass
+// Package step is the remediation's state machine. Step takes what one step
 // observed of the world and what the remediation remembers, and returns
 // what to do (a Decision: the phase, the writes in order, what to wait for)
 // and what to remember. It does no I/O and reads no clock: same observation,
