@@ -89,7 +89,7 @@ var _ = Describe("Release deadline", func() {
 		Expect(st.pass(s.key)).To(Succeed())
 
 		expectTimedOut(s, st, s3gwv1alpha1.ReasonEvictionTimedOut,
-			"pod "+s.g.ns+"/"+s.g.pod.Name+" is held by finalizers example.com/backup")
+			"pod "+s.g.ns+"/"+s.g.pod.Name+" is kept by finalizers example.com/backup")
 		Expect(s.w.attachments(s.g, s.w.nodeName("failed"))).To(HaveLen(1), "still nothing released")
 
 		Expect(s.w.c.Get(s.w.ctx, client.ObjectKeyFromObject(s.g.pod), pod)).To(Succeed())
@@ -115,7 +115,7 @@ var _ = Describe("Release deadline", func() {
 			"Longhorn keeps the volume attached for its UI, so its replica never stops: the pod stays, nothing is released")
 
 		expectTimedOut(s, st, s3gwv1alpha1.ReasonEvictionTimedOut,
-			"volume "+s.g.pv+" is held by Longhorn ticket longhorn-ui (type longhorn-api)")
+			"volume "+s.g.pv+" is kept attached by Longhorn ticket longhorn-ui (type longhorn-api)")
 	})
 
 	It("names the external-attacher finalizer that holds a VolumeAttachment's deletion", func() {
@@ -132,7 +132,7 @@ var _ = Describe("Release deadline", func() {
 		})
 
 		expectTimedOut(s, st, s3gwv1alpha1.ReasonReleaseTimedOut,
-			"VolumeAttachment "+va.Name+" being deleted, held by finalizers external-attacher/driver-longhorn-io")
+			"VolumeAttachment "+va.Name+" being deleted, kept by finalizers external-attacher/driver-longhorn-io")
 		Expect(s.w.c.Get(s.w.ctx, client.ObjectKeyFromObject(va), va)).To(Succeed())
 		va.Finalizers = nil
 		Expect(s.w.c.Update(s.w.ctx, va)).To(Succeed())

@@ -282,7 +282,7 @@ var _ = Describe("Evidence of the current failure", func() {
 		Expect(kept.TimeAdded.Unix()).To(Equal(theirs.TimeAdded.Unix()))
 	})
 
-	It("holds a fenced node's release while a replica on it may hold writes the others lack", func() {
+	It("holds a fenced node's release while a replica on it may have writes the others lack", func() {
 		s := newFailedNodeScenario(s3gwv1alpha1.S3GWRemediationSpec{
 			Fencing: s3gwv1alpha1.FencingSpec{Remediators: farEvidence()}}, withReplicasOn("failed", "healthy"))
 		far := s.w.addFAR("failed", "FenceAgentActionSucceeded", metav1.ConditionFalse)

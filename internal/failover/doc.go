@@ -14,27 +14,24 @@ See the License for the specific language governing permissions and
 limitations under the License.
 */
 
-// Package failover holds the whole failover decision as one pure function.
+// Package failover is the failover core's vocabulary: what a pass
+// observed of the world (Observation: the node, its heartbeat and taint,
+// the s3gw pods and their volumes, replicas and attachments, the evidence),
+// what the remediation recalls of it (State, Recall), the actions a
+// decision asks for (Action), and the judgments on bare facts the rules
+// share (a kubelet's silence, a replica node's reach, the taint's owner).
 //
-// The controller observes the world (node, s3gw pods, volumes, attachments,
-// Longhorn state, fencing evidence) into an Observation, calls Decide,
-// performs the Decision's writes and reports Conditions(observation,
-// decision). Decide does no I/O and reads no clock, so every rule is
-// table-tested: nothing is evicted or released unless the fencing gate holds
-// for the node's current failure.
+// The decision is built on it in three packages, each importing only the
+// ones before it:
 //
-// Evidence sources (Sources), release strategies (Strategies) and the rules
-// that refuse a volume whatever the evidence (VolumeRules) are descriptors:
-// the gate, the outlook and Decide iterate over them, so a new source,
-// strategy or volume rule is a new value here (and an adapter in
-// internal/fencing or internal/release), not an edit to the rules that use
-// them.
+//	evidence  is the node proven unable to write? (the sources, the gate)
+//	release   what may leave the node, and how? (the strategies, the
+//	          release in two steps, the volume rules)
+//	step      the state machine: Step(observation, memory) → (decision,
+//	          memory), its ordered rules, conditions and outlook
 //
-// Order matters and is a safety property:
-//
-//	failed again? (start over) → node found → not timed out → node not Ready →
-//	targets recorded → volume rules → fencing gate → healthy replica elsewhere → evict →
-//	release once the pod is gone → replacement
-//
-// Each step that does not hold stops the step with a reason.
+// Nothing here does I/O or reads a clock: the controller observes
+// (controllers/remediation), the adapters write (internal/fencing,
+// internal/attachments), and every rule is table-tested on States built by
+// package fixture.
 package failover

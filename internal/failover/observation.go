@@ -142,7 +142,7 @@ type Target struct {
 	// PodPresent is true while a pod with this UID exists in the API.
 	PodPresent bool
 	// ForceDeleted is true when the present pod was already deleted with
-	// grace period 0 (held only by finalizers); it is not deleted again.
+	// grace period 0 (kept only by finalizers); it is not deleted again.
 	ForceDeleted bool
 	// Finalizers are the present pod's finalizers.
 	Finalizers []string
@@ -202,7 +202,7 @@ type Volume struct {
 	Attachments []Attachment
 	// InUseOnNode is true while the node's status.volumesInUse lists it.
 	InUseOnNode bool
-	// Tickets are the tickets Longhorn's VolumeAttachment holds for the
+	// Tickets are the tickets Longhorn's VolumeAttachment has for the
 	// failed node.
 	Tickets []Ticket
 	// LonghornVolumeMissing is true when no Longhorn Volume of this name
@@ -264,7 +264,7 @@ func (v Volume) ToRelease() bool { return v.Releasable() && !v.Released() }
 type Attachment struct {
 	Name string
 	UID  types.UID
-	// Deleting is true once it has a deletionTimestamp; Finalizers hold it.
+	// Deleting is true once it has a deletionTimestamp; Finalizers keep it.
 	Deleting   bool
 	Finalizers []string
 }

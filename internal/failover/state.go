@@ -83,7 +83,7 @@ func (s State) Sighting(name string) EvidenceSighting {
 	return EvidenceSighting{Name: name}
 }
 
-// Block is what holds a step back, in place of the fact its condition would
+// Block is what blocks a step, in place of the fact its condition would
 // report: a Ready node or a closed gate (Fenced), a live kubelet
 // (AttachmentsReleased), finalizers (WorkloadEvicted).
 type Block struct {

@@ -70,7 +70,7 @@ func AllReplaced(targets []Target) bool {
 // Stranded describes the replicas of v that live where
 // longhorn-manager cannot reach them: on the failed node, or on another
 // node that is down. Longhorn cannot stop their processes, and they may
-// hold writes the others lack.
+// have writes the others lack.
 func (v Volume) Stranded(failedNode string, now time.Time) []string {
 	var out []string
 	for _, r := range v.Replicas {

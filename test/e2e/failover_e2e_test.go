@@ -222,7 +222,7 @@ var _ = Describe("Fencing gate", func() {
 		s := newScenario(ctx, "admin-taint", 1)
 		// Storage isolation off, so the taint is the only evidence; the
 		// replica is off the failed node, or nothing would move whatever
-		// the evidence (a replica there may hold writes the others lack).
+		// the evidence (a replica there may have writes the others lack).
 		em := s.remediate(ctx, s3gwv1alpha1.S3GWRemediationSpec{Fencing: s3gwv1alpha1.FencingSpec{StorageIsolation: ptr.To(false)}})
 		g := s.gateway(ctx, "demo", s.victims[0], s.spare)
 

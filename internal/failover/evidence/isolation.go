@@ -28,7 +28,7 @@ import (
 const EvidenceStorageIsolation = "StorageIsolation"
 
 // storageIsolation accepts that the old engine has nothing left to write
-// to: Longhorn reports the node down and holds no replica where it cannot
+// to: Longhorn reports the node down and has no replica where it cannot
 // stop it. It proves the storage safe, not the node off.
 var storageIsolation = Source{
 	Name:    EvidenceStorageIsolation,
@@ -48,7 +48,7 @@ var storageIsolation = Source{
 		{Group: failover.GroupLonghorn, Resource: "volumes", Verbs: failover.Read}, {Group: "coordination.k8s.io", Resource: "leases", Verbs: failover.Read}},
 }
 
-// storageIsolationMissing returns why storage isolation does not hold, or ""
+// storageIsolationMissing returns why storage isolation proves nothing, or ""
 // when it does: Longhorn reports the node down, every target volume is a
 // Longhorn RWO volume with no replica on the node, and every other replica
 // lives where longhorn-manager can stop it. The old engine then writes to

@@ -23,12 +23,12 @@ import (
 	"github.com/s3gw-tech/s3gw-remediation/internal/failover"
 )
 
-// Holders names exactly what keeps the move from finishing, for the
+// Blockers names exactly what keeps the move from finishing, for the
 // release deadline's message: the target pods still in the API with their
 // finalizers, and for each volume its Longhorn tickets, its
-// VolumeAttachments (with the finalizers holding a deletion), a kubelet's
+// VolumeAttachments (with the finalizers that keep a deletion), a kubelet's
 // volumesInUse and the replica stops it waits for.
-func Holders(o failover.State) (pods, volumes []string) {
+func Blockers(o failover.State) (pods, volumes []string) {
 	return podHolders(o), volumeHolders(o)
 }
 
@@ -40,7 +40,7 @@ func podHolders(o failover.State) []string {
 		switch {
 		case !t.PodPresent:
 		case len(t.Finalizers) > 0:
-			out = append(out, fmt.Sprintf("pod %s/%s is held by finalizers %s", t.Namespace, t.Name, strings.Join(t.Finalizers, ", ")))
+			out = append(out, fmt.Sprintf("pod %s/%s is kept by finalizers %s", t.Namespace, t.Name, strings.Join(t.Finalizers, ", ")))
 		default:
 			out = append(out, fmt.Sprintf("pod %s/%s is still in the API", t.Namespace, t.Name))
 		}
@@ -49,7 +49,7 @@ func podHolders(o failover.State) []string {
 }
 
 // volumeHolders names, for each volume still attached to the failed node,
-// what holds it there.
+// what keeps it there.
 func volumeHolders(o failover.State) []string {
 	var out []string
 	for _, t := range o.Targets {
@@ -64,7 +64,7 @@ func volumeHolders(o failover.State) []string {
 			for _, va := range v.Attachments {
 				switch {
 				case va.Deleting && len(va.Finalizers) > 0:
-					why = append(why, fmt.Sprintf("VolumeAttachment %s being deleted, held by finalizers %s", va.Name, strings.Join(va.Finalizers, ", ")))
+					why = append(why, fmt.Sprintf("VolumeAttachment %s being deleted, kept by finalizers %s", va.Name, strings.Join(va.Finalizers, ", ")))
 				case va.Deleting:
 					why = append(why, fmt.Sprintf("VolumeAttachment %s being deleted", va.Name))
 				default:
@@ -77,7 +77,7 @@ func volumeHolders(o failover.State) []string {
 			if stops := replicaStopHolders(o, v); stops != "" {
 				why = append(why, stops)
 			}
-			out = append(out, fmt.Sprintf("volume %s is held by %s", v.LonghornVolume, strings.Join(why, ", ")))
+			out = append(out, fmt.Sprintf("volume %s is kept attached by %s", v.LonghornVolume, strings.Join(why, ", ")))
 		}
 	}
 	return out

@@ -33,14 +33,14 @@ import (
 type Move struct {
 	Phase   s3gwv1alpha1.Phase
 	Actions []failover.Action
-	// Blocks say what holds a step back; the last is the most specific.
+	// Blocks say what blocks a step; the last is the most specific.
 	Blocks []failover.Block
 }
 
 // Plan orders the writes of an open gate: force-delete the pods still
 // present, then release the volumes of the pods gone from the API by the
-// configured strategy. While a target's pod is in the API, even held by a
-// finalizer, the attach-detach controller still wants its volume on the
+// configured strategy. While a target's pod is in the API, even kept there
+// by a finalizer, the attach-detach controller still wants its volume on the
 // node, so nothing of it is released.
 //
 // A force-delete is itself a deferred release: once the pod is gone, the
@@ -89,7 +89,7 @@ func Plan(o failover.State, gate evidence.Gate) Move {
 	}
 	if plan.waitsForFencer {
 		m.Blocks = append(m.Blocks, failover.Block{Condition: s3gwv1alpha1.ConditionWorkloadEvicted, Reason: s3gwv1alpha1.ReasonFencerAtWork,
-			Message: fmt.Sprintf("Storage isolation holds for node %s, but %s is still fencing it: Longhorn's ticket stays until it is done",
+			Message: fmt.Sprintf("Storage isolation proves node %s fenced, but %s is still fencing it: Longhorn's ticket stays until it is done",
 				o.Node.Name, plan.fencerAtWork)})
 	}
 	if len(plan.unconfirmed) > 0 {
@@ -155,7 +155,7 @@ func planRelease(o failover.State, gate evidence.Gate) releasePlan {
 		p.fencerAtWork = fencerAtWork(o, gate)
 	}
 	var nodeWide []failover.Volume
-	held := false
+	waiting := false
 	for _, t := range o.Targets {
 		p.podsPresent = p.podsPresent || t.PodPresent
 		p.waitingForKubelet = p.waitingForKubelet || (t.PodPresent && waitsForKubelet(o, t))
@@ -172,14 +172,14 @@ func planRelease(o failover.State, gate evidence.Gate) releasePlan {
 				// The attach-detach controller still wants it on the node.
 			default:
 				wide, waits := p.planGoneVolume(o, strategy, v)
-				held = held || waits
+				waiting = waiting || waits
 				if wide {
 					nodeWide = append(nodeWide, v)
 				}
 			}
 		}
 	}
-	if !held && p.nodeWriteDue(strategy, o.Node) {
+	if !waiting && p.nodeWriteDue(strategy, o.Node) {
 		p.node, p.volumes = true, nodeWide
 	}
 	return p
@@ -198,9 +198,9 @@ func (p *releasePlan) nodeWriteDue(strategy Strategy, n *failover.Node) bool {
 }
 
 // planGoneVolume plans the release of v, a volume whose pod is gone: its
-// first step while that is not done (held), then the strategy's write;
+// first step while that is not done (waits), then the strategy's write;
 // nodeWide when the strategy's one write for the node serves it.
-func (p *releasePlan) planGoneVolume(o failover.State, strategy Strategy, v failover.Volume) (nodeWide, held bool) {
+func (p *releasePlan) planGoneVolume(o failover.State, strategy Strategy, v failover.Volume) (nodeWide, waits bool) {
 	switch {
 	case p.confirmStops && !p.stopsConfirmed(o, v):
 		return false, true

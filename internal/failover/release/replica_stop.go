@@ -132,7 +132,7 @@ func fencerAtWork(o failover.State, gate evidence.Gate) string {
 // StopsUnconfirmedAfterDetach names, where the release confirms replica
 // stops, the replicas of target volumes already detached in Longhorn (the
 // failed node's csi-attacher tickets gone) whose stops are not yet
-// confirmed. Such a replica may hold the old engine's last writes alone:
+// confirmed. Such a replica may alone have the old engine's last writes:
 // the detach stopped the others. A fencer's own release (FAR's
 // OutOfServiceTaint or ResourceDeletion, SNR) would then have Longhorn
 // start the new engine without it, since longhorn-manager fails a replica
@@ -158,7 +158,7 @@ func StopsUnconfirmedAfterDetach(o failover.State) []string {
 
 // csiTickets are the volume's csi-attacher tickets for the failed node:
 // the ones the first step removes. Any other ticket there is Longhorn's
-// or an admin's, and holds the volume attached (named at the deadline).
+// or an admin's, and keeps the volume attached (named at the deadline).
 func csiTickets(v failover.Volume) []failover.Ticket {
 	var out []failover.Ticket
 	for _, t := range v.Tickets {
@@ -182,7 +182,7 @@ func TicketIDs(v failover.Volume) []string {
 // confirmsReplicaStops is true when a release waits for the replicas'
 // stops: whenever it waits for reachable replicas at all
 // (release.requireReachableReplicas, the default) and fencing is on. An
-// admin who turned either off accepted losing what a stray replica holds.
+// admin who turned either off accepted losing what a stray replica has.
 func confirmsReplicaStops(o failover.State, gate evidence.Gate) bool {
 	return !gate.Disabled && o.Spec.Release.RequireReachableReplicasOrDefault()
 }

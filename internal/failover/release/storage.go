@@ -28,7 +28,7 @@ import (
 // StorageProblem says why a volume still to release cannot be released yet,
 // with the reason to report it by; empty when none: it has no healthy
 // replica on another node (releasing it would only yield a faulted
-// volume), has a replica Longhorn cannot reach (it may hold acknowledged
+// volume), has a replica Longhorn cannot reach (it may have acknowledged
 // writes the others lack), or Longhorn cannot be read. All may pass (a
 // replica rebuilds, a node returns, Longhorn restarts).
 func StorageProblem(o failover.State, gate evidence.Gate) (reason, message string) {
@@ -57,7 +57,7 @@ func StorageProblem(o failover.State, gate evidence.Gate) (reason, message strin
 		return s3gwv1alpha1.ReasonNoHealthyReplica, msg
 	}
 	if stranded := strandedToRelease(o); len(stranded) > 0 && !gate.Disabled && o.Spec.Release.RequireReachableReplicasOrDefault() {
-		msg := "Replicas Longhorn cannot reach may hold writes the others lack: " + strings.Join(stranded, ", ")
+		msg := "Replicas Longhorn cannot reach may have writes the others lack: " + strings.Join(stranded, ", ")
 		return s3gwv1alpha1.ReasonReplicasUnreachable, msg
 	}
 	return "", ""

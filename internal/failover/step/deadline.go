@@ -57,11 +57,11 @@ func nextChange(o failover.State) time.Time {
 }
 
 // releaseTimedOut turns a decision still evicting or releasing past the
-// deadline into Succeeded=False naming exactly what holds the move
-// (release.Holders). The decision's writes stay, so a step that could
+// deadline into Succeeded=False naming exactly what blocks the move
+// (release.Blockers). The decision's writes stay, so a step that could
 // still make progress does.
 func releaseTimedOut(o failover.State, d Decision) Decision {
-	pods, holders := release.Holders(o)
+	pods, holders := release.Blockers(o)
 	reason := s3gwv1alpha1.ReasonReleaseTimedOut
 	if len(pods) > 0 {
 		// A pod waits for its volumes' first release step too: name both.
@@ -70,7 +70,7 @@ func releaseTimedOut(o failover.State, d Decision) Decision {
 	d.Phase, d.Wait = s3gwv1alpha1.PhaseFailed, WaitAfterFailure
 	d.Reason = reason
 	d.Message = fmt.Sprintf("Not done %s after the gate opened: %s", o.Spec.ReleaseTimeoutOrDefault(), strings.Join(holders, "; "))
-	// What holds the move is named here, in full; the facts show as they are.
+	// What blocks the move is named here, in full; the facts show as they are.
 	d.Blocks = nil
 	return d
 }

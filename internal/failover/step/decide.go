@@ -27,7 +27,7 @@ import (
 )
 
 // Decide is the failover decision: given what a step knows, what to do
-// next. It stops at the first rule that does not hold; nothing destructive
+// next. It stops at the first rule that is not met; nothing destructive
 // is decided unless the node is found, not timed out, not Ready, its targets
 // are recorded and the fencing gate is open.
 func Decide(s failover.State) Decision {
@@ -228,7 +228,7 @@ func waitForFencing(o failover.State, gate evidence.Gate, msg string) Decision {
 	}
 	if unstopped := release.StopsUnconfirmedAfterDetach(o); len(unstopped) > 0 && slices.ContainsFunc(actions, startsFencer) {
 		// A fencer's own release would have Longhorn start the new engine
-		// without a replica that may hold the old engine's last writes.
+		// without a replica that may have the old engine's last writes.
 		actions = slices.DeleteFunc(actions, startsFencer)
 		reason = s3gwv1alpha1.ReasonReplicaStopUnconfirmed
 		msg += "; no fencer is started while a replica Longhorn detached is not proven stopped (" + joinSemi(unstopped) + ")"

@@ -56,7 +56,7 @@ func TestDecideReleaseDeadline(t *testing.T) {
 			mutate:  []func(o *failover.State){heldPod, fixture.PastReleaseDeadline},
 			phase:   s3gwv1alpha1.PhaseFailed,
 			reason:  s3gwv1alpha1.ReasonEvictionTimedOut,
-			message: []string{"Not done 2m0s after the gate opened: pod s3gw/s3gw-0 is held by finalizers example.com/backup"},
+			message: []string{"Not done 2m0s after the gate opened: pod s3gw/s3gw-0 is kept by finalizers example.com/backup"},
 		},
 		{
 			name: "a longhorn-api ticket, past a custom deadline",
@@ -69,7 +69,7 @@ func TestDecideReleaseDeadline(t *testing.T) {
 			}},
 			phase:   s3gwv1alpha1.PhaseFailed,
 			reason:  s3gwv1alpha1.ReasonReleaseTimedOut,
-			message: []string{"Not done 30s after the gate opened: volume pvc-a is held by Longhorn ticket longhorn-ui (type longhorn-api)"},
+			message: []string{"Not done 30s after the gate opened: volume pvc-a is kept attached by Longhorn ticket longhorn-ui (type longhorn-api)"},
 		},
 		{
 			name: "a VolumeAttachment whose deletion the external-attacher holds, past the deadline",
@@ -80,7 +80,7 @@ func TestDecideReleaseDeadline(t *testing.T) {
 			}},
 			phase:  s3gwv1alpha1.PhaseFailed,
 			reason: s3gwv1alpha1.ReasonReleaseTimedOut,
-			message: []string{"VolumeAttachment csi-a being deleted, held by finalizers external-attacher/driver-longhorn-io",
+			message: []string{"VolumeAttachment csi-a being deleted, kept by finalizers external-attacher/driver-longhorn-io",
 				"Longhorn ticket csi-a (type csi-attacher)", "node worker-1's status.volumesInUse"},
 		},
 		{
@@ -175,7 +175,7 @@ func TestDecideStrandedReplicas(t *testing.T) {
 		{"a replica on another down node holds the release", []func(*failover.State){onDownNode},
 			s3gwv1alpha1.PhaseWaitingForStorage, false, "replica pvc-a-r-worker-3 of pvc-a is on node worker-3, which longhorn-manager cannot reach"},
 		{"past the release deadline it fails, so NHC can escalate", []func(*failover.State){onFailedNode, fixture.PastReleaseDeadline},
-			s3gwv1alpha1.PhaseFailed, false, "may hold writes the others lack"},
+			s3gwv1alpha1.PhaseFailed, false, "may have writes the others lack"},
 		{"requireReachableReplicas: false releases on fencing evidence anyway", []func(*failover.State){onFailedNode,
 			func(o *failover.State) { o.Spec.Release.RequireReachableReplicas = ptr.To(false) }},
 			s3gwv1alpha1.PhaseEvicting, true, ""},

@@ -79,7 +79,7 @@ func TestDecideGuards(t *testing.T) {
 		o.Targets[0].ForceDeleted = true
 		d := Decide(o)
 		g.Expect(evictedBy(d)).To(BeEmpty())
-		g.Expect(d.Phase).To(Equal(s3gwv1alpha1.PhaseEvicting), "still in the API, held by finalizers")
+		g.Expect(d.Phase).To(Equal(s3gwv1alpha1.PhaseEvicting), "still in the API, kept by finalizers")
 	})
 
 	t.Run("a Longhorn volume missing from the configured namespace is reported, not released", func(t *testing.T) {

@@ -183,7 +183,7 @@ func TestDecideReplicaStops(t *testing.T) {
 			mutate: []func(*failover.State){inLonghorn, delegate(failover.RemediatorCR{Kind: fixture.FARKind, Name: "far-1"})},
 			phase:  s3gwv1alpha1.PhaseEvicting,
 			hold:   true, holdReason: s3gwv1alpha1.ReasonFencerAtWork,
-			message: []string{"Storage isolation holds for node worker-1, but FenceAgentsRemediation far-1 is still fencing it"},
+			message: []string{"Storage isolation proves node worker-1 fenced, but FenceAgentsRemediation far-1 is still fencing it"},
 		},
 		{
 			name: "storage isolation alone: a delegate not created is not waited for (it is created only behind a closed gate)",

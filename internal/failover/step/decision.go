@@ -111,7 +111,7 @@ type Decision struct {
 	// reason and message of Processing and Succeeded. Both are empty when
 	// a reported success is kept: nothing is reported anew.
 	Reason, Message string
-	// Blocks are what holds a step back beyond what the targets' facts
+	// Blocks are what blocks a step beyond what the targets' facts
 	// show.
 	Blocks []failover.Block
 	Gate   evidence.Gate

@@ -35,7 +35,7 @@ import (
 //     failure the remediation works on;
 //   - when the gate was found open (FencedAt, the release deadline's start)
 //     and when the targets were found moved off (ReleasedAt, the
-//     replacement timeout's start), each kept while the fact holds and
+//     replacement timeout's start), each kept while the fact is true and
 //     cleared when it no longer does;
 //   - whether Succeeded=True is reported, and when this failure's was.
 //
@@ -89,11 +89,12 @@ func Created(m Memory, cr failover.RemediatorCR, now time.Time) Memory {
 	return next
 }
 
-// since is a fact's start: kept while the fact holds, now when it starts to,
+// since is a fact's start: kept while the fact is true, now when it becomes
+// true,
 // nil once it no longer does.
-func since(start *metav1.Time, holds bool, now metav1.Time) *metav1.Time {
+func since(start *metav1.Time, fact bool, now metav1.Time) *metav1.Time {
 	switch {
-	case !holds:
+	case !fact:
 		return nil
 	case start == nil:
 		return &now

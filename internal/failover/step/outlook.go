@@ -38,8 +38,8 @@ type Outlook struct {
 	FailsOver bool
 	// Evidence names the evidence sources the gate would accept.
 	Evidence []string
-	// Reason says, when it would not fail over, which step would hold it
-	// (a condition reason); Message says what holds it.
+	// Reason says, when it would not fail over, which step would block it
+	// (a condition reason); Message says what blocks it.
 	Reason, Message string
 }
 
@@ -81,7 +81,7 @@ func IfNodeFailed(o failover.Observation) Outlook {
 	case s3gwv1alpha1.PhaseEvicting:
 		if evicts(d) < len(failure.Targets) {
 			// A pod it would not force-delete (finalizers on storage
-			// isolation alone) holds the move.
+			// isolation alone) blocks the move.
 			return outlookOf(d, conds, s3gwv1alpha1.ConditionWorkloadEvicted)
 		}
 		return Outlook{FailsOver: true, Evidence: d.Gate.Evidence}
@@ -170,7 +170,7 @@ func missingEvidence(o failover.Observation, gate evidence.Gate) string {
 	return "No evidence source would prove the node fenced: " + strings.Join(parts, "; ")
 }
 
-// outlookOf is what the condition of the type says would hold the move.
+// outlookOf is what the condition of the type says would block the move.
 func outlookOf(d Decision, conds []metav1.Condition, conditionType string) Outlook {
 	c := meta.FindStatusCondition(conds, conditionType)
 	if c == nil {

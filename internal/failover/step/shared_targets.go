@@ -88,7 +88,7 @@ func RulesDiffer(a, b s3gwv1alpha1.S3GWRemediationSpec) []string {
 	return out
 }
 
-// sharedTargetsCheck holds every step that acts on the node or its pods
+// sharedTargetsCheck blocks every step that acts on the node or its pods
 // while another remediation of the node selects some of the same pods under
 // different rules. Neither may act: whichever acted first would move the
 // pod by its own rules (a Disabled gate, a stale-read opt-out, another

@@ -22,7 +22,7 @@ limitations under the License.
 // the actions and reports the conditions Conditions derives, which are
 // output only.
 //
-// The rules, in order, stop at the first that does not hold:
+// The rules, in order, stop at the first that is not met:
 //
 //	failed again? (start over) → node found → not timed out → node not Ready →
 //	targets recorded → shared targets → volume rules → fencing gate →
