@@ -76,7 +76,8 @@ lint: $(GOLANGCI_LINT) ## Run golangci-lint.
 	cd hack/chart && $(GOLANGCI_LINT) run --config $(CURDIR)/.golangci.yml ./...
 
 .PHONY: verify
-verify: ## Regenerate everything and fail if a generated file changed.
+verify: ## Fail on a tracked binary or file over 1 MiB; regenerate everything and fail if a generated file changed.
+	hack/verify-tracked-files.sh
 	hack/verify-generated.sh
 
 .PHONY: test
