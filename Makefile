@@ -159,6 +159,10 @@ bench-scale: local-cluster-assets ## Fail 20 gateway nodes at once at 1 000 and 
 bench-requests: local-cluster-assets ## Count the operator's API requests per remediation from the audit log (~5 min); writes bench/results/<date>-requests/.
 	$(BENCH_GO_RUN) requests
 
+.PHONY: bench-tables
+bench-tables: ## Write the README's and docs/benchmark.md's result tables from bench/results (checked by make verify).
+	go run ./hack/benchtables
+
 ##@ Build
 
 # How the manager is built, here, for build-cross and (by hand) in Dockerfile.
