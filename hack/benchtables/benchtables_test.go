@@ -216,7 +216,7 @@ func TestRunFollowsTheResults(t *testing.T) {
 		t.Error("README.md keeps the text that stood between the markers")
 	}
 	if index := read(t, filepath.Join(root, "bench", "README.md")); !strings.Contains(index,
-		"| [2026-12-04-failover](../bench/results/2026-12-04-failover/results.md) | failover | 2026-12-04 02:00 | 0.1.0 | `58ae57472606` |") {
+		"| [2026-12-04-failover](results/2026-12-04-failover/results.md) | failover | 2026-12-04 02:00 | 0.1.0 | `58ae57472606` |") {
 		t.Errorf("bench/README.md's index lacks the failover result:\n%s", index)
 	}
 

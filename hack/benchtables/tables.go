@@ -18,7 +18,7 @@ package main
 
 import (
 	"fmt"
-	"path"
+	"path/filepath"
 	"regexp"
 	"strings"
 	"time"
@@ -74,11 +74,11 @@ type tables struct {
 
 // link is a markdown link to r's results.md from the document.
 func (t tables) link(r *result) string {
-	up := strings.Repeat("../", strings.Count(path.Clean(t.docDir), "/")+1)
-	if t.docDir == "." {
-		up = ""
+	target := "bench/results/" + r.Dir + "/results.md"
+	if rel, err := filepath.Rel(t.docDir, target); err == nil {
+		target = filepath.ToSlash(rel)
 	}
-	return fmt.Sprintf("[%s](%s)", r.Dir, up+"bench/results/"+r.Dir+"/results.md")
+	return fmt.Sprintf("[%s](%s)", r.Dir, target)
 }
 
 // source names a result: its link, version and commit.
