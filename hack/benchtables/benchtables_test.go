@@ -151,7 +151,7 @@ func TestLatestResultPerBenchmark(t *testing.T) {
 
 func TestLoadResultsRefuses(t *testing.T) {
 	for name, results := range map[string]map[string]map[string]any{
-		"a name without a benchmark": {"2026-12-04-s18": {"runs.json": failoverJSON(day, "", nil)}},
+		"a name without a benchmark": {"2026-12-04-second-run": {"runs.json": failoverJSON(day, "", nil)}},
 		"a result without a version": {"2026-12-04-failover": {"runs.json": map[string]any{"started": day}}},
 		"a result without its JSON":  {"2026-12-04-scale-1000": {"runs.json": failoverJSON(day, "", nil)}},
 	} {
@@ -187,6 +187,42 @@ func TestFailoverTable(t *testing.T) {
 	}
 }
 
+func TestGoalsTable(t *testing.T) {
+	for _, tc := range []struct {
+		shippedP99 float64
+		want       string
+	}{
+		{63.6, "| s3gw back within the physical floor + 5 s at p99 (RTO, shipped setting) | +0.8 s | met |"},
+		{70, "| s3gw back within the physical floor + 5 s at p99 (RTO, shipped setting) | +7.2 s | **missed** |"},
+	} {
+		root := testRoot(t, map[string]map[string]any{
+			"2026-12-04-failover": {"runs.json": failoverJSON(day, "58ae57472606",
+				map[string][]float64{"floor": {53, 62.8}, "controller-detach": {54.6, tc.shippedP99}})},
+			"2026-12-04-scale-1000-3000": {"scale.json": scaleJSON(day, "76967086be70", 1000, 3000)},
+		})
+		kept, err := loadResults(filepath.Join(root, "bench", "results"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		table, err := render(kept, marker{Table: "goals"}, "docs")
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, want := range []string{tc.want,
+			"| S3GWRemediation created → volume released within 1 s at p99 (2 failures) | 0.50 s | met |",
+			"| 1 000 nodes: S3GWRemediation created → volume released within 1 s at p99 | 1.0 s | met |",
+			"| 3 000 nodes: S3GWRemediation created → volume released within 1 s at p99 | 3.0 s | **missed** |",
+			"| 1 000 nodes: manager peak RSS at most 64 MiB | 62.5 MiB | met |",
+			"| 3 000 nodes: manager peak RSS at most 80 MiB | 187.5 MiB | **missed** |",
+			"| 3 000 nodes: at most 60 API requests per remediation | 28 | met |",
+		} {
+			if !strings.Contains(table, want) {
+				t.Errorf("goals lack %q:\n%s", want, table)
+			}
+		}
+	}
+}
+
 // TestRunFollowsTheResults is what make verify relies on: a changed result
 // changes the README's table, and a second run changes nothing.
 func TestRunFollowsTheResults(t *testing.T) {
@@ -203,9 +239,9 @@ func TestRunFollowsTheResults(t *testing.T) {
 	}
 	readme := read(t, filepath.Join(root, "README.md"))
 	for _, want := range []string{
-		"# Product\n\n" + markerLine("headline") + "\n\n| Measured (p50 / p99) |",
+		"# Product\n\n" + markerLine("headline") + "\n\n| Measured | Result |",
 		": controller-detach title | **54.6 s / 63.6 s** | [2026-12-04-failover](bench/results/2026-12-04-failover/results.md) (0.1.0, `58ae57472606`) |",
-		"| 1 000 nodes, 20 failing at once: replaced; created → released | 20/20; 1.5 s / 1.0 s |",
+		"| 1 000 nodes, 20 failing at once: replaced; created → released, p50 / p99 | 20/20; 1.5 s / 1.0 s |",
 		"| … manager peak memory (RSS); API requests per remediation | 62.5 MiB; 28 | |\n\n<!-- END bench-tables -->\n\nMore.\n",
 	} {
 		if !strings.Contains(readme, want) {

@@ -61,10 +61,12 @@ func render(kept []*result, m marker, docDir string) (string, error) {
 			return "", err
 		}
 		return t.requests(r), nil
+	case "goals":
+		return t.goals(), nil
 	case "index":
 		return t.index(), nil
 	}
-	return "", fmt.Errorf("unknown table %q (headline, failover, failover-steps, scale, requests, index)", m.Table)
+	return "", fmt.Errorf("unknown table %q (headline, goals, failover, failover-steps, scale, requests, index)", m.Table)
 }
 
 type tables struct {
@@ -112,7 +114,7 @@ func (t tables) headline() (string, error) {
 		return "", fmt.Errorf("no failover result in bench/results")
 	}
 	var b strings.Builder
-	b.WriteString("| Measured (p50 / p99) | Result | Run (version, commit) |\n|---|---|---|\n")
+	b.WriteString("| Measured | Result | Run (version, commit) |\n|---|---|---|\n")
 	first := true
 	for _, name := range headlineModes {
 		m := f.Failover.mode(name)
@@ -121,7 +123,7 @@ func (t tables) headline() (string, error) {
 		}
 		what, src := "… "+m.Title, ""
 		if first {
-			what = fmt.Sprintf("s3gw back after its node dies (RTO, %d failures per mode): %s", f.Failover.RunsPerMode, m.Title)
+			what = fmt.Sprintf("s3gw back after its node dies, p50 / p99 (RTO, %d failures per mode): %s", f.Failover.RunsPerMode, m.Title)
 			src = t.source(f)
 		}
 		cell := p50p99(m.rto(), f.Failover)
@@ -134,11 +136,11 @@ func (t tables) headline() (string, error) {
 		first = false
 	}
 	if m := f.Failover.mode("controller-detach"); m != nil {
-		fmt.Fprintf(&b, "| S3GWRemediation created → volume released | %s | |\n", p50p99(m.crToReleased(), f.Failover))
+		fmt.Fprintf(&b, "| S3GWRemediation created → volume released, p50 / p99 | %s | |\n", p50p99(m.crToReleased(), f.Failover))
 	}
 	for _, c := range latestScale(t.kept) {
 		fail := c.Result.Scale.Fail
-		fmt.Fprintf(&b, "| %s nodes, %d failing at once: replaced; created → released | %d/%d; %s | %s |\n",
+		fmt.Fprintf(&b, "| %s nodes, %d failing at once: replaced; created → released, p50 / p99 | %d/%d; %s | %s |\n",
 			thousands(c.Run.Nodes), fail, c.Run.Replaced, fail, p50p99(c.Run.CRToReleased, nil), t.source(c.Result))
 		fmt.Fprintf(&b, "| … manager peak memory (RSS); API requests per remediation | %s; %.0f | |\n",
 			mib(c.Run.After.PeakRSS), float64(c.Run.Requests.Total)/float64(fail))
@@ -275,6 +277,61 @@ func (t tables) requests(r *result) string {
 		per10s(q.Waiting.Total, q.WaitWindow.Seconds()))
 	fmt.Fprintf(&b, "| idle, per 10 s (%d in %s) | %.1f |\n", q.Idle.Total, duration(q.IdleWindow), per10s(q.Idle.Total, q.IdleWindow.Seconds()))
 	return b.String() + "\n" + t.caption(r, "remediations one at a time, compressed timings")
+}
+
+// memoryGoals are the manager's peak RSS goals by node count.
+var memoryGoals = map[int]int64{1000: 64 << 20, 3000: 80 << 20}
+
+// goals is each of the product's measured goals against the latest result
+// that measures it.
+func (t tables) goals() string {
+	var b strings.Builder
+	b.WriteString("| Goal | Measured | | Run |\n|---|---|---|---|\n")
+	row := func(goal, measured string, met bool, r *result) {
+		verdict := "met"
+		if !met {
+			verdict = "**missed**"
+		}
+		fmt.Fprintf(&b, "| %s | %s | %s | %s |\n", goal, measured, verdict, t.link(r))
+	}
+	if f := latest(t.kept, "failover"); f != nil {
+		floor, shipped := f.Failover.mode("floor"), f.Failover.mode("controller-detach")
+		if floor != nil && shipped != nil {
+			fl, sh := floor.rto(), shipped.rto()
+			if fl.P99 != nil && sh.P99 != nil {
+				row("s3gw back within the physical floor + 5 s at p99 (RTO, shipped setting)",
+					above(sh.P99, fl.P99), *sh.P99-*fl.P99 <= 5, f)
+			}
+			if rel := shipped.crToReleased(); rel.P99 != nil {
+				row("S3GWRemediation created → volume released within 1 s at p99 ("+
+					fmt.Sprint(len(shipped.Runs))+" failures)", seconds(*rel.P99), *rel.P99 <= 1, f)
+			}
+		}
+		if f.Failover.Requests != nil && f.Failover.Remediations > 0 {
+			n := float64(f.Failover.Requests.Total) / float64(f.Failover.Remediations)
+			row("at most 60 API requests per remediation", fmt.Sprintf("%.0f", n), n <= 60, f)
+		}
+	}
+	for _, c := range latestScale(t.kept) {
+		nodes, fail := thousands(c.Run.Nodes), c.Result.Scale.Fail
+		row(fmt.Sprintf("%s nodes, %d failing: every gateway replaced", nodes, fail),
+			fmt.Sprintf("%d/%d", c.Run.Replaced, fail), c.Run.Replaced == fail, c.Result)
+		if p99 := c.Run.CRToReleased.P99; p99 != nil {
+			row(fmt.Sprintf("%s nodes: S3GWRemediation created → volume released within 1 s at p99", nodes),
+				seconds(*p99), *p99 <= 1, c.Result)
+		}
+		if goal, ok := memoryGoals[c.Run.Nodes]; ok {
+			row(fmt.Sprintf("%s nodes: manager peak RSS at most %d MiB", nodes, goal>>20), mib(c.Run.After.PeakRSS),
+				c.Run.After.PeakRSS <= goal, c.Result)
+		}
+		n := float64(c.Run.Requests.Total) / float64(fail)
+		row(fmt.Sprintf("%s nodes: at most 60 API requests per remediation", nodes), fmt.Sprintf("%.0f", n), n <= 60, c.Result)
+	}
+	if r := latest(t.kept, "requests"); r != nil && r.Requests.WaitWindow > 0 {
+		n := per10s(r.Requests.Waiting.Total, r.Requests.WaitWindow.Seconds())
+		row("at most 1 API request per 10 s while waiting for fencing", fmt.Sprintf("%.1f", n), n <= 1, r)
+	}
+	return b.String()
 }
 
 func (t tables) index() string {
