@@ -553,8 +553,8 @@ func deployFiller(ctx context.Context, env *harness.Env, n int) error {
 			return fmt.Errorf("creating Deployment %s: %w", name, err)
 		}
 	}
-	// 3 000 nodes on two cores took more than 15 minutes for 3 000 pods
-	// (session 5): allow 10 minutes per thousand, and say how far it got.
+	// On two cores 3 000 pods on 3 000 nodes can take more than 15
+	// minutes: allow 10 minutes per thousand, and say how far it got.
 	deadline := max(15*time.Minute, time.Duration(n)*10*time.Minute/1000)
 	began, lastReport := time.Now(), time.Now()
 	created, running := 0, 0
