@@ -14,6 +14,7 @@ See the License for the specific language governing permissions and
 limitations under the License.
 */
 
-// Package docs tests the docs against the code: docs/architecture.md
-// names files that exist and every product package.
+// Package docs tests the docs against the repository: docs/architecture.md
+// names files that exist and every product package, and every relative
+// link of the docs resolves, anchors included.
 package docs
