@@ -108,7 +108,7 @@ func failoverJSON(started time.Time, commit string, modes map[string][]float64) 
 }
 
 func scaleJSON(started time.Time, commit string, nodes ...int) map[string]any {
-	var runs []any
+	runs := make([]any, 0, len(nodes))
 	for _, n := range nodes {
 		runs = append(runs, map[string]any{"nodes": n, "pods": n * 11 / 10, "replaced": 20,
 			"crToReleased": map[string]any{"count": 20, "p50": 1.5, "p99": float64(n) / 1000},
@@ -140,7 +140,7 @@ func TestLatestResultPerBenchmark(t *testing.T) {
 		t.Errorf("latest requests = %s, want none", r.Dir)
 	}
 	cols := latestScale(kept)
-	var got []string
+	got := make([]string, 0, len(cols))
 	for _, c := range cols {
 		got = append(got, c.Result.Dir)
 	}

@@ -156,6 +156,13 @@ func (r *result) code() code {
 	}
 }
 
+// The benchmarks, as result names spell them.
+const (
+	failoverBenchmark = "failover"
+	scaleBenchmark    = "scale"
+	requestsBenchmark = "requests"
+)
+
 // resultName is <date>-<benchmark>[-<variant>], as hack/bench names them.
 var resultName = regexp.MustCompile(`^\d{4}-\d{2}-\d{2}-(failover|scale|requests)(-[a-z0-9-]+)?$`)
 
@@ -181,10 +188,10 @@ func loadResults(dir string) ([]*result, error) {
 		var file string
 		var into any
 		switch r.Benchmark {
-		case "failover":
+		case failoverBenchmark:
 			r.Failover, file = &failoverResult{}, "runs.json"
 			into = r.Failover
-		case "scale":
+		case scaleBenchmark:
 			r.Scale, file = &scaleResult{}, "scale.json"
 			into = r.Scale
 		default:
@@ -229,7 +236,7 @@ func latestScale(kept []*result) []scaleColumn {
 			byNodes[run.Nodes] = scaleColumn{r, run}
 		}
 	}
-	var cols []scaleColumn
+	cols := make([]scaleColumn, 0, len(byNodes))
 	for _, c := range byNodes {
 		cols = append(cols, c)
 	}
@@ -272,7 +279,7 @@ const (
 
 // rto is node lost → replacement Ready; +Inf for a run never Ready.
 func (m *failoverMode) rto() stats {
-	var v []float64
+	v := make([]float64, 0, len(m.Runs))
 	for _, run := range m.Runs {
 		v = append(v, milestoneOrInf(run.Milestones, ready))
 	}

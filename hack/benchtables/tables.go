@@ -45,7 +45,7 @@ func render(kept []*result, m marker, docDir string) (string, error) {
 	case "headline":
 		return t.headline()
 	case "failover", "failover-steps":
-		r, err := pick("failover")
+		r, err := pick(failoverBenchmark)
 		if err != nil {
 			return "", err
 		}
@@ -56,7 +56,7 @@ func render(kept []*result, m marker, docDir string) (string, error) {
 	case "scale":
 		return t.scale()
 	case "requests":
-		r, err := pick("requests")
+		r, err := pick(requestsBenchmark)
 		if err != nil {
 			return "", err
 		}
@@ -109,7 +109,7 @@ func (t tables) caption(r *result, what string) string {
 var headlineModes = []string{"controller-detach", "floor", "oos-at-notready", "longhorn-policy", "none"}
 
 func (t tables) headline() (string, error) {
-	f := latest(t.kept, "failover")
+	f := latest(t.kept, failoverBenchmark)
 	if f == nil {
 		return "", fmt.Errorf("no failover result in bench/results")
 	}
@@ -294,7 +294,7 @@ func (t tables) goals() string {
 		}
 		fmt.Fprintf(&b, "| %s | %s | %s | %s |\n", goal, measured, verdict, t.link(r))
 	}
-	if f := latest(t.kept, "failover"); f != nil {
+	if f := latest(t.kept, failoverBenchmark); f != nil {
 		floor, shipped := f.Failover.mode("floor"), f.Failover.mode("controller-detach")
 		if floor != nil && shipped != nil {
 			fl, sh := floor.rto(), shipped.rto()
@@ -327,7 +327,7 @@ func (t tables) goals() string {
 		n := float64(c.Run.Requests.Total) / float64(fail)
 		row(fmt.Sprintf("%s nodes: at most 60 API requests per remediation", nodes), fmt.Sprintf("%.0f", n), n <= 60, c.Result)
 	}
-	if r := latest(t.kept, "requests"); r != nil && r.Requests.WaitWindow > 0 {
+	if r := latest(t.kept, requestsBenchmark); r != nil && r.Requests.WaitWindow > 0 {
 		n := per10s(r.Requests.Waiting.Total, r.Requests.WaitWindow.Seconds())
 		row("at most 1 API request per 10 s while waiting for fencing", fmt.Sprintf("%.1f", n), n <= 1, r)
 	}
