@@ -77,7 +77,8 @@ lint: $(GOLANGCI_LINT) ## Run golangci-lint.
 	cd hack/chart && $(GOLANGCI_LINT) run --config $(CURDIR)/.golangci.yml ./...
 
 .PHONY: verify
-verify: ## Regenerate everything and fail if a generated file changed.
+verify: ## Fail on a tracked binary or file over 1 MiB; regenerate everything and fail if a generated file changed.
+	hack/verify-tracked-files.sh
 	hack/verify-generated.sh
 
 .PHONY: test
@@ -141,26 +142,33 @@ test-e2e: local-cluster-assets $(OLM) $(OLM_CATALOG) fence-agents ## Run the loc
 	$(MAKE) --no-print-directory test-olm-upgrade
 	$(MAKE) --no-print-directory test-install
 
-# BENCH_NHC_DURATION empty runs the sample NodeHealthCheck's duration.
+# BENCH_NHC_DURATION empty runs the sample NodeHealthCheck's duration. The
+# results record $(VERSION) and the commit measured.
 BENCH_RUNS ?= 20
 BENCH_NHC_DURATION ?=
+BENCH_GO_RUN = go run -ldflags "$(VERSION_LDFLAGS)" ./hack/bench
 .PHONY: bench-failover
-bench-failover: local-cluster-assets ## Compare s3gw's RTO per mode, the physical floor included, with Kubernetes default timings (~17 min); writes bench/results/<date>/.
-	go run ./hack/bench failover -n $(BENCH_RUNS) $(if $(BENCH_NHC_DURATION),-nhc-duration $(BENCH_NHC_DURATION))
+bench-failover: local-cluster-assets ## Compare s3gw's RTO per mode, the physical floor included, with Kubernetes default timings (~17 min); writes bench/results/<date>-failover/.
+	$(BENCH_GO_RUN) failover -n $(BENCH_RUNS) $(if $(BENCH_NHC_DURATION),-nhc-duration $(BENCH_NHC_DURATION))
 
 BENCH_SCALE_NODES ?= 1000,3000
 .PHONY: bench-scale
-bench-scale: local-cluster-assets ## Fail 20 gateway nodes at once at 1 000 and 3 000 nodes; manager as its own process, heap profiled (~45 min); writes bench/results/<date>-scale/.
-	go run ./hack/bench scale -nodes $(BENCH_SCALE_NODES)
+bench-scale: local-cluster-assets ## Fail 20 gateway nodes at once at 1 000 and 3 000 nodes; manager as its own process, heap profiled (~45 min); writes bench/results/<date>-scale-<nodes>/.
+	$(BENCH_GO_RUN) scale -nodes $(BENCH_SCALE_NODES)
 
 .PHONY: bench-requests
 bench-requests: local-cluster-assets ## Count the operator's API requests per remediation from the audit log (~5 min); writes bench/results/<date>-requests/.
-	go run ./hack/bench requests
+	$(BENCH_GO_RUN) requests
+
+.PHONY: bench-tables
+bench-tables: ## Write the README's and docs/benchmark.md's result tables from bench/results (checked by make verify).
+	go run ./hack/benchtables
 
 ##@ Build
 
 # How the manager is built, here, for build-cross and (by hand) in Dockerfile.
-GO_BUILD_MANAGER = go build -trimpath -ldflags "-X github.com/s3gw-tech/s3gw-remediation/version.Version=$(VERSION)"
+VERSION_LDFLAGS = -X github.com/s3gw-tech/s3gw-remediation/version.Version=$(VERSION)
+GO_BUILD_MANAGER = go build -trimpath -ldflags "$(VERSION_LDFLAGS)"
 
 .PHONY: build
 build: ## Build the manager binary.

@@ -120,8 +120,8 @@ func trimToName(m *metav1.ObjectMeta) {
 
 // intern returns the one shared copy of s. A decoded object holds its own
 // copy of every string, yet namespaces, label keys, zones and condition
-// reasons and messages are the same on every node: at 3 000 nodes these
-// copies were a tenth of the cache (docs/benchmark.md).
+// reasons and messages are the same on every node
+// (docs/design/manager-memory.md).
 func intern(s string) string {
 	if s == "" {
 		return s

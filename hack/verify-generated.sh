@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # Regenerates every generated file and fails if any changed: CRDs, RBAC,
 # deepcopy, the OLM bundle and catalog, the Helm chart's generated parts,
-# dist/ and the monitoring CRD fixtures. It compares the
-# working tree before and after, so it works on uncommitted changes too.
+# dist/, the monitoring CRD fixtures and the result tables of README.md,
+# docs/benchmark.md and bench/README.md (from bench/results). It compares
+# the working tree before and after, so it works on uncommitted changes too.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -14,6 +15,7 @@ generated() {
       if [ -d "$dir" ]; then find "$dir" -type f; fi
     done
     echo charts/s3gw-remediation/Chart.yaml
+    echo README.md docs/benchmark.md bench/README.md | tr ' ' '\n'
     ls bundle.Dockerfile* catalog.Dockerfile* 2>/dev/null || true
   } | sort | xargs sha256sum
 }
@@ -22,10 +24,10 @@ before=$(mktemp); after=$(mktemp)
 trap 'rm -f "$before" "$after"' EXIT
 generated >"$before"
 make --no-print-directory generate manifests $(grep -q '^bundle:' Makefile && echo bundle catalog) \
-  chart build-installer monitoring-crds >/dev/null
+  chart build-installer monitoring-crds bench-tables >/dev/null
 generated >"$after"
 if ! diff -u "$before" "$after"; then
-  echo "Generated files are out of date: run 'make generate manifests bundle catalog chart build-installer monitoring-crds' and commit the result." >&2
+  echo "Generated files are out of date: run 'make generate manifests bundle catalog chart build-installer monitoring-crds bench-tables' and commit the result." >&2
   exit 1
 fi
 echo "Generated files are up to date."

@@ -51,11 +51,10 @@ func softMemoryLimit(getenv func(string) string) (int64, string, error) {
 	return int64(float64(limit) * gcShare), fmt.Sprintf("%.0f %% of the container's memory limit (%s=%d)", 100*gcShare, memoryLimitEnv, limit), nil
 }
 
-// gcPercent is the manager's GOGC unless the environment sets one. At
-// Go's 100 the collector lets the heap grow to twice what it marked live,
-// and a failure burst's garbage doubled the manager's anonymous memory at
-// a thousand nodes (docs/benchmark.md). At 50 it collects when the heap
-// has grown by half: more collections, each of the same small live heap.
+// gcPercent is the manager's GOGC unless the environment sets one: at 50
+// the collector runs when the heap has grown by half, not doubled, which
+// keeps a failure burst's garbage from doubling the manager's memory
+// (docs/design/manager-memory.md).
 const gcPercent = 50
 
 // gcPercentToSet is the GOGC to set and why; 0 when GOGC is given (the

@@ -40,11 +40,9 @@ import (
 // bearer token must pass a TokenReview, and the user it names a
 // SubjectAccessReview for the request's verb on its path (get /metrics).
 // It does what controller-runtime's filters.WithAuthenticationAndAuthorization
-// does, with the same cache lifetimes, but with client-go's typed clients
-// instead of k8s.io/apiserver's delegating authenticator and authorizer:
-// those bring CEL, gRPC and OpenTelemetry along, which made the manager's
-// binary 60 % larger and its resident code 17 MiB more
-// (docs/benchmark.md, "Scale").
+// does, with the same cache lifetimes, but with client-go's typed clients:
+// k8s.io/apiserver's authenticator and authorizer would link CEL, gRPC and
+// OpenTelemetry into the manager (docs/design/manager-memory.md).
 func metricsAuth(cfg *rest.Config, httpClient *http.Client) (metricsserver.Filter, error) {
 	tokens, err := authenticationclient.NewForConfigAndClient(cfg, httpClient)
 	if err != nil {

@@ -60,8 +60,8 @@ import (
 // own with the failing node and a spare, so that the node-lifecycle
 // controller's per-zone eviction rate limit and disruption modes treat every
 // failure as if it were alone. Failures start a few seconds apart to spread
-// the load. Results go to bench/results/<date>/: results.md, runs.json and
-// rto.svg.
+// the load. Results go to bench/results/<date>-failover/: results.md, runs.json
+// and rto.svg.
 
 // shippedNHCDuration is the unhealthy duration of the NodeHealthCheck in
 // config/samples for a lost node (Ready=Unknown), the case the benchmark
@@ -140,7 +140,7 @@ func failoverMain(ctx context.Context, args []string) error {
 	fs.DurationVar(&cfg.window, "window", 0,
 		"how long after its failure a run may take to recover (default: NotReady grace + eviction + 6m force detach + 1m)")
 	fs.IntVar(&cfg.parallel, "parallel", 8, "concurrent setup operations")
-	fs.StringVar(&cfg.out, "out", "", "result directory (default bench/results/<date>)")
+	fs.StringVar(&cfg.out, "out", "", "result directory (default bench/results/<date>-failover)")
 	fs.StringVar(&cfg.logDir, "logs", "", "keep control-plane and controller logs in this directory")
 	fs.StringVar(&cfg.note, "note", "", "a note on the code measured, for results.md")
 	from := fs.String("from", "", "rewrite results.md and rto.svg from this runs.json instead of measuring")
@@ -258,8 +258,8 @@ func run(ctx context.Context, cfg config, args string) error {
 	res.Grace, res.Eviction = c.NodeMonitorGracePeriod, time.Duration(c.DefaultUnreachableTolerationSeconds)*time.Second
 	stopEnv(env)
 	res.Wall = time.Since(began)
-	res.Machine, res.Code = machineDescription(load), codeDescription(cfg.note)
-	out, err := resultDir(cfg.out, began, "")
+	res.Machine, res.measuredCode = machineDescription(load), measureCode(cfg.note)
+	out, err := resultDir(cfg.out, began, "failover")
 	if err != nil {
 		return err
 	}

@@ -25,7 +25,8 @@ limitations under the License.
 // with Kubernetes' default timings; scale fails many nodes of a large
 // cluster at once and measures the operator's latency, memory, CPU and API
 // requests; requests counts the API requests of one remediation. Results go
-// to bench/results/<date>[-scale|-requests]/.
+// to bench/results/<date>-<benchmark>/ (failover, scale-<nodes>, requests),
+// with the version and commit measured.
 package main
 
 import (
@@ -46,6 +47,7 @@ import (
 
 	"github.com/s3gw-tech/s3gw-remediation/test/cluster"
 	"github.com/s3gw-tech/s3gw-remediation/test/harness"
+	"github.com/s3gw-tech/s3gw-remediation/version"
 )
 
 func main() {
@@ -96,23 +98,36 @@ func commandLine(args []string) string {
 	return strings.Join(quoted, " ")
 }
 
-// codeDescription names the commit measured, and note.
-func codeDescription(note string) string {
-	desc := "commit unknown"
+// measuredCode is what a result records of the code it measured.
+type measuredCode struct {
+	// Version is the operator version the make targets stamp into
+	// version.Version ("dev" when run without make).
+	Version string `json:"version,omitempty"`
+	// Commit is what git describes of the work tree, "-dirty" when it had
+	// uncommitted changes.
+	Commit string `json:"commit,omitempty"`
+	// Code is the line results.md shows: version, commit and -note.
+	Code string `json:"code,omitempty"`
+}
+
+// measureCode describes the code measured, with note.
+func measureCode(note string) measuredCode {
+	c := measuredCode{Version: version.Version, Commit: "unknown"}
 	if root, err := cluster.RepoRoot(); err == nil {
 		if out, err := exec.Command("git", "-C", root, "describe", "--always", "--dirty", "--abbrev=12").Output(); err == nil {
-			desc = "commit " + strings.TrimSpace(string(out))
+			c.Commit = strings.TrimSpace(string(out))
 		}
 	}
+	c.Code = fmt.Sprintf("version %s, commit %s", c.Version, c.Commit)
 	if note != "" {
-		desc += "; " + note
+		c.Code += "; " + note
 	}
-	return desc
+	return c
 }
 
 // resultDir is the directory a benchmark writes to: out, or
-// bench/results/<date><suffix>.
-func resultDir(out string, began time.Time, suffix string) (string, error) {
+// bench/results/<date>-<name>, the name saying which benchmark.
+func resultDir(out string, began time.Time, name string) (string, error) {
 	if out != "" {
 		return out, nil
 	}
@@ -120,7 +135,7 @@ func resultDir(out string, began time.Time, suffix string) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	return filepath.Join(root, "bench", "results", began.Format("2006-01-02")+suffix), nil
+	return filepath.Join(root, "bench", "results", began.Format("2006-01-02")+"-"+name), nil
 }
 
 // writeResults writes a benchmark's result to dir: the report as

@@ -127,8 +127,8 @@ func operatorWrites(reqs []apiaudit.Request, failures []failedGateway) map[strin
 
 // onTimeline places an operator write read from the audit log (a
 // wall-clock time) on a failure's timeline (monotonic time since the node
-// was lost). If the machine's wall clock was set since the node was lost,
-// as it was by about 0.35 s in session 18's first run, the wall-clock difference
+// was lost). If the machine's wall clock was set since the node was lost
+// (it stepped by about 0.35 s in one run), the wall-clock difference
 // is off by that step: step is how far it moved by the time the bench saw
 // the CR, seconds before the writes.
 func onTimeline(wrote, failedAt time.Time, step time.Duration) time.Duration {

@@ -32,10 +32,11 @@ import (
 
 // result is what a benchmark measured, as written to runs.json.
 type result struct {
+	measuredCode
+
 	Args        string        `json:"args"`
 	Settings    string        `json:"settings"`
 	Machine     string        `json:"machine"`
-	Code        string        `json:"code,omitempty"`
 	Started     time.Time     `json:"started"`
 	Wall        time.Duration `json:"wallNanoseconds"`
 	N           int           `json:"runsPerMode"`

@@ -76,10 +76,11 @@ func requestsMain(ctx context.Context, args []string) error {
 // requestsResult is what the requests benchmark measured, as written to
 // requests.json.
 type requestsResult struct {
+	measuredCode
+
 	Args     string        `json:"args"`
 	Settings string        `json:"settings"`
 	Machine  string        `json:"machine"`
-	Code     string        `json:"code,omitempty"`
 	Started  time.Time     `json:"started"`
 	Wall     time.Duration `json:"wallNanoseconds"`
 	// Idle is the operator's requests during IdleWindow with nothing to do.
@@ -166,8 +167,8 @@ func runRequests(ctx context.Context, cfg requestsConfig, args string) error {
 
 	stopEnv(env)
 	res.Wall = time.Since(began)
-	res.Machine, res.Code = machineDescription(load), codeDescription(cfg.note)
-	out, err := resultDir(cfg.out, began, "-requests")
+	res.Machine, res.measuredCode = machineDescription(load), measureCode(cfg.note)
+	out, err := resultDir(cfg.out, began, "requests")
 	if err != nil {
 		return err
 	}

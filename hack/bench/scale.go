@@ -79,7 +79,7 @@ func scaleMain(ctx context.Context, args []string) error {
 	fs.StringVar(&pods, "pods", "", "comma-separated pod counts of the cluster (gateways plus filler pods), one run each per node count")
 	fs.DurationVar(&cfg.nhcDuration, "nhc-duration", shippedNHCDuration, "NodeHealthCheck unhealthy duration")
 	fs.IntVar(&cfg.parallel, "parallel", 16, "concurrent setup operations")
-	fs.StringVar(&cfg.out, "out", "", "result directory (default bench/results/<date>-scale)")
+	fs.StringVar(&cfg.out, "out", "", "result directory (default bench/results/<date>-scale-<nodes>, e.g. 2026-12-04-scale-1000-3000)")
 	fs.StringVar(&cfg.logDir, "logs", "", "keep control-plane, manager and controller logs in this directory")
 	fs.StringVar(&cfg.note, "note", "", "a note on the code measured, for results.md")
 	if err := fs.Parse(args); err != nil {
@@ -111,8 +111,8 @@ func scaleMain(ctx context.Context, args []string) error {
 		res.Runs = append(res.Runs, sr)
 	}
 	res.Wall = time.Since(began)
-	res.Machine, res.Code = machineDescription(load), codeDescription(cfg.note)
-	out, err := resultDir(cfg.out, began, "-scale")
+	res.Machine, res.measuredCode = machineDescription(load), measureCode(cfg.note)
+	out, err := resultDir(cfg.out, began, scaleName(cfg.sizes))
 	if err != nil {
 		return err
 	}
@@ -168,11 +168,23 @@ func clusterSizes(nodes, pods string, podsPerNode float64, gateways int) ([]clus
 	return sizes, nil
 }
 
+// scaleName names a scale result by its node counts: scale-1000-3000.
+func scaleName(sizes []clusterSize) string {
+	name := "scale"
+	for i, s := range sizes {
+		if i == 0 || s.Nodes != sizes[i-1].Nodes {
+			name += "-" + strconv.Itoa(s.Nodes)
+		}
+	}
+	return name
+}
+
 // scaleResult is what the scale benchmark measured, as written to scale.json.
 type scaleResult struct {
+	measuredCode
+
 	Args        string        `json:"args"`
 	Machine     string        `json:"machine"`
-	Code        string        `json:"code,omitempty"`
 	Started     time.Time     `json:"started"`
 	Wall        time.Duration `json:"wallNanoseconds"`
 	Gateways    int           `json:"gateways"`
@@ -541,8 +553,8 @@ func deployFiller(ctx context.Context, env *harness.Env, n int) error {
 			return fmt.Errorf("creating Deployment %s: %w", name, err)
 		}
 	}
-	// 3 000 nodes on two cores took more than 15 minutes for 3 000 pods
-	// (session 5): allow 10 minutes per thousand, and say how far it got.
+	// On two cores 3 000 pods on 3 000 nodes can take more than 15
+	// minutes: allow 10 minutes per thousand, and say how far it got.
 	deadline := max(15*time.Minute, time.Duration(n)*10*time.Minute/1000)
 	began, lastReport := time.Now(), time.Now()
 	created, running := 0, 0

@@ -69,17 +69,21 @@ func TestClusterSizes(t *testing.T) {
 	for _, tc := range []struct {
 		nodes, pods string
 		want        []clusterSize
+		name        string // the result directory's, after the date
 		err         bool
 	}{
-		{nodes: "1000,3000", want: []clusterSize{{1000, 1100}, {3000, 3300}}},
-		{nodes: "1000", pods: "1100,2200", want: []clusterSize{{1000, 1100}, {1000, 2200}}},
-		{nodes: "60", want: []clusterSize{{60, 100}}}, // never fewer pods than gateways
+		{nodes: "1000,3000", want: []clusterSize{{1000, 1100}, {3000, 3300}}, name: "scale-1000-3000"},
+		{nodes: "1000", pods: "1100,2200", want: []clusterSize{{1000, 1100}, {1000, 2200}}, name: "scale-1000"},
+		{nodes: "60", want: []clusterSize{{60, 100}}, name: "scale-60"}, // never fewer pods than gateways
 		{nodes: "1000", pods: "50", err: true},
 		{nodes: "x", err: true},
 	} {
 		got, err := clusterSizes(tc.nodes, tc.pods, 1.1, 100)
 		if (err != nil) != tc.err || !slices.Equal(got, tc.want) {
 			t.Errorf("clusterSizes(%q, %q) = %v, %v; want %v (error %v)", tc.nodes, tc.pods, got, err, tc.want, tc.err)
+		}
+		if err == nil && scaleName(got) != tc.name {
+			t.Errorf("scaleName(%v) = %q, want %q", got, scaleName(got), tc.name)
 		}
 	}
 }

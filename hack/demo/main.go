@@ -143,7 +143,7 @@ func run(ctx context.Context, window, timeout time.Duration, logDir string, exte
 	}
 	if externalNHC {
 		d.printf("NodeHealthCheck is NOT emulated. Run a real NHC operator against\n  KUBECONFIG=%s\n"+
-			"(docs/benchmark.md, \"Running a real NodeHealthCheck\"), then press Enter.\n", env.Cluster.KubeconfigPath)
+			"(docs/local-cluster.md, \"Running a real NodeHealthCheck\"), then press Enter.\n", env.Cluster.KubeconfigPath)
 		waitForEnter(ctx)
 	}
 	return d.failover(ctx, gateways, window, timeout)

@@ -207,7 +207,7 @@ func watching(in Inputs, p Pod) ([]HealthCheck, string) {
 
 func noHealthCheck(in Inputs) string {
 	if !in.HealthChecksInstalled {
-		return "NodeHealthCheck is not installed (remediation.medik8s.io/v1alpha1 NodeHealthCheck is not served): nothing creates S3GWRemediations"
+		return "NodeHealthCheck is not installed (its CRD is not served): nothing creates S3GWRemediations"
 	}
 	return "no NodeHealthCheck references this template"
 }

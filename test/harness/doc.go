@@ -39,7 +39,7 @@ limitations under the License.
 //
 // With Options.NHC off, nothing creates S3GWRemediations: a real
 // NodeHealthCheck operator can run against Env.Cluster.KubeconfigPath
-// instead (docs/benchmark.md says what to apply).
+// instead (docs/local-cluster.md says what to apply).
 //
 // StartOperatorProcess runs the manager instead as the Deployment does: a
 // process built from cmd/manager, authenticated as its ServiceAccount with

@@ -38,8 +38,8 @@ import (
 )
 
 // TestTicketRemovalFirstStopsReplicas walks the two-step release of
-// docs/design/replica-stop-confirmation.md (candidate B) through the
-// simulator, with a second replica node lost during it:
+// docs/design/replica-stop-confirmation.md through the simulator, with a
+// second replica node lost during it:
 //
 //   - every node's InstanceManager runs and lists its replica of the
 //     attached volume;
