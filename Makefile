@@ -56,7 +56,8 @@ manifests: $(CONTROLLER_GEN) ## Generate CRDs, the manager ClusterRole and the w
 		output:crd:artifacts:config=config/crd/bases output:webhook:artifacts:config=config/webhook
 
 .PHONY: generate
-generate: $(CONTROLLER_GEN) ## Generate deepcopy code.
+generate: $(CONTROLLER_GEN) ## Generate deepcopy code, and what the API, the chart form and the docs say of the evidence sources and release strategies (hack/descriptors).
+	go run ./hack/descriptors
 	$(CONTROLLER_GEN) object:headerFile="hack/boilerplate.go.txt" paths="./api/..." paths="./internal/longhorn/..."
 
 .PHONY: fmt

@@ -358,7 +358,7 @@ var _ = DescribeTable("Admission: each rule accepts a valid spec and refuses a t
 		accepted: map[string]any{"release": map[string]any{"strategy": "OutOfServiceTaint"}},
 		rejected: map[string]any{"release": map[string]any{"strategy": "OutOfServiceTaint"}, "fencing": map[string]any{"mode": "Disabled"}},
 		field:    "release.strategy",
-		message:  "release.strategy OutOfServiceTaint requires fencing.mode RequireEvidence: the taint is only for nodes proven down",
+		message:  "release.strategy OutOfServiceTaint requires fencing.mode RequireEvidence: it is only for nodes proven down",
 	}),
 	Entry("release.acceptStaleReadsWithoutRevisionCounter is a boolean", rule{
 		accepted: release(map[string]any{"acceptStaleReadsWithoutRevisionCounter": true}),

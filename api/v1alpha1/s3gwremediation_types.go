@@ -39,26 +39,8 @@ const (
 	FencingModeDisabled FencingMode = "Disabled"
 )
 
-// ReleaseStrategy is how the controller frees an RWO Longhorn attachment from
-// the failed node once the s3gw pod is gone.
-// +kubebuilder:validation:Enum=ControllerDetach;DeleteVolumeAttachment;OutOfServiceTaint
-type ReleaseStrategy string
-
-const (
-	// ReleaseControllerDetach removes the volume from the failed node's
-	// status.volumesInUse, so kube-controller-manager's attach-detach
-	// controller sees it unmounted and detaches it at once through its normal
-	// path. Touches nothing else on the node.
-	ReleaseControllerDetach ReleaseStrategy = "ControllerDetach"
-	// ReleaseDeleteVolumeAttachment deletes the storage.k8s.io VolumeAttachment
-	// of driver.longhorn.io on the failed node. The attach-detach controller
-	// only notices at its periodic sync (up to a minute).
-	ReleaseDeleteVolumeAttachment ReleaseStrategy = "DeleteVolumeAttachment"
-	// ReleaseOutOfServiceTaint adds node.kubernetes.io/out-of-service=nodeshutdown:NoExecute.
-	// Fast, but it evicts every pod on the node that does not tolerate it,
-	// Longhorn's own included. The taint is removed when the CR is deleted.
-	ReleaseOutOfServiceTaint ReleaseStrategy = "OutOfServiceTaint"
-)
+// ReleaseStrategy and its values are generated from the release strategies'
+// descriptors (zz_generated.strategies.go).
 
 // Every spec field is checked at admission, so that a typo is refused by the
 // API server rather than failing, or meaning something else, at run time
@@ -71,7 +53,9 @@ const (
 // S3GWRemediationSpec says which pods to move off a failed node, when the node
 // counts as safe, and how their Longhorn attachments are released.
 // Rules treat an absent field as its default: defaults are checked against them unfilled.
-// +kubebuilder:validation:XValidation:rule="!has(self.release) || !has(self.release.strategy) || self.release.strategy != 'OutOfServiceTaint' || !has(self.fencing) || !has(self.fencing.mode) || self.fencing.mode == 'RequireEvidence'",fieldPath=".release.strategy",message="release.strategy OutOfServiceTaint requires fencing.mode RequireEvidence: the taint is only for nodes proven down"
+// BEGIN descriptors strategy-rules: the release strategies' rules, written by make generate
+// +kubebuilder:validation:XValidation:rule="!has(self.release) || !has(self.release.strategy) || self.release.strategy != 'OutOfServiceTaint' || !has(self.fencing) || !has(self.fencing.mode) || self.fencing.mode == 'RequireEvidence'",fieldPath=".release.strategy",message="release.strategy OutOfServiceTaint requires fencing.mode RequireEvidence: it is only for nodes proven down"
+// END descriptors
 type S3GWRemediationSpec struct {
 	// WorkloadSelector selects the pods to move off the failed node. The
 	// default matches the s3gw Helm chart's gateway pods, not its UI or COSI
@@ -129,7 +113,9 @@ type S3GWRemediationSpec struct {
 // FencingSpec lists the evidence that proves the failed node can no longer
 // write. With mode RequireEvidence, one enabled source must hold.
 // +kubebuilder:validation:XValidation:rule="!has(self.delegate) || !has(self.mode) || self.mode == 'RequireEvidence'",fieldPath=".delegate",message="fencing.delegate requires fencing.mode RequireEvidence"
+// BEGIN descriptors source-rule: the evidence sources' rule, written by make generate
 // +kubebuilder:validation:XValidation:rule="(has(self.mode) && self.mode == 'Disabled') || !has(self.outOfServiceTaint) || self.outOfServiceTaint || !has(self.storageIsolation) || self.storageIsolation || (has(self.remediators) && size(self.remediators) > 0) || has(self.delegate)",message="fencing.mode RequireEvidence needs at least one evidence source: outOfServiceTaint, storageIsolation, remediators or delegate"
+// END descriptors
 type FencingSpec struct {
 	// Mode is RequireEvidence (default) or Disabled (unsafe).
 	// +kubebuilder:default=RequireEvidence

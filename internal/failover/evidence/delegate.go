@@ -34,9 +34,12 @@ const SourceDelegate = "Delegate"
 // the node that someone else created during this failure (NHC's own step,
 // another remediator) is judged instead: it fences the same failure.
 var delegate = Source{
-	Name:    SourceDelegate,
-	Enabled: func(f s3gwv1alpha1.FencingSpec) bool { return f.Delegate != nil },
-	Judge:   judgeDelegate,
+	Name:       SourceDelegate,
+	Summary:    "the fencer's CR this remediation creates from a template (FAR, SNR), once its condition became True",
+	Field:      "delegate",
+	EnabledCEL: "has(self.delegate)",
+	Enabled:    func(f s3gwv1alpha1.FencingSpec) bool { return f.Delegate != nil },
+	Judge:      judgeDelegate,
 	// The delegate reports success now, unless its template cannot be used.
 	Imagine: func(o failover.State, f *failover.State) {
 		f.Evidence.DelegateError = o.Evidence.DelegateError

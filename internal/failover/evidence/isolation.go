@@ -31,8 +31,11 @@ const EvidenceStorageIsolation = "StorageIsolation"
 // to: Longhorn reports the node down and has no replica where it cannot
 // stop it. It proves the storage safe, not the node off.
 var storageIsolation = Source{
-	Name:    EvidenceStorageIsolation,
-	Enabled: s3gwv1alpha1.FencingSpec.StorageIsolationEnabled,
+	Name:       EvidenceStorageIsolation,
+	Summary:    "Longhorn reports the node down, and every replica lives on a node Longhorn reaches: the old engine has nothing left to write to",
+	Field:      "storageIsolation",
+	EnabledCEL: "!has(self.storageIsolation) || self.storageIsolation",
+	Enabled:    s3gwv1alpha1.FencingSpec.StorageIsolationEnabled,
 	Judge: func(o failover.State, v *Verdict) {
 		why := storageIsolationMissing(o)
 		if why != "" {

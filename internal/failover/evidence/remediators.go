@@ -38,8 +38,11 @@ const SourceRemediators = "Remediators"
 // them, a remediator's CR for the node whose proving condition became True
 // during the node's current failure.
 var remediators = Source{
-	Name:    SourceRemediators,
-	Enabled: func(f s3gwv1alpha1.FencingSpec) bool { return len(f.Remediators) > 0 },
+	Name:       SourceRemediators,
+	Summary:    "a listed remediator's CR for the node (FAR, SNR) whose condition became True during this failure",
+	Field:      "remediators",
+	EnabledCEL: "(has(self.remediators) && size(self.remediators) > 0)",
+	Enabled:    func(f s3gwv1alpha1.FencingSpec) bool { return len(f.Remediators) > 0 },
 	Judge: func(o failover.State, v *Verdict) {
 		for _, listed := range o.Spec.Fencing.Remediators {
 			judgeRemediator(o, listed, v)

@@ -36,6 +36,13 @@ type Source struct {
 	// Name names the source in messages, status and the fencing_blocked
 	// metric.
 	Name string
+	// Summary says, in a line, what the source accepts as proof (the docs'
+	// description).
+	Summary string
+	// Field is the spec.fencing field that enables it, and EnabledCEL the
+	// same test in CEL on spec.fencing: the CRD refuses a spec that enables
+	// no source (make generate writes the rule).
+	Field, EnabledCEL string
 	// Enabled reports whether the spec counts the source.
 	Enabled func(s3gwv1alpha1.FencingSpec) bool
 	// Judge records in v, for the node's current failure, what of the

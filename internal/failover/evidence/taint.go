@@ -27,8 +27,11 @@ const EvidenceOutOfServiceTaint = "OutOfServiceTaint"
 // outOfServiceTaint accepts node.kubernetes.io/out-of-service on the node,
 // added by an admin or a fencer, never by an S3GWRemediation.
 var outOfServiceTaint = Source{
-	Name:    EvidenceOutOfServiceTaint,
-	Enabled: s3gwv1alpha1.FencingSpec.OutOfServiceTaintEnabled,
+	Name:       EvidenceOutOfServiceTaint,
+	Summary:    "node.kubernetes.io/out-of-service on the node, added by an admin or a fencer after the failure",
+	Field:      "outOfServiceTaint",
+	EnabledCEL: "!has(self.outOfServiceTaint) || self.outOfServiceTaint",
+	Enabled:    s3gwv1alpha1.FencingSpec.OutOfServiceTaintEnabled,
 	Judge: func(o failover.State, v *Verdict) {
 		v.check(EvidenceOutOfServiceTaint, outOfServiceTaintMissing(o), EvidenceOutOfServiceTaint)
 	},

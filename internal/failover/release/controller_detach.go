@@ -29,7 +29,7 @@ import (
 // for a lost one.
 var controllerDetach = Strategy{
 	Name:                s3gwv1alpha1.ReleaseControllerDetach,
-	Summary:             "drops the volume from a dead kubelet's status.volumesInUse; the attach-detach controller detaches it at once",
+	Summary:             "removes the volume from a dead kubelet's status.volumesInUse: the attach-detach controller detaches it at once through its normal path; touches nothing else on the node",
 	WaitsForLostKubelet: true,
 	VolumeWrite:         func(v failover.Volume) bool { return v.InUseOnNode },
 	Budget:              5300 * time.Millisecond,

@@ -28,7 +28,7 @@ import (
 // periodic sync.
 var deleteVolumeAttachment = Strategy{
 	Name:        s3gwv1alpha1.ReleaseDeleteVolumeAttachment,
-	Summary:     "deletes the volume's VolumeAttachment on the node; the attach-detach controller notices at its next sync",
+	Summary:     "deletes the storage.k8s.io VolumeAttachment of the volume on the failed node; the attach-detach controller only notices at its periodic sync (up to a minute)",
 	VolumeWrite: func(v failover.Volume) bool { return len(v.Attachments) > 0 },
 	Budget:      66 * time.Second,
 	Needs: []failover.Need{{Group: "storage.k8s.io", Resource: "volumeattachments", Verbs: []string{"list", "watch", failover.VerbDelete},

@@ -31,7 +31,7 @@ import (
 // annotation, so only this remediation's own taint is ever removed.
 var outOfServiceTaint = Strategy{
 	Name:                 s3gwv1alpha1.ReleaseOutOfServiceTaint,
-	Summary:              "adds node.kubernetes.io/out-of-service:NoExecute; the attach-detach controller force-detaches every volume on the node",
+	Summary:              "adds node.kubernetes.io/out-of-service=nodeshutdown:NoExecute: fast, but it evicts every pod on the node that does not tolerate it, Longhorn's own included; removed once its work is done",
 	NeedsProofOfShutdown: true,
 	NodeWrite:            func(n *failover.Node) bool { return n.OutOfServiceTaint == nil },
 	Tidy:                 tidyOwnTaint,
