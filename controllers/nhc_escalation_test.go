@@ -339,8 +339,8 @@ var _ = Describe("Escalation with NodeHealthCheck", func() {
 	})
 
 	It("s3gw with healthyDelay: the CR is kept while the node is Ready, and a new failure restarts the remediation", func() {
-		// EXPECTED TO FAIL until issue #8 item 3 (a new episode under the
-		// same CR starts over) is merged: today the kept CR stays Succeeded.
+		// A new failure under the CR NHC keeps starts the remediation over,
+		// while the Succeeded=True it reported stays for NHC.
 		var key types.NamespacedName
 		s := newEscalation(func(s *escalation, e *nhc.Emulator) {
 			e.Template = templateRef(s.w.template("s3gw", s3gwv1alpha1.S3GWRemediationSpec{}, false))
