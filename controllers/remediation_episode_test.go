@@ -83,6 +83,29 @@ var _ = Describe("Evidence of the current failure", func() {
 		Expect(s.expectMoved().Status.FencingEvidence).To(ConsistOf("StorageIsolation"))
 	})
 
+	It("holds while a replica's node is fenced itself, whatever its Lease says, and moves once that node is back", func() {
+		w := newWorld(suiteCtx)
+		w.addNode("healthy", true)
+		w.addNode("failed", true)
+		w.addNode("rackmate", true)
+		g := w.addGateway("s3gw", "failed", "healthy", withReplicasOn("healthy", "rackmate"))
+		w.setReady("failed", false)
+		// A fencer took the rack mate down too: Longhorn and its Lease still
+		// look alive, but its replica can no longer be stopped.
+		oos := attachments.OutOfServiceTaint()
+		w.taint("rackmate", oos)
+		e := w.nhc(w.template("s3gw", s3gwv1alpha1.S3GWRemediationSpec{}, false))
+		s := &failedNodeScenario{w: w, g: g, e: e, key: w.remediate(e, "failed")}
+
+		closedGate(s, "storage isolation: replica "+g.pv+"-r-1 of "+g.pv+" is on node "+w.nodeName("rackmate")+
+			", which longhorn-manager cannot reach (fenced by node.kubernetes.io/out-of-service)")
+
+		w.untaint("rackmate", oos)
+		st := w.stepper(managerClient)
+		st.until(s.key, 20, succeeded)
+		Expect(s.expectMoved().Status.FencingEvidence).To(ConsistOf("StorageIsolation"))
+	})
+
 	It("ignores a fence agent's success from an earlier failure, whatever its lastTransitionTime says, and counts a new one", func() {
 		w := newWorld(suiteCtx)
 		w.addNode("healthy", true)

@@ -59,7 +59,7 @@ func (r *Reconciler) observe(ctx context.Context, t *s3gwv1alpha1.S3GWRemediatio
 	now := r.Clock.Now()
 	p := &protectionPass{t: t, spec: spec, evidence: map[string]failover.Evidence{},
 		storage: storage.Observer{Client: r.Client, APIReader: r.APIReader, WorkloadCache: r.WorkloadCache,
-			Leases: r.Leases, InstanceManagers: r.InstanceManagers}.Pass(spec, now)}
+			Leases: r.Leases, InstanceManagers: r.InstanceManagers, Fencers: fencing.NodeFencers(r.Client)}.Pass(spec, now)}
 	p.in = protection.Inputs{Now: now, Spec: spec, NodeMonitorGracePeriod: r.nodeMonitorGracePeriod()}
 	var err error
 	key := types.NamespacedName{Namespace: t.Namespace, Name: t.Name}

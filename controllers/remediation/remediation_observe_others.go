@@ -25,6 +25,7 @@ import (
 
 	s3gwv1alpha1 "github.com/s3gw-tech/s3gw-remediation/api/v1alpha1"
 	"github.com/s3gw-tech/s3gw-remediation/internal/failover"
+	"github.com/s3gw-tech/s3gw-remediation/internal/fencing"
 	"github.com/s3gw-tech/s3gw-remediation/internal/medik8s"
 	"github.com/s3gw-tech/s3gw-remediation/internal/storage"
 	"github.com/s3gw-tech/s3gw-remediation/internal/workloads"
@@ -94,5 +95,5 @@ func (r *Reconciler) selectedBy(ctx context.Context, other *s3gwv1alpha1.S3GWRem
 // storageObserver reads pods, volumes and Longhorn's CRs for a step.
 func (r *Reconciler) storageObserver() storage.Observer {
 	return storage.Observer{Client: r.Client, APIReader: r.APIReader, WorkloadCache: r.WorkloadCache, Leases: r.Leases,
-		InstanceManagers: r.InstanceManagers}
+		InstanceManagers: r.InstanceManagers, Fencers: fencing.NodeFencers(r.Client)}
 }

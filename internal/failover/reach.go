@@ -58,25 +58,54 @@ func (n LonghornNode) String() string {
 
 // ReplicaNode is what the API shows of the node a replica lives on: its
 // Longhorn Node and its kubelet's Lease (Heartbeat's Ready condition is
-// not read).
+// not read), and what fences it.
 type ReplicaNode struct {
 	Longhorn  LonghornNode
 	Heartbeat Heartbeat
 	// InstanceManagers are the node's instance managers as Longhorn last
 	// recorded them (confirmStopped).
 	InstanceManagers []InstanceManager
+	// Ready and ReadySince are the node's own Ready condition and its
+	// lastTransitionTime; OutOfServiceTaint is true while it carries
+	// node.kubernetes.io/out-of-service. Fencers are the CRs of the fencing
+	// kinds the spec counts that remediate it (Fence).
+	Ready             string
+	ReadySince        time.Time
+	OutOfServiceTaint bool
+	Fencers           []RemediatorCR
+}
+
+// Fence names the evidence that the node itself is fenced in its current
+// failure, or is empty: an out-of-service taint on it, or a fencer's CR
+// that proves it fenced and was created after the node went Unknown (on the
+// control plane's clocks). A fenced node's replica cannot be stopped by
+// Longhorn and its instance manager's record is the last one written before
+// the fence, whatever its kubelet's Lease still says.
+func (n ReplicaNode) Fence() string {
+	if n.OutOfServiceTaint {
+		return TaintSighting
+	}
+	for _, cr := range n.Fencers {
+		if cr.Fenced && n.Ready == ReadyUnknown && cr.CreatedAt.After(n.ReadySince) {
+			return CRSighting(cr)
+		}
+	}
+	return ""
 }
 
 // Reach reports whether longhorn-manager can stop a replica process on the
-// node at now, and otherwise what the API shows of it. It can when the
-// Longhorn Node is Ready=True and the kubelet renewed its Lease within half
-// the Lease's duration (two renewals): a node that stopped renewing is
+// node at now, and otherwise what the API shows of it. It cannot on a node
+// that is fenced itself (Fence). It can when the Longhorn Node is
+// Ready=True and the kubelet renewed its Lease within half the Lease's
+// duration (two renewals): a node that stopped renewing is
 // suspect long before the node-lifecycle controller marks it NotReady, and
 // Longhorn after that. Only then will Longhorn stop a replica there on
 // detach. The remediation and the protection report judge it alike.
 func (n ReplicaNode) Reach(now time.Time) (reachable bool, state string) {
 	hb := n.Heartbeat
 	switch {
+	case n.Fence() != "":
+		return false, "fenced by " + n.Fence()
 	case !n.Longhorn.Ready():
 		return false, n.Longhorn.String()
 	case hb.LeaseRenewed.IsZero():

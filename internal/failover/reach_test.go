@@ -51,6 +51,22 @@ func TestReach(t *testing.T) {
 		{"Longhorn does not know it", ReplicaNode{Heartbeat: renewedAgo(time.Second)}, false, "no Longhorn Node"},
 		{"Longhorn Node without Ready condition", ReplicaNode{Longhorn: LonghornNode{Found: true, Status: ReadyUnknown}, Heartbeat: renewedAgo(time.Second)},
 			false, "Longhorn Node Ready=Unknown"},
+		// A node fenced itself is unreachable whatever its Lease says.
+		{"an out-of-service taint on it, Lease fresh", fenced(func(n *ReplicaNode) { n.OutOfServiceTaint = true }), false,
+			"fenced by node.kubernetes.io/out-of-service"},
+		{"a fencer's success created after it went Unknown, Lease fresh", fenced(func(n *ReplicaNode) {
+			n.Fencers = []RemediatorCR{{Kind: "FenceAgentsRemediation", Name: "ns/worker-3", Fenced: true, CreatedAt: testNow.Add(-time.Minute)}}
+		}), false, "fenced by FenceAgentsRemediation/ns/worker-3"},
+		{"a fencer's success from before it went Unknown proves nothing of this failure", fenced(func(n *ReplicaNode) {
+			n.Fencers = []RemediatorCR{{Kind: "FenceAgentsRemediation", Name: "ns/worker-3", Fenced: true, CreatedAt: testNow.Add(-time.Hour)}}
+		}), true, ""},
+		{"a fencer at work proves nothing yet", fenced(func(n *ReplicaNode) {
+			n.Fencers = []RemediatorCR{{Kind: "FenceAgentsRemediation", Name: "ns/worker-3", CreatedAt: testNow.Add(-time.Minute)}}
+		}), true, ""},
+		{"a fencer's success while the node is Ready proves nothing", fenced(func(n *ReplicaNode) {
+			n.Ready = ReadyTrue
+			n.Fencers = []RemediatorCR{{Kind: "FenceAgentsRemediation", Name: "ns/worker-3", Fenced: true, CreatedAt: testNow.Add(-time.Minute)}}
+		}), true, ""},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -58,4 +74,14 @@ func TestReach(t *testing.T) {
 			NewWithT(t).Expect([]any{reachable, state}).To(Equal([]any{tt.reachable, tt.state}))
 		})
 	}
+}
+
+// fenced is a reachable replica node, its Lease fresh, that went Unknown
+// ten minutes ago, changed by mutate.
+func fenced(mutate func(*ReplicaNode)) ReplicaNode {
+	n := ReplicaNode{Longhorn: LonghornNode{Found: true, Status: ReadyTrue},
+		Heartbeat: Heartbeat{LeaseRenewed: testNow.Add(-time.Second), LeaseDuration: 40 * time.Second},
+		Ready:     ReadyUnknown, ReadySince: testNow.Add(-10 * time.Minute)}
+	mutate(&n)
+	return n
 }

@@ -19,6 +19,8 @@ package fencing
 import (
 	"context"
 	"fmt"
+	"slices"
+	"strings"
 
 	"github.com/medik8s/common/pkg/conditions"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -32,6 +34,7 @@ import (
 	s3gwv1alpha1 "github.com/s3gw-tech/s3gw-remediation/api/v1alpha1"
 	"github.com/s3gw-tech/s3gw-remediation/internal/failover"
 	"github.com/s3gw-tech/s3gw-remediation/internal/medik8s"
+	"github.com/s3gw-tech/s3gw-remediation/internal/storage"
 )
 
 // Remediators finds, in every namespace, the CRs of the listed kinds that
@@ -134,4 +137,20 @@ func findCondition(obj *unstructured.Unstructured, condType string) (condition, 
 		return condition{status: metav1.ConditionStatus(status), reason: reason, message: message}, true
 	}
 	return condition{}, false
+}
+
+// NodeFencers reads, from reader, the CRs of the fencing kinds a spec counts
+// (the listed remediators and the delegate's kind, whoever created them)
+// that remediate a node, so that a replica node fenced itself counts as
+// unreachable (failover.ReplicaNode.Fence).
+func NodeFencers(reader client.Reader) storage.Fencers {
+	return func(ctx context.Context, spec s3gwv1alpha1.S3GWRemediationSpec, node string) ([]failover.RemediatorCR, error) {
+		listed := spec.Fencing.Remediators
+		if d := spec.Fencing.Delegate; d != nil {
+			listed = append(slices.Clip(listed), s3gwv1alpha1.RemediatorEvidence{APIVersion: d.APIVersion,
+				Kind: strings.TrimSuffix(d.Kind, "Template"), ConditionType: d.ConditionTypeOrDefault()})
+		}
+		crs, _, err := Remediators(ctx, reader, listed, node)
+		return crs, err
+	}
 }

@@ -20,6 +20,7 @@ import (
 	"context"
 	"time"
 
+	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/labels"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
@@ -44,7 +45,13 @@ type Observer struct {
 	// InstanceManagers indexes Client's Longhorn instance managers by
 	// node; nil scans the namespace's for each node (an uncached Client).
 	InstanceManagers *InstanceManagerIndex
+	// Fencers reads the CRs of the fencing kinds a spec counts that
+	// remediate a node (internal/fencing); nil reads none.
+	Fencers Fencers
 }
+
+// Fencers reads, for a spec, the fencers' CRs for a node.
+type Fencers func(ctx context.Context, spec s3gwv1alpha1.S3GWRemediationSpec, node string) ([]failover.RemediatorCR, error)
 
 // Pass is what one reconcile pass reads for one spec at one time. It reads
 // each replica's node once.
@@ -55,9 +62,11 @@ type Pass struct {
 	LonghornAvailable bool
 
 	now       time.Time
+	spec      s3gwv1alpha1.S3GWRemediationSpec
 	pods      client.Reader
 	leases    *LeaseSightings
 	imsByNode *InstanceManagerIndex
+	fencers   Fencers
 	nodes     map[string]failover.ReplicaNode
 }
 
@@ -68,7 +77,8 @@ func (o Observer) Pass(spec s3gwv1alpha1.S3GWRemediationSpec, now time.Time) *Pa
 		pods = o.Client
 	}
 	return &Pass{Longhorn: longhorn.State{Reader: o.Client, Namespace: spec.Release.LonghornNamespaceOrDefault()},
-		now: now, pods: pods, leases: o.Leases, imsByNode: o.InstanceManagers, nodes: map[string]failover.ReplicaNode{}}
+		now: now, spec: spec, pods: pods, leases: o.Leases, imsByNode: o.InstanceManagers, fencers: o.Fencers,
+		nodes: map[string]failover.ReplicaNode{}}
 }
 
 // Pods reads the spec's pods: from the cache when it holds all of them,
@@ -114,8 +124,8 @@ func (p *Pass) Volume(ctx context.Context, tv s3gwv1alpha1.RecordedVolume, node 
 	return v, nil
 }
 
-// replicaNode reads, once per pass, the Longhorn Node and the kubelet Lease
-// of a node replicas live on.
+// replicaNode reads, once per pass, the Longhorn Node, the kubelet Lease and
+// what fences a node replicas live on.
 func (p *Pass) replicaNode(ctx context.Context, node string) (failover.ReplicaNode, error) {
 	if host, ok := p.nodes[node]; ok {
 		return host, nil
@@ -134,8 +144,34 @@ func (p *Pass) replicaNode(ctx context.Context, node string) (failover.ReplicaNo
 	}
 	host := failover.ReplicaNode{Longhorn: lh, Heartbeat: Heartbeat(nil, lease), InstanceManagers: ims}
 	host.Heartbeat.Seen = p.leases.Of(node)
+	if err := p.readFence(ctx, node, &host); err != nil {
+		return failover.ReplicaNode{}, err
+	}
 	p.nodes[node] = host
 	return host, nil
+}
+
+// readFence reads what may fence a replica node itself: its Ready
+// condition, its out-of-service taint and the fencers' CRs for it.
+func (p *Pass) readFence(ctx context.Context, name string, host *failover.ReplicaNode) error {
+	node := &corev1.Node{}
+	if err := p.Longhorn.Reader.Get(ctx, client.ObjectKey{Name: name}, node); err != nil {
+		return client.IgnoreNotFound(err)
+	}
+	for _, c := range node.Status.Conditions {
+		if c.Type == corev1.NodeReady {
+			host.Ready, host.ReadySince = string(c.Status), c.LastTransitionTime.Time
+		}
+	}
+	for _, t := range node.Spec.Taints {
+		host.OutOfServiceTaint = host.OutOfServiceTaint || (t.Key == corev1.TaintNodeOutOfService && t.Effect == corev1.TaintEffectNoExecute)
+	}
+	if p.fencers == nil {
+		return nil
+	}
+	crs, err := p.fencers(ctx, p.spec, name)
+	host.Fencers = crs
+	return err
 }
 
 // LonghornNode reads a Longhorn Node's Ready condition.

@@ -55,8 +55,12 @@ func liveProcess(state string) bool {
 // (longhorn-manager controller/instance_manager_controller.go
 // InstanceManagerMonitor.updateInstanceMap); another state blanks the list
 // (syncInstanceStatus), and unknown (syncStatusWithNode: Longhorn counts
-// the node down) keeps the last one, which nobody can verify.
+// the node down) keeps the last one, which nobody can verify. A node that is
+// fenced itself wrote its record before the fence: it confirms nothing.
 func confirmStopped(r failover.Replica) (bool, string) {
+	if fence := r.Host.Fence(); fence != "" {
+		return false, fmt.Sprintf("%s is fenced by %s: its instance managers' record of replica %s predates the fence", r.Node, fence, r.Name)
+	}
 	running := false
 	for _, im := range r.Host.InstanceManagers {
 		switch im.State {
