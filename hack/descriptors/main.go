@@ -183,7 +183,8 @@ func strategyRules() string {
 
 // sourceRule is FencingSpec's rule that RequireEvidence enables a source.
 func sourceRule() string {
-	tests := []string{"(has(self.mode) && self.mode == 'Disabled')"}
+	tests := make([]string, 0, 1+len(evidence.Sources))
+	tests = append(tests, "(has(self.mode) && self.mode == 'Disabled')")
 	fields := make([]string, 0, len(evidence.Sources))
 	for _, s := range evidence.Sources {
 		tests = append(tests, s.EnabledCEL)
