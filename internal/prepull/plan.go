@@ -1,0 +1,78 @@
+/*
+Copyright 2026 The s3gw-remediation Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package prepull
+
+import (
+	"cmp"
+	"slices"
+
+	appsv1 "k8s.io/api/apps/v1"
+	"k8s.io/apimachinery/pkg/types"
+)
+
+// Plan is what brings the pre-pull DaemonSets in line with the gateways.
+type Plan struct {
+	// Create are DaemonSets to create.
+	Create []*appsv1.DaemonSet
+	// Update are desired DaemonSets that replace the existing ones of the
+	// same name, with their resourceVersion (optimistic lock).
+	Update []*appsv1.DaemonSet
+	// Delete are existing DaemonSets no gateway wants any more.
+	Delete []*appsv1.DaemonSet
+}
+
+// Empty reports whether the plan writes nothing.
+func (p Plan) Empty() bool { return len(p.Create)+len(p.Update)+len(p.Delete) == 0 }
+
+// PlanChanges compares the desired DaemonSets with the existing ones (all
+// labelled Label). keep names those of gateways between pods (no Home):
+// they stay as they are. A DaemonSet being deleted is waited for: its
+// successor is created once it is gone.
+func PlanChanges(desired []*appsv1.DaemonSet, keep map[types.NamespacedName]bool, existing []*appsv1.DaemonSet) Plan {
+	live := make(map[types.NamespacedName]*appsv1.DaemonSet, len(existing))
+	for _, ds := range existing {
+		live[types.NamespacedName{Namespace: ds.Namespace, Name: ds.Name}] = ds
+	}
+	var p Plan
+	wanted := make(map[types.NamespacedName]bool, len(desired))
+	for _, ds := range desired {
+		key := types.NamespacedName{Namespace: ds.Namespace, Name: ds.Name}
+		wanted[key] = true
+		cur, ok := live[key]
+		switch {
+		case !ok:
+			p.Create = append(p.Create, ds)
+		case cur.DeletionTimestamp != nil:
+		case cur.Annotations[SpecHashAnnotation] != ds.Annotations[SpecHashAnnotation]:
+			next := ds.DeepCopy()
+			next.ResourceVersion, next.UID = cur.ResourceVersion, cur.UID
+			p.Update = append(p.Update, next)
+		}
+	}
+	for key, ds := range live {
+		if !wanted[key] && !keep[key] && ds.DeletionTimestamp == nil {
+			p.Delete = append(p.Delete, ds)
+		}
+	}
+	byKey := func(a, b *appsv1.DaemonSet) int {
+		return cmp.Or(cmp.Compare(a.Namespace, b.Namespace), cmp.Compare(a.Name, b.Name))
+	}
+	slices.SortFunc(p.Create, byKey)
+	slices.SortFunc(p.Update, byKey)
+	slices.SortFunc(p.Delete, byKey)
+	return p
+}
