@@ -162,8 +162,9 @@ bench-requests: local-cluster-assets ## Count the operator's API requests per re
 GO_BUILD_MANAGER = go build -trimpath -ldflags "-X github.com/s3gw-tech/s3gw-remediation/version.Version=$(VERSION)"
 
 .PHONY: build
-build: ## Build the manager binary.
+build: ## Build the manager binary and the pre-pull pods' program.
 	$(GO_BUILD_MANAGER) -o $(LOCALBIN)/manager ./cmd/manager
+	CGO_ENABLED=0 go build -trimpath -ldflags "-s -w" -o $(LOCALBIN)/prepull ./cmd/prepull
 
 .PHONY: run
 run: manifests generate ## Run the manager against the cluster in the current kubeconfig (metrics over plain HTTP).
@@ -258,9 +259,10 @@ docker-buildx: ## Build and push the manager image for $(PLATFORMS) with docker 
 	$(CONTAINER_TOOL) buildx rm s3gw-remediation-builder || true; rm -f Dockerfile.cross; exit $$rc
 
 .PHONY: build-cross
-build-cross: ## Cross-compile the manager for every platform of $(PLATFORMS), as docker-buildx does (bin/manager-<os>-<arch>).
+build-cross: ## Cross-compile the manager and the pre-pull program for every platform of $(PLATFORMS), as docker-buildx does (bin/manager-<os>-<arch>).
 	for p in $(CROSS_PLATFORMS); do \
 		CGO_ENABLED=0 GOOS=$${p%/*} GOARCH=$${p#*/} $(GO_BUILD_MANAGER) -o $(LOCALBIN)/manager-$${p%/*}-$${p#*/} ./cmd/manager || exit 1; \
+		CGO_ENABLED=0 GOOS=$${p%/*} GOARCH=$${p#*/} go build -trimpath -ldflags "-s -w" -o $(LOCALBIN)/prepull-$${p%/*}-$${p#*/} ./cmd/prepull || exit 1; \
 	done
 
 ##@ Deployment
