@@ -182,6 +182,7 @@ type VolumePlacement struct {
 // +kubebuilder:printcolumn:name="Protected",type=string,JSONPath=`.status.protection`
 // +kubebuilder:printcolumn:name="Status",type=string,JSONPath=`.status.conditions[?(@.type=="Protected")].reason`
 // +kubebuilder:printcolumn:name="RTO",type=string,JSONPath=`.status.expectedRTO`
+// +kubebuilder:printcolumn:name="Images",type=string,JSONPath=`.status.conditions[?(@.type=="ImagesWarm")].reason`
 // +kubebuilder:printcolumn:name="Age",type=date,JSONPath=`.metadata.creationTimestamp`
 type S3GWRemediationTemplate struct {
 	metav1.TypeMeta   `json:",inline"`
