@@ -19,6 +19,7 @@ package prepull
 import (
 	"context"
 	"fmt"
+	"unique"
 
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
@@ -74,22 +75,34 @@ type managedCache struct{ cache.Cache }
 
 func (c managedCache) GetCache() cache.Cache { return c.Cache }
 
-// trimObjectMeta keeps identity, version, deletion, our label and the named
-// annotations.
-func trimObjectMeta(m *metav1.ObjectMeta, annotations ...string) {
+// trimObjectMeta keeps identity, version, deletion, the named labels and
+// annotations. What every pod of a DaemonSet repeats (namespace,
+// label and annotation keys and values) is kept once (intern): a gateway's
+// pods are as many as its candidate nodes.
+func trimObjectMeta(m *metav1.ObjectMeta, keepLabels []string, annotations ...string) {
 	kept := map[string]string{}
 	for _, key := range annotations {
 		if v, ok := m.Annotations[key]; ok {
-			kept[key] = v
+			kept[intern(key)] = intern(v)
 		}
 	}
-	out := metav1.ObjectMeta{Namespace: m.Namespace, Name: m.Name, UID: m.UID, ResourceVersion: m.ResourceVersion,
-		Generation: m.Generation, CreationTimestamp: m.CreationTimestamp, DeletionTimestamp: m.DeletionTimestamp,
-		Labels: map[string]string{prepull.Label: m.Labels[prepull.Label]}, Annotations: kept}
-	if v, ok := m.Labels[managedByLabel]; ok {
-		out.Labels[managedByLabel] = v
+	labels := map[string]string{}
+	for _, key := range keepLabels {
+		if v, ok := m.Labels[key]; ok {
+			labels[intern(key)] = intern(v)
+		}
 	}
-	*m = out
+	*m = metav1.ObjectMeta{Namespace: intern(m.Namespace), Name: m.Name, UID: m.UID, ResourceVersion: m.ResourceVersion,
+		Generation: m.Generation, CreationTimestamp: m.CreationTimestamp, DeletionTimestamp: m.DeletionTimestamp,
+		Labels: labels, Annotations: kept}
+}
+
+// intern returns the one shared copy of s.
+func intern(s string) string {
+	if s == "" {
+		return s
+	}
+	return unique.Make(s).Value()
 }
 
 // managedByLabel marks the DaemonSets the operator wrote.
@@ -100,17 +113,22 @@ func trimPod(obj any) (any, error) {
 	if !ok {
 		return obj, nil
 	}
-	trimObjectMeta(&pod.ObjectMeta, prepull.ImagesAnnotation)
+	trimObjectMeta(&pod.ObjectMeta, []string{prepull.Label}, prepull.ImagesAnnotation)
 	pod.Spec = corev1.PodSpec{NodeName: pod.Spec.NodeName}
 	var ready []corev1.PodCondition
 	for _, c := range pod.Status.Conditions {
 		if c.Type == corev1.PodReady {
-			ready = []corev1.PodCondition{{Type: c.Type, Status: c.Status}}
+			ready = []corev1.PodCondition{{Type: corev1.PodReady, Status: corev1.ConditionStatus(intern(string(c.Status)))}}
 		}
 	}
-	pod.Status = corev1.PodStatus{Phase: pod.Status.Phase, Reason: pod.Status.Reason, Conditions: ready,
-		InitContainerStatuses: trimStatuses(pod.Status.InitContainerStatuses),
-		ContainerStatuses:     trimStatuses(pod.Status.ContainerStatuses)}
+	status := corev1.PodStatus{Phase: corev1.PodPhase(intern(string(pod.Status.Phase))), Reason: intern(pod.Status.Reason), Conditions: ready}
+	// A Ready pod holds its images: its containers' states say nothing
+	// more, and most pre-pull pods are Ready.
+	if len(ready) == 0 || ready[0].Status != corev1.ConditionTrue {
+		status.InitContainerStatuses = trimStatuses(pod.Status.InitContainerStatuses)
+		status.ContainerStatuses = trimStatuses(pod.Status.ContainerStatuses)
+	}
+	pod.Status = status
 	return pod, nil
 }
 
@@ -122,15 +140,15 @@ func trimStatuses(in []corev1.ContainerStatus) []corev1.ContainerStatus {
 	}
 	out := make([]corev1.ContainerStatus, len(in))
 	for i, s := range in {
-		out[i].Name = s.Name
+		out[i].Name = intern(s.Name)
 		if w := s.State.Waiting; w != nil {
-			out[i].State.Waiting = &corev1.ContainerStateWaiting{Reason: w.Reason, Message: w.Message}
+			out[i].State.Waiting = &corev1.ContainerStateWaiting{Reason: intern(w.Reason), Message: w.Message}
 		}
 		if s.State.Running != nil {
 			out[i].State.Running = &corev1.ContainerStateRunning{}
 		}
 		if t := s.State.Terminated; t != nil {
-			out[i].State.Terminated = &corev1.ContainerStateTerminated{ExitCode: t.ExitCode, Reason: t.Reason}
+			out[i].State.Terminated = &corev1.ContainerStateTerminated{ExitCode: t.ExitCode, Reason: intern(t.Reason)}
 		}
 	}
 	return out
@@ -141,7 +159,7 @@ func trimDaemonSet(obj any) (any, error) {
 	if !ok {
 		return obj, nil
 	}
-	trimObjectMeta(&ds.ObjectMeta, prepull.SpecHashAnnotation, prepull.TemplatesAnnotation)
+	trimObjectMeta(&ds.ObjectMeta, []string{prepull.Label, managedByLabel}, prepull.SpecHashAnnotation, prepull.TemplatesAnnotation)
 	ds.Spec, ds.Status = appsv1.DaemonSetSpec{}, appsv1.DaemonSetStatus{}
 	return ds, nil
 }
