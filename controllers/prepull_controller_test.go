@@ -17,6 +17,8 @@ limitations under the License.
 package controllers
 
 import (
+	"time"
+
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
 	appsv1 "k8s.io/api/apps/v1"
@@ -48,13 +50,15 @@ func newPrePullStory(w *world) *prePullStory {
 	c := client.NewNamespacedClient(managerClient, w.ns)
 	recorder := record.NewFakeRecorder(100)
 	return &prePullStory{w: w, c: c, recorder: recorder, r: &PrePullReconciler{Client: c, APIReader: c, PrePull: c,
-		WorkloadCache: DefaultWorkloadCache(), ProgramImage: prePullImage, Recorder: recorder}}
+		WorkloadCache: DefaultWorkloadCache(), ProgramImage: prePullImage, Recorder: recorder, Clock: w.clock}}
 }
 
-// pass runs one pass, which must succeed.
-func (s *prePullStory) pass() {
-	_, err := s.r.Reconcile(s.w.ctx, prepull.Request)
+// pass runs one pass, which must succeed, and returns when it asks to run
+// again (zero: only on an event).
+func (s *prePullStory) pass() time.Duration {
+	res, err := s.r.Reconcile(s.w.ctx, prepull.Request)
 	Expect(err).NotTo(HaveOccurred())
+	return res.RequeueAfter
 }
 
 // daemonSets are the story's DaemonSets, by name.
@@ -140,10 +144,14 @@ var _ = Describe("The pre-pull DaemonSets", func() {
 			"within one pass")
 		Expect(ds.Spec.Template.Spec.InitContainers[1].Image).To(Equal("quay.io/s3gw/s3gw:v0.99"))
 
-		By("A failover: the old pod gone, its replacement not scheduled yet")
+		By("A failover: the old pod force-deleted, the ReplicaSet's replacement not created yet")
 		Expect(w.c.Delete(w.ctx, g.pod, client.GracePeriodSeconds(0))).To(Succeed())
+		Expect(s.pass()).To(Equal(prepull.DefaultGrace), "kept, and looked at again when its grace ends")
+		Expect(s.only().ResourceVersion).To(Equal(ds.ResourceVersion))
+
+		By("The replacement created, not scheduled yet")
 		replacement := w.addPendingPod(g, "gw-s3gw-5d9f-new", "", g.pod.Labels)
-		s.pass()
+		Expect(s.pass()).To(BeZero())
 		Expect(s.only().ResourceVersion).To(Equal(ds.ResourceVersion), "kept as it is while the gateway is between nodes")
 
 		By("The replacement on b: b is left out, a is a candidate again")
@@ -164,6 +172,26 @@ var _ = Describe("The pre-pull DaemonSets", func() {
 		Expect(w.c.Delete(w.ctx, t)).To(Succeed())
 		s.pass()
 		Expect(s.daemonSets()).To(BeEmpty())
+	})
+
+	It("go when their gateway stays without a pod for the grace", func() {
+		s := newPrePullStory(newWorld(suiteCtx))
+		w := s.w
+		w.addNode("a", true)
+		w.addNode("b", true)
+		g := w.addGateway("gw", "a", "b")
+		w.prePullTemplate("s3gw")
+		s.pass()
+		Expect(s.daemonSets()).To(HaveLen(1))
+
+		Expect(w.c.Delete(w.ctx, g.pod, client.GracePeriodSeconds(0))).To(Succeed())
+		Expect(s.pass()).To(Equal(prepull.DefaultGrace))
+		w.clock.Step(prepull.DefaultGrace / 2)
+		Expect(s.pass()).To(Equal(prepull.DefaultGrace/2), "the grace counts from the first pass that saw no pod")
+		Expect(s.daemonSets()).To(HaveLen(1))
+		w.clock.Step(prepull.DefaultGrace / 2)
+		Expect(s.pass()).To(BeZero())
+		Expect(s.daemonSets()).To(BeEmpty(), "scaled to zero, or gone: the garbage collector would have deleted it too")
 	})
 
 	It("share one DaemonSet between the templates that select a gateway, with the first template's settings", func() {

@@ -18,11 +18,15 @@ package prepull
 
 import (
 	"context"
+	"slices"
+	"sync"
 	"time"
 
+	appsv1 "k8s.io/api/apps/v1"
 	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/tools/record"
+	"k8s.io/utils/clock"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
@@ -58,7 +62,24 @@ type Reconciler struct {
 	// UncachedResync is how often a pass runs while an enabled template's
 	// pods are not cached (no pod event reaches it); zero means a minute.
 	UncachedResync time.Duration
+	// Clock times the grace of DaemonSets whose gateway is between pods;
+	// nil means the real clock.
+	Clock clock.PassiveClock
+	// Grace is how long such a DaemonSet is kept; zero means DefaultGrace.
+	Grace time.Duration
+
+	// unwanted is when each DaemonSet (by UID) was first seen without a
+	// gateway pod while a template that wanted it still pre-pulls. Lost
+	// on a restart, which only starts its grace again.
+	unwanted sync.Map // types.UID → time.Time
 }
+
+// DefaultGrace is how long a DaemonSet without a gateway pod is kept while
+// a template that wanted it still pre-pulls: a failover's force delete and
+// the ReplicaSet's replacement, or a Recreate rollout's scale down and up,
+// leave the gateway without a pod for a moment, and deleting the DaemonSet
+// then would stop the pre-pull pods just to start them again.
+const DefaultGrace = time.Minute
 
 var _ reconcile.Reconciler = &Reconciler{}
 
@@ -83,13 +104,72 @@ func (r *Reconciler) Reconcile(ctx context.Context, _ ctrl.Request) (ctrl.Result
 		return ctrl.Result{}, nil
 	}
 	desired, keep := o.desired(r.ProgramImage)
+	wait := r.holdUnwanted(o, desired, keep)
 	plan := prepull.PlanChanges(desired, keep, o.existing)
 	err = r.act(ctx, o, plan)
 	var res ctrl.Result
 	if o.uncached {
 		res.RequeueAfter = r.uncachedResync()
 	}
+	if wait > 0 && (res.RequeueAfter == 0 || wait < res.RequeueAfter) {
+		res.RequeueAfter = wait
+	}
 	return res, err
+}
+
+// holdUnwanted adds to keep each existing DaemonSet that no gateway pod
+// wants now but a template that wanted it still pre-pulls
+// (prepull.WantedByAny), until its grace ends, and returns how long until
+// the first grace ends (zero: none runs).
+func (r *Reconciler) holdUnwanted(o *observation, desired []*appsv1.DaemonSet, keep map[types.NamespacedName]bool) time.Duration {
+	now := r.clock().Now()
+	wanted := map[types.UID]bool{}
+	for _, ds := range o.existing {
+		key := types.NamespacedName{Namespace: ds.Namespace, Name: ds.Name}
+		if keep[key] || slices.ContainsFunc(desired, func(d *appsv1.DaemonSet) bool { return d.Namespace == ds.Namespace && d.Name == ds.Name }) {
+			wanted[ds.UID] = true
+		}
+	}
+	existing := map[types.UID]bool{}
+	for _, ds := range o.existing {
+		existing[ds.UID] = true
+	}
+	r.unwanted.Range(func(uid, _ any) bool {
+		if !existing[uid.(types.UID)] {
+			r.unwanted.Delete(uid) // deleted meanwhile, by anyone
+		}
+		return true
+	})
+	var wait time.Duration
+	for _, ds := range o.existing {
+		key := types.NamespacedName{Namespace: ds.Namespace, Name: ds.Name}
+		if wanted[ds.UID] || !prepull.WantedByAny(ds, o.enabled) {
+			r.unwanted.Delete(ds.UID)
+			continue
+		}
+		since, _ := r.unwanted.LoadOrStore(ds.UID, now)
+		if left := since.(time.Time).Add(r.grace()).Sub(now); left > 0 {
+			keep[key] = true
+			if wait == 0 || left < wait {
+				wait = left
+			}
+		}
+	}
+	return wait
+}
+
+func (r *Reconciler) clock() clock.PassiveClock {
+	if r.Clock != nil {
+		return r.Clock
+	}
+	return clock.RealClock{}
+}
+
+func (r *Reconciler) grace() time.Duration {
+	if r.Grace > 0 {
+		return r.Grace
+	}
+	return DefaultGrace
 }
 
 func (r *Reconciler) uncachedResync() time.Duration {

@@ -52,13 +52,15 @@ type observation struct {
 	existing []*appsv1.DaemonSet
 	// uncached is true when an enabled template's pods were read uncached.
 	uncached bool
+	// enabled are the templates with spec.prePull.enabled, namespace/name.
+	enabled map[string]bool
 }
 
 // observe reads the enabled templates (cache), the pods each selects (the
 // pod cache when it covers the template, else uncached), and the existing
 // pre-pull DaemonSets (the pre-pull cache). It reads only.
 func (r *Reconciler) observe(ctx context.Context) (*observation, error) {
-	o := &observation{gateways: map[types.NamespacedName]*gatewayPods{}}
+	o := &observation{gateways: map[types.NamespacedName]*gatewayPods{}, enabled: map[string]bool{}}
 	templates := &s3gwv1alpha1.S3GWRemediationTemplateList{}
 	if err := r.Client.List(ctx, templates); err != nil {
 		return nil, fmt.Errorf("listing S3GWRemediationTemplates: %w", err)
@@ -71,6 +73,7 @@ func (r *Reconciler) observe(ctx context.Context) (*observation, error) {
 		if !t.Spec.PrePull.Enabled || t.DeletionTimestamp != nil {
 			continue
 		}
+		o.enabled[t.Namespace+"/"+t.Name] = true
 		if err := r.observeTemplate(ctx, o, t); err != nil {
 			return nil, err
 		}

@@ -19,6 +19,7 @@ package prepull
 import (
 	"cmp"
 	"slices"
+	"strings"
 
 	appsv1 "k8s.io/api/apps/v1"
 	"k8s.io/apimachinery/pkg/types"
@@ -75,4 +76,19 @@ func PlanChanges(desired []*appsv1.DaemonSet, keep map[types.NamespacedName]bool
 	slices.SortFunc(p.Update, byKey)
 	slices.SortFunc(p.Delete, byKey)
 	return p
+}
+
+// WantedByAny reports whether one of the templates that wanted a
+// DaemonSet (TemplatesAnnotation) is among enabled (namespace/name): then a
+// DaemonSet no gateway pod wants now may be a gateway between two pods (a
+// failover's force delete before the ReplicaSet's replacement, a rollout)
+// rather than gone, and is kept for a grace; otherwise pre-pull was turned
+// off or the template went, and it is deleted at once.
+func WantedByAny(ds *appsv1.DaemonSet, enabled map[string]bool) bool {
+	for _, t := range strings.Split(ds.Annotations[TemplatesAnnotation], ",") {
+		if t != "" && enabled[t] {
+			return true
+		}
+	}
+	return false
 }

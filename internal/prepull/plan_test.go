@@ -69,3 +69,12 @@ func TestPlanChanges(t *testing.T) {
 	g.Expect(p.Empty()).To(BeFalse())
 	g.Expect(PlanChanges(nil, nil, nil).Empty()).To(BeTrue())
 }
+
+func TestWantedByAny(t *testing.T) {
+	g := NewWithT(t)
+	ds := daemonSet("s3gw", "gw-prepull", "h")
+	ds.Annotations[TemplatesAnnotation] = "ops/a,ops/b"
+	g.Expect(WantedByAny(ds, map[string]bool{"ops/b": true})).To(BeTrue())
+	g.Expect(WantedByAny(ds, map[string]bool{"ops/c": true})).To(BeFalse(), "pre-pull turned off on a and b, or both deleted")
+	g.Expect(WantedByAny(daemonSet("s3gw", "old", "h"), map[string]bool{"": true})).To(BeFalse(), "no templates recorded")
+}
