@@ -17,6 +17,7 @@ limitations under the License.
 package main
 
 import (
+	"errors"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -33,7 +34,7 @@ func TestCommands(t *testing.T) {
 		t.Fatalf("idle: %v, waited %v", err, idled)
 	}
 	for _, args := range [][]string{nil, {"run"}, {"install"}, {"install", "a", "b"}} {
-		if err := run(args, idle); err != usage {
+		if err := run(args, idle); !errors.Is(err, usage) {
 			t.Errorf("%q: %v, want the usage", args, err)
 		}
 	}

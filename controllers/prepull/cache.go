@@ -86,15 +86,15 @@ func trimObjectMeta(m *metav1.ObjectMeta, keepLabels []string, annotations ...st
 			kept[intern(key)] = intern(v)
 		}
 	}
-	labels := map[string]string{}
+	keptLabels := map[string]string{}
 	for _, key := range keepLabels {
 		if v, ok := m.Labels[key]; ok {
-			labels[intern(key)] = intern(v)
+			keptLabels[intern(key)] = intern(v)
 		}
 	}
 	*m = metav1.ObjectMeta{Namespace: intern(m.Namespace), Name: m.Name, UID: m.UID, ResourceVersion: m.ResourceVersion,
 		Generation: m.Generation, CreationTimestamp: m.CreationTimestamp, DeletionTimestamp: m.DeletionTimestamp,
-		Labels: labels, Annotations: kept}
+		Labels: keptLabels, Annotations: kept}
 }
 
 // intern returns the one shared copy of s.

@@ -19,6 +19,7 @@ package prepull
 import (
 	"fmt"
 	"runtime"
+	"strings"
 	"testing"
 	"time"
 
@@ -58,9 +59,9 @@ func servedPrePullPod(i int, state func(*corev1.Pod)) []byte {
 		OwnerReferences: []metav1.OwnerReference{{APIVersion: "apps/v1", Kind: "DaemonSet", Name: ds.Name, UID: "d5",
 			Controller: ptr.To(true), BlockOwnerDeletion: ptr.To(true)}},
 		ManagedFields: []metav1.ManagedFieldsEntry{{Manager: "kube-controller-manager", Operation: metav1.ManagedFieldsOperationUpdate,
-			APIVersion: "v1", Time: &t0, FieldsType: "FieldsV1", FieldsV1: &metav1.FieldsV1{Raw: make([]byte, 2400)}},
+			APIVersion: "v1", Time: &t0, FieldsType: "FieldsV1", FieldsV1: metav1.NewFieldsV1(strings.Repeat("x", 2400))},
 			{Manager: "kubelet", Operation: metav1.ManagedFieldsOperationUpdate, APIVersion: "v1", Time: &t0, FieldsType: "FieldsV1",
-				FieldsV1: &metav1.FieldsV1{Raw: make([]byte, 1800)}, Subresource: "status"}}},
+				FieldsV1: metav1.NewFieldsV1(strings.Repeat("x", 1800)), Subresource: "status"}}},
 		Spec: ds.Spec.Template.Spec}
 	pod.Spec.NodeName = node
 	pod.Status = corev1.PodStatus{Phase: corev1.PodRunning, HostIP: "10.0.0.1", PodIP: "10.42.0.1", StartTime: &t0, QOSClass: corev1.PodQOSBurstable,
@@ -110,7 +111,7 @@ func TestTrimmedPrePullPodsGiveTheSameWarmth(t *testing.T) {
 		p.Status.Conditions = []corev1.PodCondition{{Type: corev1.PodReady, Status: "False"}}
 		p.Status.ContainerStatuses[0].State = corev1.ContainerState{Waiting: &corev1.ContainerStateWaiting{Reason: "CrashLoopBackOff"}}
 	}
-	var whole, trimmed []corev1.Pod
+	whole, trimmed := make([]corev1.Pod, 0, 3), make([]corev1.Pod, 0, 3)
 	candidates := []string{"node-0001", "node-0002", "node-0003", "node-0004"}
 	for i, state := range []func(*corev1.Pod){nil, backingOff, idleCrashing} {
 		served := servedPrePullPod(i+1, state)

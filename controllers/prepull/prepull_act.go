@@ -49,7 +49,7 @@ const (
 // to the pass their watch event brings.
 func (r *Reconciler) act(ctx context.Context, o *observation, plan prepull.Plan) error {
 	log := logf.FromContext(ctx)
-	var errs []error
+	errs := make([]error, 0, len(plan.Create)+len(plan.Update)+len(plan.Delete))
 	for _, ds := range plan.Create {
 		log.Info("Creating pre-pull DaemonSet", "DaemonSet", klog.KObj(ds), "images", ds.Spec.Template.Annotations[prepull.ImagesAnnotation])
 		errs = append(errs, r.failed(o, ds, "creating", r.Client.Create(ctx, ds)))

@@ -46,7 +46,13 @@ type warmthMetrics struct {
 
 // warmthLabels name a template's pod, where it runs and how warm its
 // candidates are.
-var warmthLabels = []string{"template_namespace", "template", labelNamespace, "pod", labelNode, labelReason}
+var warmthLabels = []string{labelTemplateNamespace, labelTemplate, labelNamespace, labelPod, labelNode, labelReason}
+
+const (
+	labelTemplateNamespace = "template_namespace"
+	labelTemplate          = "template"
+	labelPod               = "pod"
+)
 
 func newWarmthMetrics() *warmthMetrics {
 	return &warmthMetrics{
@@ -71,8 +77,8 @@ func (r *Recorder) SetWarmth(template types.NamespacedName, pods []PodWarmth) {
 	m.forget(template)
 	exported := make([]prometheus.Labels, 0, len(pods))
 	for _, p := range pods {
-		l := prometheus.Labels{"template_namespace": template.Namespace, "template": template.Name,
-			labelNamespace: p.Namespace, "pod": p.Pod, labelNode: p.Node, labelReason: p.Reason}
+		l := prometheus.Labels{labelTemplateNamespace: template.Namespace, labelTemplate: template.Name,
+			labelNamespace: p.Namespace, labelPod: p.Pod, labelNode: p.Node, labelReason: p.Reason}
 		m.candidates.With(l).Set(float64(p.Candidates))
 		m.warm.With(l).Set(float64(p.Warm))
 		exported = append(exported, l)

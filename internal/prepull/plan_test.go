@@ -55,7 +55,7 @@ func TestPlanChanges(t *testing.T) {
 	p := PlanChanges(desired, keep, existing)
 
 	names := func(list []*appsv1.DaemonSet) []string {
-		var out []string
+		out := make([]string, 0, len(list))
 		for _, ds := range list {
 			out = append(out, ds.Name)
 		}

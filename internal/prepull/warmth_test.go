@@ -119,7 +119,7 @@ func TestAssess(t *testing.T) {
 
 func TestAssessBoundsWhatItNames(t *testing.T) {
 	g := NewWithT(t)
-	var candidates []string
+	candidates := make([]string, 0, 25)
 	for i := range 25 {
 		candidates = append(candidates, fmt.Sprintf("node-%02d", i))
 	}

@@ -101,7 +101,7 @@ func prePullPods(ctx context.Context, g *harness.Gateway) func(Gomega) []corev1.
 
 // onNodesWith matches one Ready pre-pull pod per node, each pulling the image.
 func onNodesWith(nodes []string, image string) []OmegaMatcher {
-	var out []OmegaMatcher
+	out := make([]OmegaMatcher, 0, len(nodes))
 	for _, n := range nodes {
 		out = append(out, And(HaveField("Spec.NodeName", n),
 			HaveField("ObjectMeta.Annotations", HaveKeyWithValue(prepull.ImagesAnnotation, image)),
