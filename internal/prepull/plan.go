@@ -30,7 +30,11 @@ type Plan struct {
 	// Create are DaemonSets to create.
 	Create []*appsv1.DaemonSet
 	// Update are desired DaemonSets that replace the existing ones of the
-	// same name, with their resourceVersion (optimistic lock).
+	// same name, with their UID. They carry no resourceVersion: the
+	// DaemonSet controller writes their status all the time, which a lock
+	// on the version read would lose to, and what the operator writes is
+	// the whole of what it owns, so an update that raced another writes
+	// the same.
 	Update []*appsv1.DaemonSet
 	// Delete are existing DaemonSets no gateway wants any more.
 	Delete []*appsv1.DaemonSet
@@ -60,7 +64,7 @@ func PlanChanges(desired []*appsv1.DaemonSet, keep map[types.NamespacedName]bool
 		case cur.DeletionTimestamp != nil:
 		case cur.Annotations[SpecHashAnnotation] != ds.Annotations[SpecHashAnnotation]:
 			next := ds.DeepCopy()
-			next.ResourceVersion, next.UID = cur.ResourceVersion, cur.UID
+			next.UID = cur.UID
 			p.Update = append(p.Update, next)
 		}
 	}
