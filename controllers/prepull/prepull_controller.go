@@ -18,7 +18,6 @@ package prepull
 
 import (
 	"context"
-	"slices"
 	"sync"
 	"time"
 
@@ -123,12 +122,9 @@ func (r *Reconciler) Reconcile(ctx context.Context, _ ctrl.Request) (ctrl.Result
 // the first grace ends (zero: none runs).
 func (r *Reconciler) holdUnwanted(o *observation, desired []*appsv1.DaemonSet, keep map[types.NamespacedName]bool) time.Duration {
 	now := r.clock().Now()
-	wanted := map[types.UID]bool{}
-	for _, ds := range o.existing {
-		key := types.NamespacedName{Namespace: ds.Namespace, Name: ds.Name}
-		if keep[key] || slices.ContainsFunc(desired, func(d *appsv1.DaemonSet) bool { return d.Namespace == ds.Namespace && d.Name == ds.Name }) {
-			wanted[ds.UID] = true
-		}
+	wanted := map[types.NamespacedName]bool{}
+	for _, ds := range desired {
+		wanted[types.NamespacedName{Namespace: ds.Namespace, Name: ds.Name}] = true
 	}
 	existing := map[types.UID]bool{}
 	for _, ds := range o.existing {
@@ -143,7 +139,7 @@ func (r *Reconciler) holdUnwanted(o *observation, desired []*appsv1.DaemonSet, k
 	var wait time.Duration
 	for _, ds := range o.existing {
 		key := types.NamespacedName{Namespace: ds.Namespace, Name: ds.Name}
-		if wanted[ds.UID] || !prepull.WantedByAny(ds, o.enabled) {
+		if wanted[key] || keep[key] || !prepull.WantedByAny(ds, o.enabled) {
 			r.unwanted.Delete(ds.UID)
 			continue
 		}

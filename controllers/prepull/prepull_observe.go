@@ -62,7 +62,9 @@ type observation struct {
 func (r *Reconciler) observe(ctx context.Context) (*observation, error) {
 	o := &observation{gateways: map[types.NamespacedName]*gatewayPods{}, enabled: map[string]bool{}}
 	templates := &s3gwv1alpha1.S3GWRemediationTemplateList{}
-	if err := r.Client.List(ctx, templates); err != nil {
+	// Read only: a template's status holds the report of every pod it
+	// selects, and every pass lists them all.
+	if err := r.Client.List(ctx, templates, client.UnsafeDisableDeepCopy); err != nil {
 		return nil, fmt.Errorf("listing S3GWRemediationTemplates: %w", err)
 	}
 	slices.SortFunc(templates.Items, func(a, b s3gwv1alpha1.S3GWRemediationTemplate) int {
