@@ -331,6 +331,11 @@ func setUp(ctx context.Context, env *harness.Env, cfg config) ([]*benchRun, erro
 			continue
 		}
 		spec := s3gwv1alpha1.S3GWRemediationSpec{Release: s3gwv1alpha1.ReleaseSpec{Strategy: m.Strategy}}
+		if m.PrePull {
+			// Its DaemonSets for its own gateways only: the other modes'
+			// spares stay as their modes have them.
+			spec.Namespaces = []string{m.namespace()}
+		}
 		if m.FAR {
 			// The out-of-service taint is for nodes proven shut down: a fence
 			// agent's word, not storage isolation. The delegate's template
