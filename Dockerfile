@@ -14,10 +14,15 @@ COPY version/ version/
 RUN CGO_ENABLED=0 GOOS=${TARGETOS:-linux} GOARCH=${TARGETARCH} go build -trimpath \
     -ldflags "-X github.com/s3gw-tech/s3gw-remediation/version.Version=${VERSION}" \
     -o manager ./cmd/manager
+# The pre-pull pods' program (docs/warm-replacement.md): small, static, run
+# in the gateways' images by any user.
+RUN CGO_ENABLED=0 GOOS=${TARGETOS:-linux} GOARCH=${TARGETARCH} go build -trimpath -ldflags "-s -w" \
+    -o prepull ./cmd/prepull
 
 # A distroless, non-root runtime image.
 FROM gcr.io/distroless/static:nonroot
 WORKDIR /
 COPY --from=builder /workspace/manager .
+COPY --from=builder /workspace/prepull .
 USER 65532:65532
 ENTRYPOINT ["/manager"]

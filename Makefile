@@ -57,8 +57,8 @@ manifests: $(CONTROLLER_GEN) ## Generate CRDs, the manager ClusterRole and the w
 
 .PHONY: generate
 generate: $(CONTROLLER_GEN) ## Generate deepcopy code, and what the API, the chart form and the docs say of the evidence sources and release strategies (hack/descriptors).
-	go run ./hack/descriptors
 	$(CONTROLLER_GEN) object:headerFile="hack/boilerplate.go.txt" paths="./api/..." paths="./internal/longhorn/..."
+	go run ./hack/descriptors
 
 .PHONY: fmt
 fmt: ## Run go fmt.
@@ -172,8 +172,9 @@ VERSION_LDFLAGS = -X github.com/s3gw-tech/s3gw-remediation/version.Version=$(VER
 GO_BUILD_MANAGER = go build -trimpath -ldflags "$(VERSION_LDFLAGS)"
 
 .PHONY: build
-build: ## Build the manager binary.
+build: ## Build the manager binary and the pre-pull pods' program.
 	$(GO_BUILD_MANAGER) -o $(LOCALBIN)/manager ./cmd/manager
+	CGO_ENABLED=0 go build -trimpath -ldflags "-s -w" -o $(LOCALBIN)/prepull ./cmd/prepull
 
 .PHONY: run
 run: manifests generate ## Run the manager against the cluster in the current kubeconfig (metrics over plain HTTP).
@@ -268,9 +269,10 @@ docker-buildx: ## Build and push the manager image for $(PLATFORMS) with docker 
 	$(CONTAINER_TOOL) buildx rm s3gw-remediation-builder || true; rm -f Dockerfile.cross; exit $$rc
 
 .PHONY: build-cross
-build-cross: ## Cross-compile the manager for every platform of $(PLATFORMS), as docker-buildx does (bin/manager-<os>-<arch>).
+build-cross: ## Cross-compile the manager and the pre-pull program for every platform of $(PLATFORMS), as docker-buildx does (bin/manager-<os>-<arch>).
 	for p in $(CROSS_PLATFORMS); do \
 		CGO_ENABLED=0 GOOS=$${p%/*} GOARCH=$${p#*/} $(GO_BUILD_MANAGER) -o $(LOCALBIN)/manager-$${p%/*}-$${p#*/} ./cmd/manager || exit 1; \
+		CGO_ENABLED=0 GOOS=$${p%/*} GOARCH=$${p#*/} go build -trimpath -ldflags "-s -w" -o $(LOCALBIN)/prepull-$${p%/*}-$${p#*/} ./cmd/prepull || exit 1; \
 	done
 
 ##@ Deployment

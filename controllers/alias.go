@@ -17,6 +17,7 @@ limitations under the License.
 package controllers
 
 import (
+	"github.com/s3gw-tech/s3gw-remediation/controllers/prepull"
 	"github.com/s3gw-tech/s3gw-remediation/controllers/protection"
 	"github.com/s3gw-tech/s3gw-remediation/controllers/remediation"
 	"github.com/s3gw-tech/s3gw-remediation/controllers/template"
@@ -33,6 +34,8 @@ type (
 	ProtectionReconciler = protection.Reconciler
 	// TemplateReconciler marks templates as supporting multiple templates.
 	TemplateReconciler = template.Reconciler
+	// PrePullReconciler keeps the gateways' images on their candidate nodes.
+	PrePullReconciler = prepull.Reconciler
 )
 
 // Finalizer keeps an S3GWRemediation until what it added is cleaned up.

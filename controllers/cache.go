@@ -211,7 +211,10 @@ var trimLease = transform(func(lease *coordinationv1.Lease) {
 
 // trimPod keeps what the remediation reads of a pod: identity, owners,
 // finalizers, labels, the mirror-pod annotation, its node, its claims and
-// its phase and conditions.
+// its phase and conditions; and what the pre-pull DaemonSet copies and the
+// protection report's candidate nodes match: its containers' names and
+// images, pull secrets, runtime class, node selector, required node
+// affinity and tolerations.
 var trimPod = transform(func(pod *corev1.Pod) {
 	trimMeta(&pod.ObjectMeta, corev1.MirrorPodAnnotationKey)
 	var claims []corev1.Volume
@@ -221,9 +224,30 @@ var trimPod = transform(func(pod *corev1.Pod) {
 				VolumeSource: corev1.VolumeSource{PersistentVolumeClaim: v.PersistentVolumeClaim}})
 		}
 	}
-	pod.Spec = corev1.PodSpec{NodeName: pod.Spec.NodeName, Volumes: claims}
+	var affinity *corev1.Affinity
+	if a := pod.Spec.Affinity; a != nil && a.NodeAffinity != nil && a.NodeAffinity.RequiredDuringSchedulingIgnoredDuringExecution != nil {
+		affinity = &corev1.Affinity{NodeAffinity: &corev1.NodeAffinity{
+			RequiredDuringSchedulingIgnoredDuringExecution: a.NodeAffinity.RequiredDuringSchedulingIgnoredDuringExecution}}
+	}
+	pod.Spec = corev1.PodSpec{NodeName: pod.Spec.NodeName, Volumes: claims,
+		InitContainers: trimContainers(pod.Spec.InitContainers), Containers: trimContainers(pod.Spec.Containers),
+		ImagePullSecrets: pod.Spec.ImagePullSecrets, RuntimeClassName: pod.Spec.RuntimeClassName,
+		NodeSelector: internedLabels(pod.Spec.NodeSelector, ""), Affinity: affinity, Tolerations: pod.Spec.Tolerations}
 	pod.Status = corev1.PodStatus{Phase: pod.Status.Phase, Conditions: pod.Status.Conditions}
 })
+
+// trimContainers keeps each container's name and image, the image shared
+// across pods.
+func trimContainers(in []corev1.Container) []corev1.Container {
+	if len(in) == 0 {
+		return nil
+	}
+	out := make([]corev1.Container, len(in))
+	for i, c := range in {
+		out[i] = corev1.Container{Name: c.Name, Image: intern(c.Image)}
+	}
+	return out
+}
 
 // trimClaim keeps the volume a claim is bound to, and whether it is.
 var trimClaim = transform(func(pvc *corev1.PersistentVolumeClaim) {

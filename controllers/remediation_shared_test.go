@@ -58,7 +58,7 @@ var _ = Describe("Two remediations of one node", func() {
 			Expect(key.Status.Conditions).To(haveCondition(s3gwv1alpha1.ConditionWorkloadEvicted, metav1.ConditionFalse,
 				s3gwv1alpha1.ReasonConflictingRemediations))
 			Expect(conditionOf(key, s3gwv1alpha1.ConditionSucceeded).Message).To(ContainSubstring(
-				"S3GWRemediation " + other.Namespace + "/" + other.Name + " for node " + w.nodeName("failed") + " also selects " +
+				"S3GWRemediation " + other.Namespace + "/" + other.Name + " also selects " +
 					g.pod.Namespace + "/" + g.pod.Name + " under different rules (fencing.mode)"))
 		}
 		Expect(recorder.Writes()).To(HaveEach(HaveField("Kind", "S3GWRemediation")), "neither touched the node or the pod")

@@ -25,6 +25,7 @@ import (
 	"k8s.io/utils/clock"
 	ctrl "sigs.k8s.io/controller-runtime"
 
+	"github.com/s3gw-tech/s3gw-remediation/controllers/prepull"
 	"github.com/s3gw-tech/s3gw-remediation/internal/eventrecorder"
 	"github.com/s3gw-tech/s3gw-remediation/internal/metrics"
 	"github.com/s3gw-tech/s3gw-remediation/internal/storage"
@@ -47,11 +48,20 @@ type Wiring struct {
 	// ReportInterval is the least time between two passes of one template's
 	// protection report.
 	ReportInterval time.Duration
+	// PrePullImage is the operator's own image, which the pre-pull pods
+	// run (cmd/prepull); empty pre-pulls nothing and says so on the
+	// templates that ask for it.
+	PrePullImage string
+	// ImagePullEstimate is what a cold candidate node adds to a pod's
+	// expected RTO in the protection report; zero means its default.
+	ImagePullEstimate time.Duration
 }
 
-// SetupReconcilers adds the template, remediation and protection
-// reconcilers to mgr. The last two share one watch of the node Leases and
-// one index of Longhorn's instance managers, so each is cached once.
+// SetupReconcilers adds the template, remediation, protection and pre-pull
+// reconcilers to mgr. The remediation and the protection report share one
+// watch of the node Leases and one index of Longhorn's instance managers,
+// so each is cached once; the pre-pull reconciler and the protection
+// report share the cache of pre-pull DaemonSets and pods.
 func SetupReconcilers(ctx context.Context, mgr ctrl.Manager, w Wiring) error {
 	if err := (&TemplateReconciler{Client: mgr.GetClient()}).SetupWithManager(mgr); err != nil {
 		return fmt.Errorf("setting up the template controller: %w", err)
@@ -74,6 +84,21 @@ func SetupReconcilers(ctx context.Context, mgr ctrl.Manager, w Wiring) error {
 		return fmt.Errorf("setting up the remediation controller: %w", err)
 	}
 
+	prePull, err := prepull.NewCache(ctx, mgr)
+	if err != nil {
+		return err
+	}
+	if err := (&PrePullReconciler{
+		Client:        mgr.GetClient(),
+		APIReader:     mgr.GetAPIReader(),
+		PrePull:       prePull,
+		WorkloadCache: w.WorkloadCache,
+		ProgramImage:  w.PrePullImage,
+		Recorder:      recorder,
+	}).SetupWithManager(mgr, prePull); err != nil {
+		return fmt.Errorf("setting up the pre-pull controller: %w", err)
+	}
+
 	if err := (&ProtectionReconciler{
 		Client:                 mgr.GetClient(),
 		APIReader:              mgr.GetAPIReader(),
@@ -85,6 +110,8 @@ func SetupReconcilers(ctx context.Context, mgr ctrl.Manager, w Wiring) error {
 		InstanceManagers:       instanceManagers,
 		NodeMonitorGracePeriod: w.NodeMonitorGracePeriod,
 		ReportInterval:         w.ReportInterval,
+		PrePull:                prePull,
+		ImagePullEstimate:      w.ImagePullEstimate,
 	}).SetupWithManager(mgr); err != nil {
 		return fmt.Errorf("setting up the protection report: %w", err)
 	}

@@ -241,6 +241,8 @@ type gateway struct {
 	node string
 	// longhornBlind: Longhorn does not report that node down when it fails.
 	longhornBlind bool
+	// nodeSelector is the pods' spec.nodeSelector.
+	nodeSelector map[string]string
 }
 
 type gatewayOption func(*gatewayOptions)
@@ -254,6 +256,7 @@ type gatewayOptions struct {
 	// revisionCounterDisabled is the Longhorn Volume's (and its
 	// replicas') spec.revisionCounterDisabled.
 	revisionCounterDisabled bool
+	nodeSelector            map[string]string
 }
 
 func withAccessMode(m corev1.PersistentVolumeAccessMode) gatewayOption {
@@ -264,6 +267,11 @@ func withReplicasOn(nodes ...string) gatewayOption {
 	return func(o *gatewayOptions) { o.replicaNodes = nodes }
 }
 func withLabels(l map[string]string) gatewayOption { return func(o *gatewayOptions) { o.labels = l } }
+
+// withNodeSelector gives the gateway's pods a node selector.
+func withNodeSelector(l map[string]string) gatewayOption {
+	return func(o *gatewayOptions) { o.nodeSelector = l }
+}
 
 // revisionCounterDisabled gives the gateway a Longhorn volume created
 // through CSI without disableRevisionCounter: "false" (Longhorn's default).
@@ -290,7 +298,7 @@ func (w *world) addGateway(name, on, healthy string, opts ...gatewayOption) *gat
 		opt(&o)
 	}
 	g := &gateway{name: name, ns: w.ns, claim: name + "-s3gw-pvc", healthy: w.nodeName(healthy),
-		node: w.nodeName(on), longhornBlind: o.longhornBlind}
+		node: w.nodeName(on), longhornBlind: o.longhornBlind, nodeSelector: o.nodeSelector}
 	g.pv = "pvc-" + w.id + "-" + name
 
 	g.deployment = &appsv1.Deployment{
@@ -378,7 +386,7 @@ func (w *world) addPendingPod(g *gateway, name, node string, labels map[string]s
 	pod := &corev1.Pod{
 		ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: g.ns, Labels: labels,
 			OwnerReferences: []metav1.OwnerReference{controllerRef(g.rs, "ReplicaSet")}},
-		Spec: corev1.PodSpec{NodeName: node, Containers: []corev1.Container{{Name: "s3gw", Image: "quay.io/s3gw/s3gw"}},
+		Spec: corev1.PodSpec{NodeName: node, NodeSelector: g.nodeSelector, Containers: []corev1.Container{{Name: "s3gw", Image: "quay.io/s3gw/s3gw"}},
 			Volumes: []corev1.Volume{{Name: "s3gw-lh-store", VolumeSource: corev1.VolumeSource{
 				PersistentVolumeClaim: &corev1.PersistentVolumeClaimVolumeSource{ClaimName: g.claim}}}}},
 	}

@@ -149,7 +149,7 @@ var _ = Describe("S3GWRemediationTemplate schema", func() {
 		Expect(err).To(MatchError(ContainSubstring("spec.template: Required value")))
 	})
 
-	It("keeps the protection report in a status subresource, shown as Protected, Status and RTO columns", func() {
+	It("keeps the protection report in a status subresource, shown as Protected, Status, RTO and Images columns", func() {
 		obj := newUnstructured("S3GWRemediationTemplate", "reported", map[string]any{"template": map[string]any{"spec": map[string]any{}}})
 		Expect(k8sClient.Create(ctx, obj)).To(Succeed())
 		template := &s3gwv1alpha1.S3GWRemediationTemplate{}
@@ -173,6 +173,7 @@ var _ = Describe("S3GWRemediationTemplate schema", func() {
 			names = append(names, col.Name+"="+col.JSONPath)
 		}
 		Expect(names).To(Equal([]string{"Protected=.status.protection",
-			`Status=.status.conditions[?(@.type=="Protected")].reason`, "RTO=.status.expectedRTO", "Age=.metadata.creationTimestamp"}))
+			`Status=.status.conditions[?(@.type=="Protected")].reason`, "RTO=.status.expectedRTO",
+			`Images=.status.conditions[?(@.type=="ImagesWarm")].reason`, "Age=.metadata.creationTimestamp"}))
 	})
 })

@@ -57,6 +57,12 @@ const (
 type S3GWRemediationTemplateSpec struct {
 	// Template is copied into every S3GWRemediation NHC creates.
 	Template S3GWRemediationTemplateResource `json:"template"`
+
+	// PrePull keeps the images of the gateways the template selects on the
+	// nodes their replacements may be scheduled to (docs/warm-replacement.md).
+	// Off unless set; the chart's default template turns it on.
+	// +optional
+	PrePull PrePullSpec `json:"prePull,omitzero"`
 }
 
 // S3GWRemediationTemplateResource is the part NHC copies: spec.template.spec.
@@ -96,7 +102,7 @@ type S3GWRemediationTemplateStatus struct {
 	// +optional
 	Pods []PodProtection `json:"pods,omitempty"`
 
-	// Conditions: Protected.
+	// Conditions: Protected, and ImagesWarm with spec.prePull.enabled.
 	// +listType=map
 	// +listMapKey=type
 	// +optional
@@ -133,13 +139,18 @@ type PodProtection struct {
 	NodeHealthChecks []string `json:"nodeHealthChecks,omitempty"`
 	// ExpectedRTO is the failure-to-serving budget: the node-monitor grace
 	// period, the NodeHealthCheck's unhealthy duration (plus earlier
-	// escalation steps' timeouts) and the measured release time.
+	// escalation steps' timeouts) and the measured release time, plus the
+	// manager's image pull estimate when a candidate node is cold.
 	// +optional
 	ExpectedRTO *metav1.Duration `json:"expectedRTO,omitempty"`
 	// Volumes are the pod's persistent volumes and their replicas.
 	// +listType=atomic
 	// +optional
 	Volumes []VolumePlacement `json:"volumes,omitempty"`
+	// Images says on how many of the nodes the pod's replacement may be
+	// scheduled to its images are present; only with spec.prePull.enabled.
+	// +optional
+	Images *ImageWarmth `json:"images,omitempty"`
 }
 
 // VolumePlacement is where a pod's volume keeps its Longhorn replicas.
@@ -171,6 +182,7 @@ type VolumePlacement struct {
 // +kubebuilder:printcolumn:name="Protected",type=string,JSONPath=`.status.protection`
 // +kubebuilder:printcolumn:name="Status",type=string,JSONPath=`.status.conditions[?(@.type=="Protected")].reason`
 // +kubebuilder:printcolumn:name="RTO",type=string,JSONPath=`.status.expectedRTO`
+// +kubebuilder:printcolumn:name="Images",type=string,JSONPath=`.status.conditions[?(@.type=="ImagesWarm")].reason`
 // +kubebuilder:printcolumn:name="Age",type=date,JSONPath=`.metadata.creationTimestamp`
 type S3GWRemediationTemplate struct {
 	metav1.TypeMeta   `json:",inline"`

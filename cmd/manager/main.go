@@ -154,11 +154,15 @@ func main() {
 		setupLog.Error(err, "Unable to set up template handling", "kind", "S3GWRemediationTemplate")
 		os.Exit(1)
 	}
+	image, from := prePullImage(context.Background(), mgr.GetAPIReader(), os.Getenv, os.Hostname)
+	setupLog.Info("Pre-pull pods' image", "image", image, "from", from)
 	if err := controllers.SetupReconcilers(context.Background(), mgr, controllers.Wiring{
 		WorkloadCache:          cachedPods,
 		Metrics:                metrics.Default,
 		NodeMonitorGracePeriod: nodeMonitorGracePeriod,
 		ReportInterval:         reportInterval,
+		PrePullImage:           image,
+		ImagePullEstimate:      imagePullEstimate,
 	}); err != nil {
 		setupLog.Error(err, "Unable to set up the controllers")
 		os.Exit(1)

@@ -32,6 +32,7 @@ import (
 	"k8s.io/client-go/tools/record"
 	"k8s.io/utils/clock"
 	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/cache"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	logf "sigs.k8s.io/controller-runtime/pkg/log"
 
@@ -76,6 +77,12 @@ type Reconciler struct {
 	// NodeMonitorGracePeriod is kube-controller-manager's
 	// --node-monitor-grace-period; zero means its default.
 	NodeMonitorGracePeriod time.Duration
+	// PrePull reads the pre-pull pods (controllers/prepull.NewCache), for
+	// the warmth of templates with spec.prePull.enabled; nil reports none.
+	PrePull cache.Cache
+	// ImagePullEstimate is what a cold candidate node adds to a pod's
+	// expected RTO; zero means protection.DefaultImagePullEstimate.
+	ImagePullEstimate time.Duration
 	// ReportInterval is the least time between two passes of one
 	// template's report; what changes within it is read, reported in the
 	// metrics and written when it ends. Zero reports every change at once.
@@ -112,6 +119,7 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Resu
 	if err := r.Client.Get(ctx, req.NamespacedName, t); err != nil {
 		if apierrors.IsNotFound(err) {
 			r.Metrics.ForgetProtection(req.NamespacedName)
+			r.Metrics.ForgetWarmth(req.NamespacedName)
 			r.reported.Delete(req.NamespacedName)
 			return ctrl.Result{}, nil
 		}
@@ -159,9 +167,13 @@ func (r *Reconciler) writeReport(ctx context.Context, t *s3gwv1alpha1.S3GWRemedi
 	report s3gwv1alpha1.S3GWRemediationTemplateStatus) error {
 	key := types.NamespacedName{Namespace: t.Namespace, Name: t.Name}
 	r.Metrics.SetProtection(key, podMetrics(report.Pods))
+	r.recordWarmth(key, report.Pods)
 
 	next := t.DeepCopy()
 	conditions := slices.Clone(t.Status.Conditions)
+	if meta.FindStatusCondition(report.Conditions, s3gwv1alpha1.ConditionImagesWarm) == nil {
+		meta.RemoveStatusCondition(&conditions, s3gwv1alpha1.ConditionImagesWarm) // spec.prePull turned off
+	}
 	for _, c := range report.Conditions {
 		c.ObservedGeneration = t.Generation
 		meta.SetStatusCondition(&conditions, c)
@@ -177,6 +189,7 @@ func (r *Reconciler) writeReport(ctx context.Context, t *s3gwv1alpha1.S3GWRemedi
 	}
 	logf.FromContext(ctx).V(1).Info("Protection report updated", "protection", report.Protection)
 	r.emitTransitions(t, next)
+	r.emitWarmthTransitions(t, next)
 	return nil
 }
 

@@ -47,6 +47,8 @@ type protectionPass struct {
 	in      protection.Inputs
 	// evidence is, per node, what the evidence adapters previewed.
 	evidence map[string]failover.Evidence
+	// warmth is what the pass read for the pods' image warmth.
+	warmth warmthPass
 }
 
 // observe reads what the report needs: the NodeHealthChecks that
@@ -60,7 +62,8 @@ func (r *Reconciler) observe(ctx context.Context, t *s3gwv1alpha1.S3GWRemediatio
 	p := &protectionPass{t: t, spec: spec, evidence: map[string]failover.Evidence{},
 		storage: storage.Observer{Client: r.Client, APIReader: r.APIReader, WorkloadCache: r.WorkloadCache,
 			Leases: r.Leases, InstanceManagers: r.InstanceManagers, Fencers: fencing.NodeFencers(r.Client)}.Pass(spec, now)}
-	p.in = protection.Inputs{Now: now, Spec: spec, NodeMonitorGracePeriod: r.nodeMonitorGracePeriod()}
+	p.in = protection.Inputs{Now: now, Spec: spec, NodeMonitorGracePeriod: r.nodeMonitorGracePeriod(),
+		PrePull: t.Spec.PrePull.Enabled, ImagePullEstimate: r.imagePullEstimate()}
 	var err error
 	key := types.NamespacedName{Namespace: t.Namespace, Name: t.Name}
 	if p.in.HealthChecksInstalled, p.in.HealthChecks, err = r.healthChecks(ctx, key); err != nil {
@@ -133,7 +136,10 @@ func (r *Reconciler) observePod(ctx context.Context, p *protectionPass, pod *cor
 		}
 		out.Target.Volumes = append(out.Target.Volumes, v)
 	}
-	out.Evidence, err = r.previewEvidence(ctx, p, pod.Spec.NodeName)
+	if out.Evidence, err = r.previewEvidence(ctx, p, pod.Spec.NodeName); err != nil {
+		return out, err
+	}
+	out.Images, err = r.observeWarmth(ctx, p, pod)
 	return out, err
 }
 

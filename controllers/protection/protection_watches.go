@@ -67,7 +67,7 @@ func (r *Reconciler) SetupWithManager(mgr manager.Manager) error {
 		return err
 	}
 	r.watches = watches.NewDynamic(mgr, c)
-	return nil
+	return r.watchPrePull(c)
 }
 
 // podPlacementChanged passes pod updates that can change a report: where

@@ -52,6 +52,13 @@ import (
 //     status.volumesInUse the moment it is NotReady, nothing checked, no
 //     operator: NotReady → attach → Ready and nothing else, the physical
 //     floor every mode is read against;
+//   - cold-image: the shipped setting without pre-pull, the spare without
+//     s3gw's image: the replacement starts -image-pull-time after its
+//     volume is attached (the local cluster's simulated pull, cluster.
+//     ImagePullTimeAnnotation);
+//   - warm-image: the shipped setting with spec.prePull: the failure
+//     starts once the protection report says the pre-pull pod runs on the
+//     spare, and the replacement starts without a pull;
 //   - delete-volume-attachment, out-of-service-taint, controller-detach-10s
 //     (not by default): the operator's other release strategies, and the
 //     shipped strategy behind the NodeHealthCheck duration shipped before.
@@ -90,6 +97,12 @@ type mode struct {
 	ReleaseAtNotReady bool
 	// NHCDuration overrides -nhc-duration for this mode's NodeHealthCheck.
 	NHCDuration time.Duration
+	// PrePull turns the template's spec.prePull on; the node fails once
+	// the report says the spare holds the gateway's images.
+	PrePull bool
+	// ColdImage leaves the gateway's images off the spare: its replacement
+	// starts -image-pull-time late there.
+	ColdImage bool
 }
 
 func (m mode) namespace() string { return "bench-" + m.Name }
@@ -109,10 +122,18 @@ var allModes = []mode{
 	{Name: "out-of-service-taint", Title: "s3gw-remediation OutOfServiceTaint", Strategy: s3gwv1alpha1.ReleaseOutOfServiceTaint, FAR: true},
 	{Name: "controller-detach-10s", Title: "s3gw-remediation, NHC 10 s (shipped before)",
 		Strategy: s3gwv1alpha1.ReleaseControllerDetach, NHCDuration: 10 * time.Second},
+	{Name: "cold-image", Title: "s3gw-remediation, image not on the spare (pull simulated)",
+		Strategy: s3gwv1alpha1.ReleaseControllerDetach, ColdImage: true},
+	{Name: "warm-image", Title: "s3gw-remediation, image pre-pulled on the spare",
+		Strategy: s3gwv1alpha1.ReleaseControllerDetach, PrePull: true},
 }
 
 // defaultModes are the modes run unless -modes says otherwise.
-const defaultModes = "floor,controller-detach,longhorn-policy,none,oos-at-notready"
+const defaultModes = "floor,controller-detach,longhorn-policy,none,oos-at-notready,cold-image,warm-image"
+
+// defaultImagePullTime is the simulated pull of s3gw's image on a cold
+// node: about 5-20 s for an image of its size from a registry on the LAN.
+const defaultImagePullTime = 15 * time.Second
 
 type config struct {
 	n           int
@@ -125,6 +146,8 @@ type config struct {
 	out         string
 	logDir      string
 	note        string
+	// imagePullTime is the cold-image mode's simulated pull.
+	imagePullTime time.Duration
 }
 
 func failoverMain(ctx context.Context, args []string) error {
@@ -143,6 +166,8 @@ func failoverMain(ctx context.Context, args []string) error {
 	fs.StringVar(&cfg.out, "out", "", "result directory (default bench/results/<date>-failover)")
 	fs.StringVar(&cfg.logDir, "logs", "", "keep control-plane and controller logs in this directory")
 	fs.StringVar(&cfg.note, "note", "", "a note on the code measured, for results.md")
+	fs.DurationVar(&cfg.imagePullTime, "image-pull-time", defaultImagePullTime,
+		"cold-image mode: how long the replacement's node takes to pull s3gw's image (simulated)")
 	from := fs.String("from", "", "rewrite results.md and rto.svg from this runs.json instead of measuring")
 	if err := fs.Parse(args); err != nil {
 		return err
@@ -255,6 +280,9 @@ func run(ctx context.Context, cfg config, args string) error {
 		}
 	}
 	res.Settings, res.Args, res.Started = settings, args, began
+	if slices.ContainsFunc(cfg.modes, func(m mode) bool { return m.ColdImage }) {
+		res.ImagePullTime = cfg.imagePullTime
+	}
 	res.Grace, res.Eviction = c.NodeMonitorGracePeriod, time.Duration(c.DefaultUnreachableTolerationSeconds)*time.Second
 	stopEnv(env)
 	res.Wall = time.Since(began)
@@ -303,6 +331,11 @@ func setUp(ctx context.Context, env *harness.Env, cfg config) ([]*benchRun, erro
 			continue
 		}
 		spec := s3gwv1alpha1.S3GWRemediationSpec{Release: s3gwv1alpha1.ReleaseSpec{Strategy: m.Strategy}}
+		if m.PrePull {
+			// Its DaemonSets for its own gateways only: the other modes'
+			// spares stay as their modes have them.
+			spec.Namespaces = []string{m.namespace()}
+		}
 		if m.FAR {
 			// The out-of-service taint is for nodes proven shut down: a fence
 			// agent's word, not storage isolation. The delegate's template
@@ -316,6 +349,7 @@ func setUp(ctx context.Context, env *harness.Env, cfg config) ([]*benchRun, erro
 		}
 		if _, err := env.EnableRemediation(ctx, harness.Remediation{
 			Name: m.Name, NodeSelector: map[string]string{poolLabel: m.Name}, Spec: spec, UnhealthyDuration: m.NHCDuration,
+			PrePull: s3gwv1alpha1.PrePullSpec{Enabled: m.PrePull},
 		}); err != nil {
 			return nil, err
 		}
@@ -328,8 +362,16 @@ func setUp(ctx context.Context, env *harness.Env, cfg config) ([]*benchRun, erro
 		if r.mode.MatchTolerations {
 			spec.NodeFailureToleration = ptr.To(int64(cfg.nhcDuration.Seconds()))
 		}
+		if r.mode.ColdImage {
+			spec.ImagePullTime, spec.ColdNodes = cfg.imagePullTime, []string{r.spare}
+		}
 		var err error
-		r.gw, err = env.DeployGateway(ctx, spec)
+		if r.gw, err = env.DeployGateway(ctx, spec); err != nil || !r.mode.PrePull {
+			return err
+		}
+		// Warm means the operator's pre-pull pod runs on the spare, as
+		// the protection report sees it; only then does the node fail.
+		_, err = env.WaitForWarmCandidates(ctx, r.mode.Name, r.gw, 2*time.Minute)
 		return err
 	})
 	return runs, err

@@ -53,6 +53,9 @@ type result struct {
 	// meanwhile (all modes).
 	OperatorRequests *apiaudit.Count `json:"operatorRequests,omitempty"`
 	Remediations     int             `json:"remediations,omitempty"`
+
+	// ImagePullTime is the cold-image mode's simulated pull on the spare.
+	ImagePullTime time.Duration `json:"imagePullTimeNanoseconds,omitempty"`
 }
 
 type modeResult struct {
@@ -289,6 +292,11 @@ func (r *result) markdown() string {
 		"(a failing node and a spare), failures started a few seconds apart.\n", r.NHCDuration, r.N)
 	fmt.Fprintf(&b, "- **Window:** a run that has no Ready replacement %s after its node failed counts as not recovered (shown as `> %s`).\n",
 		r.Window, fmtSeconds(r.Window.Seconds()))
+	if r.ImagePullTime > 0 {
+		fmt.Fprintf(&b, "- **Image pull:** in the cold-image mode the spare lacks s3gw's image; its replacement starts %s after its volume "+
+			"is attached (a simulated pull: kwok's pod-ready Stage delays it). The warm-image mode fails its node once the protection report "+
+			"shows the pre-pull pod running on the spare.\n", r.ImagePullTime)
+	}
 	fmt.Fprintf(&b, "- **Machine:** %s; wall time %s.\n", r.Machine, r.Wall.Round(time.Second))
 	fmt.Fprintf(&b, "- **Code:** %s\n\n", r.Code)
 	b.WriteString("RTO is node failure (kubelet stopped) → replacement gateway Ready on the spare node. " +

@@ -36,6 +36,7 @@ import (
 	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
+	s3gwv1alpha1 "github.com/s3gw-tech/s3gw-remediation/api/v1alpha1"
 	"github.com/s3gw-tech/s3gw-remediation/test/apiaudit"
 	"github.com/s3gw-tech/s3gw-remediation/test/cluster"
 	"github.com/s3gw-tech/s3gw-remediation/test/harness"
@@ -64,6 +65,9 @@ type scaleConfig struct {
 	nhcDuration           time.Duration
 	parallel              int
 	out, logDir, note     string
+	// prePull is the template's spec.prePull.enabled, as in the shipped
+	// default template: one pre-pull pod per gateway and candidate node.
+	prePull bool
 }
 
 func scaleMain(ctx context.Context, args []string) error {
@@ -75,6 +79,7 @@ func scaleMain(ctx context.Context, args []string) error {
 	fs.Float64Var(&podsPerNode, "pods-per-node", 1.1, "pods of the cluster per node (gateways plus filler pods), unless -pods")
 	fs.IntVar(&cfg.gateways, "gateways", 100, "s3gw gateways, each on its own RWO volume and node")
 	fs.IntVar(&cfg.fail, "fail", 20, "gateway nodes failed at once")
+	fs.BoolVar(&cfg.prePull, "prepull", true, "pre-pull the gateways' images on their candidate nodes (spec.prePull, as the default template)")
 	fs.IntVar(&cfg.zones, "zones", 10, "zones the nodes are spread over")
 	fs.StringVar(&pods, "pods", "", "comma-separated pod counts of the cluster (gateways plus filler pods), one run each per node count")
 	fs.DurationVar(&cfg.nhcDuration, "nhc-duration", shippedNHCDuration, "NodeHealthCheck unhealthy duration")
@@ -483,6 +488,7 @@ func passStats(passes []nhc.Pass, from, to time.Time) (took, lists stats) {
 func setUpScale(ctx context.Context, env *harness.Env, cfg scaleConfig, size clusterSize) ([]*harness.Gateway, *nhc.Emulator, error) {
 	check, err := env.EnableRemediation(ctx, harness.Remediation{
 		Name: scalePool, NodeSelector: map[string]string{poolLabel: scalePool},
+		PrePull: s3gwv1alpha1.PrePullSpec{Enabled: cfg.prePull},
 	})
 	if err != nil {
 		return nil, nil, err

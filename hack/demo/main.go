@@ -167,12 +167,15 @@ func (d *demo) setUp(ctx context.Context) ([]*harness.Gateway, error) {
 	}
 	if _, err := env.EnableRemediation(ctx, harness.Remediation{
 		Name: pool, NodeSelector: map[string]string{poolLabel: pool},
+		// As the chart's default template: the gateways' images are kept
+		// on the nodes their replacements may be scheduled to.
+		PrePull: s3gwv1alpha1.PrePullSpec{Enabled: true},
 	}); err != nil {
 		return nil, err
 	}
 	d.printf("Nodes node-a, node-b, node-c are Ready. A NodeHealthCheck watches node-a and node-c and remediates\n" +
 		"with the default S3GWRemediationTemplate (fencing evidence: Longhorn storage isolation;\n" +
-		"release: ControllerDetach). node-b is not watched.\n\n")
+		"release: ControllerDetach; s3gw's image pre-pulled where a replacement may go). node-b is not watched.\n\n")
 
 	specs := []harness.GatewaySpec{
 		// node-b fails too: a replica there would be one Longhorn cannot
@@ -203,10 +206,10 @@ func (d *demo) showProtection(ctx context.Context) error {
 		if err := d.env.Client.Get(ctx, key, t); err != nil {
 			return false, err
 		}
-		return len(t.Status.Pods) == 2, nil
+		return len(t.Status.Pods) == 2 && allWarm(t.Status.Pods), nil
 	})
 	if err != nil {
-		return fmt.Errorf("waiting for the protection report of both gateways: %w", err)
+		return fmt.Errorf("waiting for the protection report of both gateways, their candidate nodes warm: %w", err)
 	}
 	d.printf("\nBefore any failure, the operator reports whether each gateway would survive its node's failure now:\n\n")
 	cmd, err := d.env.Cluster.Kubectl(ctx, "get", "s3gwremediationtemplates", "-n", key.Namespace)
@@ -218,21 +221,41 @@ func (d *demo) showProtection(ctx context.Context) error {
 		return fmt.Errorf("kubectl: %w: %s", err, out)
 	}
 	d.printf("$ kubectl get s3gwremediationtemplates -n %s\n%s\n", key.Namespace, out)
-	d.printf("%-48s %-7s %-10s %-18s %s\n", "POD", "NODE", "PROTECTED", "REASON", "EXPECTED RTO / WHY")
+	d.printf("%-48s %-7s %-10s %-18s %-12s %s\n", "POD", "NODE", "PROTECTED", "REASON", "IMAGE WARM", "EXPECTED RTO / WHY")
 	for _, p := range t.Status.Pods {
 		detail := p.Message
 		if p.Protected && p.ExpectedRTO != nil {
 			detail = p.ExpectedRTO.Duration.String() + ", fenced by " + strings.Join(p.Evidence, ", ")
 		}
-		d.printf("%-48s %-7s %-10v %-18s %s\n", p.Namespace+"/"+p.Name, p.Node, p.Protected, p.Reason, firstSentence(detail))
+		d.printf("%-48s %-7s %-10v %-18s %-12s %s\n", p.Namespace+"/"+p.Name, p.Node, p.Protected, p.Reason, warmth(p.Images),
+			firstSentence(detail))
 	}
-	d.printf("(Each gateway is judged for its own node failing alone.)\n\n")
+	d.printf("(Each gateway is judged for its own node failing alone. IMAGE WARM: the nodes its replacement may be\n" +
+		"scheduled to that hold its image, from the pre-pull pods the operator keeps there; a cold one would add a pull.)\n\n")
 	for _, p := range t.Status.Pods {
 		if p.Protected && p.ExpectedRTO != nil && p.Namespace == "s3gw" {
 			d.expectedRTO = p.ExpectedRTO.Duration
 		}
 	}
 	return nil
+}
+
+// allWarm reports whether the report has every pod's candidate nodes warm.
+func allWarm(pods []s3gwv1alpha1.PodProtection) bool {
+	for _, p := range pods {
+		if p.Images == nil || p.Images.Reason != s3gwv1alpha1.ReasonAllCandidatesWarm {
+			return false
+		}
+	}
+	return true
+}
+
+// warmth is "<warm>/<candidates>" of a pod's candidate nodes.
+func warmth(w *s3gwv1alpha1.ImageWarmth) string {
+	if w == nil {
+		return "-"
+	}
+	return fmt.Sprintf("%d/%d", w.WarmNodes, w.CandidateNodes)
 }
 
 // firstSentence keeps a report message to what fits a line.

@@ -38,6 +38,7 @@ type Recorder struct {
 	fencingBlocked      *prometheus.GaugeVec
 	protection          *protectionMetrics
 	phases              *phaseMetrics
+	warmth              *warmthMetrics
 
 	mu      sync.Mutex
 	blocked map[types.UID]string // remediation → reason its gate is closed
@@ -73,9 +74,11 @@ func New(reg prometheus.Registerer) *Recorder {
 		blocked:    map[types.UID]string{},
 		protection: newProtectionMetrics(),
 		phases:     newPhaseMetrics(),
+		warmth:     newWarmthMetrics(),
 	}
 	reg.MustRegister(r.remediations, r.phaseDuration, r.podsEvicted, r.attachmentsReleased, r.fencingBlocked,
 		r.protection.protected, r.protection.expectedRTO, r.phases.phase)
+	reg.MustRegister(r.warmth.candidates, r.warmth.warm)
 	return r
 }
 

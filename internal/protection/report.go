@@ -46,6 +46,9 @@ type Pod struct {
 	// served (InvalidRemediators), whether the delegate could be created
 	// (DelegateError).
 	Evidence failover.Evidence
+	// Images is how warm the nodes the pod's replacement may be scheduled
+	// to are (prepull.Assess); nil without spec.prePull.enabled.
+	Images *s3gwv1alpha1.ImageWarmth
 }
 
 // Inputs is what the report reads beyond the pods.
@@ -62,6 +65,12 @@ type Inputs struct {
 	NodeMonitorGracePeriod time.Duration
 	// SelectorError says why the workload selector does not parse.
 	SelectorError string
+	// PrePull is the template's spec.prePull.enabled: the report then has
+	// the ImagesWarm condition.
+	PrePull bool
+	// ImagePullEstimate is what a cold candidate node adds to the expected
+	// RTO; zero means DefaultImagePullEstimate.
+	ImagePullEstimate time.Duration
 }
 
 // Report is the template's protection report; its Protected condition has
@@ -97,6 +106,9 @@ func Report(in Inputs, pods []Pod) s3gwv1alpha1.S3GWRemediationTemplateStatus {
 	status.SelectedPods = int32(len(status.Pods))
 	status.Protection = fmt.Sprintf("%d/%d", status.ProtectedPods, status.SelectedPods)
 	status.Conditions = []metav1.Condition{summary(in, status, unprotected)}
+	if in.PrePull {
+		status.Conditions = append(status.Conditions, imagesCondition(status.Pods))
+	}
 	return status
 }
 
@@ -153,6 +165,10 @@ func podReport(in Inputs, p Pod) s3gwv1alpha1.PodProtection {
 		if out.ExpectedRTO == nil || rto < out.ExpectedRTO.Duration {
 			out.ExpectedRTO = &metav1.Duration{Duration: rto}
 		}
+	}
+	out.Images = p.Images
+	if out.ExpectedRTO != nil {
+		out.ExpectedRTO.Duration += pullDelay(in, p.Images)
 	}
 	switch {
 	case !outlook.FailsOver:

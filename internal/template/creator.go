@@ -42,13 +42,15 @@ const NamespaceEnv = "DEPLOYMENT_NAMESPACE"
 // NewDefault is the default template: the default spec with the
 // multiple-templates-support annotation, so that a NodeHealthCheck can
 // reference it without writing one (the console form picks it when it is
-// the kind's only instance). The remediation.medik8s.io/default-template
-// label follows SNR's default template; neither NHC nor the console reads
-// it.
+// the kind's only instance), and with the gateways' images pre-pulled, as
+// the chart's default template has them. The
+// remediation.medik8s.io/default-template label follows SNR's default
+// template; neither NHC nor the console reads it.
 func NewDefault(namespace string) *s3gwv1alpha1.S3GWRemediationTemplate {
 	t := &s3gwv1alpha1.S3GWRemediationTemplate{
 		ObjectMeta: metav1.ObjectMeta{Namespace: namespace, Name: DefaultName,
 			Labels: map[string]string{labels.DefaultTemplate: "true"}},
+		Spec: s3gwv1alpha1.S3GWRemediationTemplateSpec{PrePull: s3gwv1alpha1.PrePullSpec{Enabled: true}},
 	}
 	AddMultipleTemplatesSupport(t)
 	return t

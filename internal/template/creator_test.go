@@ -57,6 +57,8 @@ func TestCreatorMakesTheDefaultTemplateOnce(t *testing.T) {
 	spec := got.Spec.Template.Spec
 	g.Expect(spec.Fencing.Mode).To(Equal(s3gwv1alpha1.FencingModeRequireEvidence), "the CRD's defaults")
 	g.Expect(spec.Release.Strategy).To(Equal(s3gwv1alpha1.ReleaseControllerDetach))
+	g.Expect(got.Spec.PrePull).To(Equal(s3gwv1alpha1.PrePullSpec{Enabled: true, Mechanism: s3gwv1alpha1.PrePullInitContainer}),
+		"images pre-pulled, as in the chart's default template")
 	g.Expect(spec.WorkloadSelector).NotTo(BeNil())
 
 	// A user's edit survives the next start.

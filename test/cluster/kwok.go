@@ -37,6 +37,15 @@ const (
 	// unmounted. kwok starts a pod with PVCs only once it is set, and
 	// finishes deleting a pod only once it is gone.
 	VolumesMountedAnnotation = "local-cluster.s3gw-tech.io/volumes-mounted"
+	// ImagePullTimeAnnotation on a pod is how long its simulated kubelet
+	// takes to pull the pod's images on a node ColdNodesAnnotation lists:
+	// the pod-ready Stage starts it that much later there. kwok pulls no
+	// image and knows no node's images, so whoever creates the pod says
+	// where they are missing (the failover benchmark's cold-image mode).
+	ImagePullTimeAnnotation = "local-cluster.s3gw-tech.io/image-pull-time"
+	// ColdNodesAnnotation lists, comma-separated, the nodes that do not
+	// hold the pod's images.
+	ColdNodesAnnotation = "local-cluster.s3gw-tech.io/cold-nodes"
 )
 
 // stages are the project's kwok Stage files; see each file for its role.

@@ -38,6 +38,11 @@ type stage struct {
 				Key string `json:"key"`
 			} `json:"matchExpressions"`
 		} `json:"selector"`
+		Delay struct {
+			DurationFrom struct {
+				ExpressionFrom string `json:"expressionFrom"`
+			} `json:"durationFrom"`
+		} `json:"delay"`
 	} `json:"spec"`
 }
 
@@ -92,5 +97,19 @@ func TestPodStagesHonourVolumesMountedAnnotation(t *testing.T) {
 		if !found {
 			t.Errorf("stage %s does not select on %s", name, VolumesMountedAnnotation)
 		}
+	}
+}
+
+// The simulated image pull is the pod-ready Stage's delay, read from the
+// annotations the benchmark sets; a typo would make cold runs warm.
+func TestPodReadyDelaysOnlyColdNodes(t *testing.T) {
+	delay := readStages(t)["pod-ready"].Spec.Delay.DurationFrom.ExpressionFrom
+	for _, annotation := range []string{ImagePullTimeAnnotation, ColdNodesAnnotation} {
+		if !strings.Contains(delay, `["`+annotation+`"]`) {
+			t.Errorf("pod-ready's delay does not read %s: %s", annotation, delay)
+		}
+	}
+	if !strings.Contains(delay, ".spec.nodeName") {
+		t.Errorf("pod-ready's delay does not depend on the pod's node: %s", delay)
 	}
 }

@@ -54,6 +54,9 @@ const (
 	// process or as a process of its own: its requests are the ones
 	// OperatorRequests counts.
 	OperatorUser = "s3gw-remediation-manager"
+	// OperatorImage is the operator's image as the pre-pull pods name it
+	// (--prepull-image): kwok runs them without pulling it.
+	OperatorImage = "quay.io/s3gw/s3gw-remediation:v0.1.0"
 )
 
 // FARSecretAccess is where the FAR stand-in may read Secrets.

@@ -20,6 +20,7 @@ import (
 	"context"
 	"fmt"
 	"maps"
+	"strings"
 	"time"
 
 	appsv1 "k8s.io/api/apps/v1"
@@ -30,6 +31,7 @@ import (
 	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
+	"github.com/s3gw-tech/s3gw-remediation/test/cluster"
 	"github.com/s3gw-tech/s3gw-remediation/test/longhornsim"
 )
 
@@ -76,6 +78,12 @@ type GatewaySpec struct {
 	// eviction deletes it that long after its node turned NotReady instead
 	// of the cluster's default (300 s).
 	NodeFailureToleration *int64
+	// ImagePullTime and ColdNodes simulate nodes without the gateway's
+	// images: on ColdNodes its pods start ImagePullTime after their volumes
+	// are mounted, as after pulling the images there
+	// (cluster.ImagePullTimeAnnotation). Zero: every node holds them.
+	ImagePullTime time.Duration
+	ColdNodes     []string
 }
 
 // Gateway is a deployed s3gw gateway.
@@ -132,6 +140,11 @@ func (e *Env) DeployGateway(ctx context.Context, spec GatewaySpec) (*Gateway, er
 func gatewayDeployment(g *Gateway, spec GatewaySpec) *appsv1.Deployment {
 	podLabels := maps.Clone(g.Labels)
 	allowed := append([]string{spec.Node}, spec.Failover...)
+	var podAnnotations map[string]string
+	if spec.ImagePullTime > 0 {
+		podAnnotations = map[string]string{cluster.ImagePullTimeAnnotation: spec.ImagePullTime.String(),
+			cluster.ColdNodesAnnotation: strings.Join(spec.ColdNodes, ",")}
+	}
 	return &appsv1.Deployment{
 		ObjectMeta: metav1.ObjectMeta{
 			Namespace: g.Namespace, Name: g.Deployment,
@@ -142,7 +155,7 @@ func gatewayDeployment(g *Gateway, spec GatewaySpec) *appsv1.Deployment {
 			Strategy: appsv1.DeploymentStrategy{Type: appsv1.RecreateDeploymentStrategyType},
 			Selector: &metav1.LabelSelector{MatchLabels: g.Labels},
 			Template: corev1.PodTemplateSpec{
-				ObjectMeta: metav1.ObjectMeta{Labels: podLabels},
+				ObjectMeta: metav1.ObjectMeta{Labels: podLabels, Annotations: podAnnotations},
 				Spec: corev1.PodSpec{
 					Affinity: &corev1.Affinity{NodeAffinity: &corev1.NodeAffinity{
 						RequiredDuringSchedulingIgnoredDuringExecution: &corev1.NodeSelector{NodeSelectorTerms: []corev1.NodeSelectorTerm{{

@@ -99,7 +99,8 @@ func (m *ManagerProcess) start(ctx context.Context, c *cluster.Cluster) error {
 	}
 	m.pprof = fmt.Sprintf("127.0.0.1:%d", ports[0])
 	m.Process, err = cluster.StartProcess("manager", bin,
-		[]string{"--leader-elect=false", "--metrics-bind-address=0", "--health-probe-bind-address=0", "--pprof-bind-address=" + m.pprof},
+		[]string{"--leader-elect=false", "--metrics-bind-address=0", "--health-probe-bind-address=0", "--pprof-bind-address=" + m.pprof,
+			"--prepull-image=" + OperatorImage},
 		// One heap sample per 64 KiB allocated, not Go's 512 KiB, so the
 		// profile splits a heap of a few MiB by owner.
 		[]string{"KUBECONFIG=" + kubeconfig, "GODEBUG=memprofilerate=65536"}, m.LogPath)

@@ -71,6 +71,8 @@ type Remediation struct {
 	NodeSelector map[string]string
 	// Spec is the template's spec.template.spec.
 	Spec s3gwv1alpha1.S3GWRemediationSpec
+	// PrePull is the template's spec.prePull.
+	PrePull s3gwv1alpha1.PrePullSpec
 	// UnhealthyDuration is how long a node must be NotReady before a CR is
 	// created; zero means Env.UnhealthyDuration.
 	UnhealthyDuration time.Duration
@@ -195,7 +197,8 @@ func (e *Env) nhcClient() (client.Client, error) {
 // NodeHealthCheck (woken as NHC is, by node events and by events of its
 // templates and CRs). It returns the emulator (nil with an external NHC).
 func (e *Env) EnableRemediation(ctx context.Context, r Remediation) (*nhc.Emulator, error) {
-	ours, err := e.CreateS3GWTemplate(ctx, r.Name, r.Spec)
+	ours, err := e.createS3GWTemplate(ctx, r.Name, s3gwv1alpha1.S3GWRemediationTemplateSpec{
+		Template: s3gwv1alpha1.S3GWRemediationTemplateResource{Spec: r.Spec}, PrePull: r.PrePull})
 	if err != nil {
 		return nil, err
 	}
@@ -243,9 +246,14 @@ func (e *Env) EnableRemediation(ctx context.Context, r Remediation) (*nhc.Emulat
 // Remediation.FirstSteps, and waits until the operator annotated it for
 // multiple-templates support (NHC names CRs by it) before any node can fail.
 func (e *Env) CreateS3GWTemplate(ctx context.Context, name string, spec s3gwv1alpha1.S3GWRemediationSpec) (nhc.TemplateRef, error) {
+	return e.createS3GWTemplate(ctx, name, s3gwv1alpha1.S3GWRemediationTemplateSpec{
+		Template: s3gwv1alpha1.S3GWRemediationTemplateResource{Spec: spec}})
+}
+
+func (e *Env) createS3GWTemplate(ctx context.Context, name string, spec s3gwv1alpha1.S3GWRemediationTemplateSpec) (nhc.TemplateRef, error) {
 	template := &s3gwv1alpha1.S3GWRemediationTemplate{
 		ObjectMeta: metav1.ObjectMeta{Namespace: TemplateNamespace, Name: name},
-		Spec:       s3gwv1alpha1.S3GWRemediationTemplateSpec{Template: s3gwv1alpha1.S3GWRemediationTemplateResource{Spec: spec}},
+		Spec:       spec,
 	}
 	ref := nhc.TemplateRef{APIVersion: s3gwv1alpha1.GroupVersion.String(), Kind: templateKind, Namespace: TemplateNamespace, Name: name}
 	if err := e.Client.Create(ctx, template); err != nil {

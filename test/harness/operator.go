@@ -108,6 +108,7 @@ func startOperator(ctx context.Context, cfg *rest.Config, log logr.Logger, inter
 		Intervals:              intervals,
 		NodeMonitorGracePeriod: nodeMonitorGracePeriod,
 		ReportInterval:         controllers.DefaultReportInterval,
+		PrePullImage:           OperatorImage,
 	}); err != nil {
 		return nil, err
 	}

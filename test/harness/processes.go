@@ -120,7 +120,7 @@ func (e *Env) StartOperatorProcess(ctx context.Context, name, node string, opts 
 	p.args = append([]string{
 		"--metrics-bind-address=" + p.metrics, "--metrics-secure=false",
 		"--health-probe-bind-address=" + p.probes,
-		"--zap-log-level=info",
+		"--zap-log-level=info", "--prepull-image=" + OperatorImage,
 	}, opts.args()...)
 	e.addProcess(p)
 	if err := p.Start(ctx); err != nil {

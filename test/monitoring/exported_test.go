@@ -66,6 +66,9 @@ func exportedSeries(t *testing.T) series {
 		{Namespace: "s3gw", Pod: "gw", Node: "a", Reason: "Protected", Protected: true, ExpectedRTO: time.Minute},
 	})
 	r.SetPhase(types.NamespacedName{Namespace: "ops", Name: "a"}, "a", string(s3gwv1alpha1.PhaseWaitingForFencing))
+	r.SetWarmth(types.NamespacedName{Namespace: "ops", Name: "t"}, []metrics.PodWarmth{
+		{Namespace: "s3gw", Pod: "gw", Node: "a", Reason: s3gwv1alpha1.ReasonAllCandidatesWarm, Candidates: 3, Warm: 3},
+	})
 
 	// client-go's elector exports its gauge (0) as soon as it exists.
 	_, err := leaderelection.NewLeaderElector(leaderelection.LeaderElectionConfig{

@@ -25,6 +25,7 @@ import (
 	"strings"
 	"time"
 
+	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
 	storagev1 "k8s.io/api/storage/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -121,6 +122,9 @@ func waitEnforced(ctx context.Context, admin, manager client.Client) error {
 			return manager.Delete(ctx, va.DeepCopy(), client.DryRunAll)
 		},
 	}
+	probes["unmarked DaemonSet create"] = func() error {
+		return manager.Create(ctx, daemonSetProbe(suffix), client.DryRunAll)
+	}
 	if far := farProbe(suffix); served(manager, far) {
 		probes["unmarked FenceAgentsRemediation create"] = func() error {
 			return manager.Create(ctx, far.DeepCopy(), client.DryRunAll)
@@ -148,6 +152,16 @@ func farProbe(suffix string) *unstructured.Unstructured {
 	far.SetNamespace(metav1.NamespaceDefault)
 	far.SetName("policy-probe-" + suffix)
 	return far
+}
+
+// daemonSetProbe is a DaemonSet without the pre-pull label, which the
+// pre-pull policy refuses the manager to create.
+func daemonSetProbe(suffix string) *appsv1.DaemonSet {
+	labels := map[string]string{"policy-probe": suffix}
+	return &appsv1.DaemonSet{ObjectMeta: metav1.ObjectMeta{Namespace: metav1.NamespaceDefault, Name: "policy-probe-" + suffix},
+		Spec: appsv1.DaemonSetSpec{Selector: &metav1.LabelSelector{MatchLabels: labels},
+			Template: corev1.PodTemplateSpec{ObjectMeta: metav1.ObjectMeta{Labels: labels},
+				Spec: corev1.PodSpec{Containers: []corev1.Container{{Name: "probe", Image: "probe"}}}}}}
 }
 
 // served reports whether the API server serves obj's kind.
