@@ -29,6 +29,7 @@ import (
 	s3gwv1alpha1 "github.com/s3gw-tech/s3gw-remediation/api/v1alpha1"
 	"github.com/s3gw-tech/s3gw-remediation/controllers/remediation"
 	"github.com/s3gw-tech/s3gw-remediation/internal/attachments"
+	"github.com/s3gw-tech/s3gw-remediation/internal/failover/evidence"
 	"github.com/s3gw-tech/s3gw-remediation/internal/fencing"
 )
 
@@ -49,7 +50,7 @@ var _ = Describe("The fencing gate", func() {
 	})
 
 	DescribeTable("opens on each evidence source alone",
-		func(spec s3gwv1alpha1.S3GWRemediationSpec, prove func(*failedNodeScenario), evidence string) {
+		func(spec s3gwv1alpha1.S3GWRemediationSpec, prove func(*failedNodeScenario), proof string) {
 			s := newFailedNodeScenario(spec, noStorageIsolation)
 			st := s.w.stepper(managerClient)
 			st.until(s.key, 5, isPhase(s3gwv1alpha1.PhaseWaitingForFencing))
@@ -58,7 +59,7 @@ var _ = Describe("The fencing gate", func() {
 			prove(s)
 			st.until(s.key, 20, succeeded)
 			rem := s.expectMoved()
-			Expect(rem.Status.FencingEvidence).To(ConsistOf(ContainSubstring(evidence)))
+			Expect(rem.Status.FencingEvidence).To(ConsistOf(ContainSubstring(proof)))
 		},
 		Entry("an out-of-service taint set by an admin or fencer",
 			s3gwv1alpha1.S3GWRemediationSpec{},
@@ -140,6 +141,32 @@ var _ = Describe("The fencing gate", func() {
 
 		s.recover(st)
 		Expect(w.c.Get(w.ctx, client.ObjectKeyFromObject(far), far)).NotTo(Succeed(), "the delegate goes with the CR")
+	})
+
+	It("reports a delegate its fencer never picks up, with its own reason, event and metric, until the fencer starts", func() {
+		s, _ := newDelegateScenario(false)
+		w := s.w
+		st := w.stepper(managerClient)
+		st.until(s.key, 5, func(rem *s3gwv1alpha1.S3GWRemediation) bool { return rem.Status.Delegate != nil })
+		Expect(conditionOf(w.remediation(s.key), s3gwv1alpha1.ConditionFenced).Reason).To(Equal(s3gwv1alpha1.ReasonWaitingForFencing))
+
+		// FAR never picks its CR up (not running, or without the right to
+		// read its Secrets): no condition, no finalizer.
+		w.clock.Step(evidence.DelegateStartTimeout + time.Second)
+		Expect(st.pass(s.key)).To(Succeed())
+		fenced := conditionOf(w.remediation(s.key), s3gwv1alpha1.ConditionFenced)
+		Expect(fenced.Reason).To(Equal(s3gwv1alpha1.ReasonDelegateNotStarted))
+		Expect(fenced.Message).To(ContainSubstring("shows no sign that its fencer picked it up"))
+		Expect(st.eventsWithReason(remediation.EventDelegateNotStarted)).To(HaveLen(1))
+		Expect(st.metric("s3gw_remediation_fencing_blocked", map[string]string{"reason": s3gwv1alpha1.ReasonDelegateNotStarted})).To(Equal(1.0))
+		Expect(st.pass(s.key)).To(Succeed())
+		Expect(st.eventsWithReason(remediation.EventDelegateNotStarted)).To(HaveLen(1), "told once")
+
+		// The fencer starts: it is at work, and the wait is an ordinary one.
+		w.setCondition(w.delegateOf(s.key), "Processing", metav1.ConditionTrue)
+		Expect(st.pass(s.key)).To(Succeed())
+		Expect(conditionOf(w.remediation(s.key), s3gwv1alpha1.ConditionFenced).Reason).To(Equal(s3gwv1alpha1.ReasonWaitingForFencing))
+		Expect(st.metric("s3gw_remediation_fencing_blocked", map[string]string{"reason": s3gwv1alpha1.ReasonDelegateNotStarted})).To(Equal(0.0))
 	})
 
 	It("finds the delegate it created before a restart by its marker, and cleans up after a crash mid-cleanup", func() {

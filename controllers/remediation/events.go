@@ -26,9 +26,12 @@ import (
 // medik8s/common's helpers add the contract's RemediationStarted,
 // RemediationStopped, RemediationFinished and RemediationCannotStart.
 const (
-	EventFencingDisabled      = "FencingDisabled"
-	EventDelegateCreated      = fencing.EventDelegateCreated
-	EventDelegateFailed       = "DelegateFailed"
+	EventFencingDisabled = "FencingDisabled"
+	EventDelegateCreated = fencing.EventDelegateCreated
+	EventDelegateFailed  = "DelegateFailed"
+	// EventDelegateNotStarted: the delegate's fencer has not picked up the
+	// CR it was given (docs/configuration.md, FAR's Secrets).
+	EventDelegateNotStarted   = "DelegateNotStarted"
 	EventPodEvicted           = "PodForceDeleted"
 	EventVolumeUnmarked       = attachments.EventVolumeInUseCleared
 	EventAttachmentDeleted    = attachments.EventVolumeAttachmentDeleted

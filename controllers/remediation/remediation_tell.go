@@ -99,6 +99,9 @@ func fencingBlocked(d step.Decision) string {
 	case d.Gate.Open:
 		// Open on storage isolation only, while the release needs more.
 		return "ShutdownProof"
+	case fencedBlock(d) == s3gwv1alpha1.ReasonDelegateNotStarted:
+		// What is missing is a fencer that runs at all.
+		return s3gwv1alpha1.ReasonDelegateNotStarted
 	default:
 		return strings.Join(d.Gate.MissingSources, ",")
 	}
@@ -109,7 +112,8 @@ func fencingBlocked(d step.Decision) string {
 // selector matches pods never touched; another remediation of the node
 // selects the same pods under different rules, so neither acts; the
 // delegate failed while another source may still prove the node fenced (a
-// remediation that fails on it is told by phaseEvent).
+// remediation that fails on it is told by phaseEvent); the delegate's
+// fencer has not picked up its CR.
 var warnings = []struct {
 	condition, reason, event string
 	unlessFailed             bool
@@ -117,6 +121,7 @@ var warnings = []struct {
 	{s3gwv1alpha1.ConditionWorkloadSelectorValid, s3gwv1alpha1.ReasonSelectsProtectedPods, EventProtectedPodsRefused, false},
 	{s3gwv1alpha1.ConditionWorkloadEvicted, s3gwv1alpha1.ReasonConflictingRemediations, EventConflictingRemediations, false},
 	{s3gwv1alpha1.ConditionFenced, s3gwv1alpha1.ReasonDelegateFailed, EventDelegateFailed, true},
+	{s3gwv1alpha1.ConditionFenced, s3gwv1alpha1.ReasonDelegateNotStarted, EventDelegateNotStarted, false},
 }
 
 // warn tells each warning a step's status starts to give.
@@ -196,4 +201,14 @@ func (r *Reconciler) skippedVolumeEvents(ctx context.Context, s *scope) {
 			}
 		}
 	}
+}
+
+// fencedBlock is the reason of what blocks the Fenced condition, or "".
+func fencedBlock(d step.Decision) string {
+	for _, b := range d.Blocks {
+		if b.Condition == s3gwv1alpha1.ConditionFenced {
+			return b.Reason
+		}
+	}
+	return ""
 }

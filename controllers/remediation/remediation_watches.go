@@ -80,7 +80,7 @@ func (r *Reconciler) SetupWithManager(mgr manager.Manager) error {
 	return nil
 }
 
-// nodeChanged steps node updates that can change a decision (readiness,
+// nodeChanged passes node updates that can change a decision (readiness,
 // the exclude label, taints, volumesInUse), not the kubelet's periodic
 // heartbeats.
 var nodeChanged = predicate.Funcs{UpdateFunc: func(e event.UpdateEvent) bool {

@@ -50,7 +50,7 @@ const (
 	// RemoveOwnTaint removes the out-of-service taint this remediation
 	// added, its work done.
 	RemoveOwnTaint ActionKind = "RemoveOwnTaint"
-	// TimeOutFencer steps NHC's time-out on to the fencer's CR the
+	// TimeOutFencer passes NHC's time-out on to the fencer's CR the
 	// remediation created, unless it succeeded.
 	TimeOutFencer ActionKind = "TimeOutFencer"
 	// DeleteFencer deletes the fencer's CR the remediation created whose

@@ -119,6 +119,9 @@ type RemediatorCR struct {
 	// Succeeded is true when its Succeeded condition is True: the fencer
 	// finished its whole remediation, as NHC reads it.
 	Succeeded bool
+	// Started is true once the fencer picked the CR up: it carries a
+	// condition or a finalizer.
+	Started bool
 }
 
 // MayTimeOut reports whether NHC's timed-out annotation may be copied onto

@@ -178,6 +178,8 @@ func evidenceOf(cr *unstructured.Unstructured, condType string) *failover.Remedi
 	e.Fenced = ConditionTrue(cr, condType)
 	e.Failure = Failure(cr)
 	e.Succeeded = ConditionTrue(cr, conditions.SucceededType)
+	conds, _, _ := unstructured.NestedSlice(cr.Object, "status", "conditions")
+	e.Started = len(conds) > 0 || len(cr.GetFinalizers()) > 0
 	return e
 }
 

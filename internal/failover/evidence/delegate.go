@@ -19,6 +19,7 @@ package evidence
 import (
 	"fmt"
 	"strings"
+	"time"
 
 	s3gwv1alpha1 "github.com/s3gw-tech/s3gw-remediation/api/v1alpha1"
 	"github.com/s3gw-tech/s3gw-remediation/internal/failover"
@@ -172,6 +173,15 @@ func delegateWork(o failover.State) Work {
 	if o.Evidence.DelegateError != "" && !reused {
 		w.Reason = s3gwv1alpha1.ReasonInvalidDelegate
 	}
+	if started := delegateStartBy(o); !started.IsZero() {
+		if o.Now.Before(started) {
+			w.WakeAt = started
+		} else {
+			w.Reason, w.Message = s3gwv1alpha1.ReasonDelegateNotStarted, fmt.Sprintf(
+				"%s/%s shows no sign that its fencer picked it up %s after it was created; is the fencer running, and may it read its Secrets?",
+				o.Evidence.Delegate.Kind, o.Evidence.Delegate.Name, DelegateStartTimeout)
+		}
+	}
 	if delegateFailure(o) != "" {
 		w.Reason = s3gwv1alpha1.ReasonDelegateFailed
 	}
@@ -184,7 +194,29 @@ func delegateWork(o failover.State) Work {
 	return w
 }
 
-// delegateTimedOut steps NHC's time-out on to the fencer the delegate
+// DelegateStartTimeout is how long the fencer may take to pick up the CR
+// the delegate created (a condition or a finalizer on it) before the wait is
+// reported as DelegateNotStarted. A working fencer takes seconds; one that
+// never starts (FAR without the right to read its Secrets) never would.
+const DelegateStartTimeout = time.Minute
+
+// delegateStartBy is when the delegate's own fencer CR, not picked up yet,
+// should have been: a start timeout after the controller first saw it
+// pending (SawCreated, its own clock), or after its creationTimestamp
+// before any sighting. Zero when there is no such CR, or it started.
+func delegateStartBy(o failover.State) time.Time {
+	d := o.Evidence.Delegate
+	if d == nil || d.Started || d.Fenced || d.Failure != "" {
+		return time.Time{}
+	}
+	created := d.CreatedAt
+	if seen := o.Sighting(failover.CRSighting(*d)).PendingAt; seen != nil {
+		created = *seen
+	}
+	return created.Add(DelegateStartTimeout)
+}
+
+// delegateTimedOut passes NHC's time-out on to the fencer the delegate
 // created, so it stops too, unless it succeeded (RemediatorCR.MayTimeOut);
 // the adapter judges that again on the CR it patches.
 func delegateTimedOut(o failover.State) []failover.Action {

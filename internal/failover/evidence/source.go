@@ -23,6 +23,8 @@ limitations under the License.
 package evidence
 
 import (
+	"time"
+
 	s3gwv1alpha1 "github.com/s3gw-tech/s3gw-remediation/api/v1alpha1"
 	"github.com/s3gw-tech/s3gw-remediation/internal/failover"
 )
@@ -88,8 +90,12 @@ type Work struct {
 	// Actions are its writes.
 	Actions []failover.Action
 	// Reason, when set, is the reason the wait is reported with: the
-	// source is why it lasts (its fencer cannot be used, or gave up).
-	Reason string
+	// source is why it lasts (its fencer cannot be used, has not started,
+	// or gave up), and Message says so.
+	Reason, Message string
+	// WakeAt is when the work's state changes with nothing to announce
+	// it; zero if never.
+	WakeAt time.Time
 }
 
 // Sources are the evidence sources, in the order the gate judges them.

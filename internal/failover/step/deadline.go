@@ -56,6 +56,14 @@ func nextChange(o failover.State) time.Time {
 	return next
 }
 
+// earliest is the earlier of two moments, a zero one being never.
+func earliest(a, b time.Time) time.Time {
+	if a.IsZero() || (!b.IsZero() && b.Before(a)) {
+		return b
+	}
+	return a
+}
+
 // releaseTimedOut turns a decision still evicting or releasing past the
 // deadline into Succeeded=False naming exactly what blocks the move
 // (release.Blockers). The decision's writes stay, so a step that could

@@ -19,6 +19,7 @@ package step
 import (
 	"fmt"
 	"slices"
+	"time"
 
 	s3gwv1alpha1 "github.com/s3gw-tech/s3gw-remediation/api/v1alpha1"
 	"github.com/s3gw-tech/s3gw-remediation/internal/failover"
@@ -44,7 +45,7 @@ func Decide(s failover.State) Decision {
 	// What a release strategy left on the node goes first, its work done.
 	d.Actions = append(release.Tidy(s), d.Actions...)
 	if d.Wait != WaitNone {
-		d.WakeAt = nextChange(s)
+		d.WakeAt = earliest(nextChange(s), d.wakeAt)
 	}
 	switch {
 	case d.Wait == WaitForRecord:
@@ -162,7 +163,7 @@ func settled(o failover.State) (Decision, bool) {
 	return Decision{}, false
 }
 
-// timedOut steps NHC's time-out on to what each enabled source started.
+// timedOut passes NHC's time-out on to what each enabled source started.
 func timedOut(o failover.State) []failover.Action {
 	var out []failover.Action
 	for _, source := range evidence.Enabled(o.Spec.Fencing) {
@@ -212,6 +213,7 @@ func newEpisode(o failover.State) Decision {
 func waitForFencing(o failover.State, gate evidence.Gate, msg string) Decision {
 	reason := s3gwv1alpha1.ReasonWaitingForFencing
 	var actions []failover.Action
+	var wakeAt time.Time
 	for _, source := range evidence.Enabled(o.Spec.Fencing) {
 		if source.Failed != nil {
 			if failure := source.Failed(o); failure != "" && !othersMayStillProve(o, source.Name) {
@@ -223,6 +225,10 @@ func waitForFencing(o failover.State, gate evidence.Gate, msg string) Decision {
 			if work.Reason != "" {
 				reason = work.Reason
 			}
+			if work.Message != "" {
+				msg += "; " + work.Message
+			}
+			wakeAt = earliest(wakeAt, work.WakeAt)
 			actions = append(actions, work.Actions...)
 		}
 	}
@@ -240,6 +246,7 @@ func waitForFencing(o failover.State, gate evidence.Gate, msg string) Decision {
 		Gate:    gate,
 		Actions: actions,
 		Wait:    WaitForFencing,
+		wakeAt:  wakeAt,
 	}
 }
 

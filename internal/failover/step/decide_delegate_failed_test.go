@@ -27,6 +27,7 @@ import (
 
 	s3gwv1alpha1 "github.com/s3gw-tech/s3gw-remediation/api/v1alpha1"
 	"github.com/s3gw-tech/s3gw-remediation/internal/failover"
+	"github.com/s3gw-tech/s3gw-remediation/internal/failover/evidence"
 	"github.com/s3gw-tech/s3gw-remediation/internal/failover/fixture"
 )
 
@@ -155,7 +156,7 @@ func TestDecideWhenTheDelegateFailed(t *testing.T) {
 		{
 			name: "a delegate still at work is waited for",
 			mutate: []func(o *failover.State){delegateGaveUp, onlyTheDelegate, func(o *failover.State) {
-				o.Evidence.Delegate.Failure = ""
+				o.Evidence.Delegate.Failure, o.Evidence.Delegate.Started = "", true
 			}},
 			want: func() (s3gwv1alpha1.Phase, metav1.ConditionStatus, string) {
 				return waiting("has no " + fixture.FARCondition + "=True")
@@ -187,6 +188,57 @@ func TestDecideWhenTheDelegateFailed(t *testing.T) {
 			if phase == s3gwv1alpha1.PhaseFailed {
 				g.Expect(d.Reason).To(Equal(s3gwv1alpha1.ReasonDelegateFailed))
 				g.Expect(d.Wait).To(Equal(WaitAfterFailure), "a later pass still acts on evidence that turns up")
+			}
+		})
+	}
+}
+
+// TestDecideWhenTheDelegateDoesNotStart: a fencer CR nobody picks up (FAR
+// not running, or without the right to read its Secrets) is reported with
+// its own reason once DelegateStartTimeout passed since the controller
+// created it, and the step wakes for that moment; it changes no action.
+func TestDecideWhenTheDelegateDoesNotStart(t *testing.T) {
+	created := fixture.Now.Add(-30 * time.Second)
+	pending := func(started bool) func(o *failover.State) {
+		return func(o *failover.State) {
+			fixture.WithDelegate(o)
+			o.Evidence.Delegate = &failover.RemediatorCR{Kind: fixture.DelegateKind, Name: "fencing/" + fixture.NodeName,
+				CreatedAt: created.Add(-time.Hour), Started: started} // the fencer's clock: not read
+			o.Sightings = append(o.Sightings, failover.EvidenceSighting{Name: fixture.DelegateKind + "/fencing/" + fixture.NodeName,
+				PendingAt: fixture.PtrTime(created)})
+		}
+	}
+	later := func(o *failover.State) { o.Now = o.Now.Add(evidence.DelegateStartTimeout) }
+	tests := []struct {
+		name   string
+		mutate []func(*failover.State)
+		reason string
+		wakeAt time.Time
+	}{
+		{"within the start timeout: waited for, and woken when it ends", []func(*failover.State){onlyTheDelegate, pending(false)},
+			s3gwv1alpha1.ReasonWaitingForFencing, created.Add(evidence.DelegateStartTimeout)},
+		{"past it, not picked up: reported", []func(*failover.State){onlyTheDelegate, pending(false), later},
+			s3gwv1alpha1.ReasonDelegateNotStarted, time.Time{}},
+		{"past it, picked up (a condition or a finalizer): at work", []func(*failover.State){onlyTheDelegate, pending(true), later},
+			s3gwv1alpha1.ReasonWaitingForFencing, time.Time{}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			g := NewWithT(t)
+			o := fixture.NotFenced()
+			for _, m := range tt.mutate {
+				m(&o)
+			}
+			d := Decide(o)
+			g.Expect(d.Phase).To(Equal(s3gwv1alpha1.PhaseWaitingForFencing))
+			g.Expect(d.Actions).To(BeEmpty(), "the reason changes no action")
+			fenced := meta.FindStatusCondition(Conditions(o, d), s3gwv1alpha1.ConditionFenced)
+			g.Expect(fenced.Reason).To(Equal(tt.reason))
+			if tt.reason == s3gwv1alpha1.ReasonDelegateNotStarted {
+				g.Expect(fenced.Message).To(ContainSubstring("shows no sign that its fencer picked it up"))
+			}
+			if !tt.wakeAt.IsZero() {
+				g.Expect(d.WakeAt).To(Equal(tt.wakeAt))
 			}
 		})
 	}

@@ -135,6 +135,9 @@ type Decision struct {
 	WakeAt time.Time
 	// Next says when the next step runs.
 	Next Next
+	// wakeAt is when a source's work changes by itself, folded into
+	// WakeAt.
+	wakeAt time.Time
 }
 
 // Destructive reports whether the decision deletes or releases anything.
