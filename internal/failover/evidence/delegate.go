@@ -136,19 +136,9 @@ func reusableFencer(o failover.State) *failover.RemediatorCR {
 // delegateStale is true when the delegate acted on an earlier incident and
 // will not fence this failure: the controller saw it fail before it saw the
 // kubelet alive again (FAR never retries a failed CR), or saw it succeed
-// before it saw the node Ready again. Every moment compared is the
-// controller's own sighting (EvidenceSighting, HeartbeatSighting,
-// Episode.RecoveredAt), never the fencer's or the kubelet's clock. A Ready
-// node seen in the same step as the success counts as since (the fence is
-// done); a heartbeat change seen in the same step as the failure does not.
-//
-// One incident, for a delegate, runs from its fence until a step sees the
-// node Ready again. Within it, signs of life after the fence (a rebooting
-// kubelet posting Ready=False, renewing its Lease) are the node coming back
-// from that fence: the gate does not trust the old success (notCurrent),
-// but no second fence is started either, so a node is never power-cycled
-// again in the middle of its reboot. A node that never comes back stays
-// with the one fence; NHC's time-out and escalation take over from there.
+// before it saw the node Ready again, each on the controller's own clock.
+// A node rebooting from the fence (a kubelet posting Ready=False) is not
+// fenced again: one incident, one fence (docs/safety.md#delegate-fencing-cr).
 func delegateStale(o failover.State) bool {
 	d := o.Evidence.Delegate
 	if o.Spec.Fencing.Delegate == nil || d == nil {

@@ -22,23 +22,12 @@ import (
 	"github.com/s3gw-tech/s3gw-remediation/internal/failover"
 )
 
-// The clocks the gate trusts. A kubelet's timestamps (Lease renewTime,
-// status heartbeats) run on its node's clock, a fencer's condition times
-// and an out-of-service taint's timeAdded on the fencer's or admin's: any
-// may be minutes off. The gate never compares them with the controller's
-// clock nor with each other. It orders evidence against the node's last
-// sign of life on one of two clocks only:
-//
-//   - the control plane's: a fencer CR's creationTimestamp (kube-apiserver)
-//     after the Ready=Unknown transition kube-controller-manager wrote, so
-//     the CR was created while the node was silent;
-//   - its own: it saw the evidence still pending (a CR not yet fenced, no
-//     taint on the node) after it first read the node's current heartbeat
-//     values (HeartbeatSighting), so the evidence arose after the latest
-//     sign of life there is.
-//
-// What it saw is kept in memory (EvidenceSighting), so a restart forgets
-// no proof and invents none.
+// Evidence is ordered against the node's last sign of life on a clock the
+// gate trusts, never on a kubelet's, fencer's or admin's: the control
+// plane's (a CR created after the node went Unknown) or the controller's
+// own (the evidence seen pending after the heartbeat was last seen
+// changing), kept in memory across restarts
+// (docs/safety.md#clocks-the-gate-trusts).
 
 // NextSightings is the sightings after the step that observed o, from those
 // the memory kept: each fencer CR for the node and the out-of-service taint,

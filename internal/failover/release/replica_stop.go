@@ -26,21 +26,13 @@ import (
 	"github.com/s3gw-tech/s3gw-remediation/internal/longhorn"
 )
 
-// The release in two steps (docs/design/replica-stop-confirmation.md).
-//
-// The replica check proves every replica's node reachable when it looks,
-// but a node that lost the control plane a moment ago looks just like a
-// healthy one, and its longhorn-manager then never stops its replica: the
-// old engine may keep writing there, and the new engine starts without
-// it. So the volume is detached in Longhorn first, by removing only the
-// failed node's csi-attacher ticket, while the s3gw pod and the Kubernetes
-// VolumeAttachment stay and keep the attach-detach controller refusing the
-// replacement (Multi-Attach; a deleted pod would start its 6-minute force
-// detach). The force-delete and the Kubernetes release follow only once
-// each replica's own instance manager, running and written by its node's
-// manager, no longer lists the replica: a stale CR from a node that has
-// just dropped out still lists it, and one Longhorn counts down is
-// unknown, so both wait for the node.
+// The release in two steps (docs/design/replica-stop-confirmation.md): the
+// volume is detached in Longhorn first (the failed node's csi-attacher
+// ticket removed) while the pod and the Kubernetes VolumeAttachment keep
+// the replacement off; the force delete and the Kubernetes release follow
+// once each replica's own instance manager shows it stopped, since a node
+// that lost the control plane a moment ago looks reachable and would never
+// stop its replica.
 
 // liveProcess is true for the process states of a replica that may still
 // write: every state but stopped, error and terminated (v1beta2
@@ -106,17 +98,10 @@ func unconfirmedStops(v failover.Volume, failedNode string) []string {
 
 // fencerAtWork names, when the gate rests on storage isolation alone, a
 // fencer's CR for the node that has neither fenced nor given up: empty
-// otherwise. Isolation fences by the detach itself: it stops every replica
-// the old engine, perhaps still running, writes to. A replica node cut off
-// in the second before its stop keeps taking those writes, and the
-// release then waits for that node; but a fencer releases the volume
-// itself when it is done (FAR's OutOfServiceTaint or ResourceDeletion,
-// SNR), and the new engine Longhorn then starts leaves that replica out.
-// Once the fencer has fenced, the old engine is off and the detach splits
-// nothing: so while one is at work, the detach waits for it. A delegate
-// is only created while the gate is closed: one isolation opened at once
-// never fences (and a fencer that starts after the detach is a residual
-// risk, docs/safety.md).
+// otherwise. Isolation fences by the detach itself, and a replica node cut
+// off in the second before its stop would keep the old engine's writes
+// from the engine Longhorn starts when the fencer releases the volume
+// itself (FAR, SNR): while a fencer is at work, the detach waits for it.
 func fencerAtWork(o failover.State, gate evidence.Gate) string {
 	if gate.ProvesShutdown || !slices.Equal(gate.Evidence, []string{evidence.EvidenceStorageIsolation}) {
 		return ""
@@ -133,18 +118,12 @@ func fencerAtWork(o failover.State, gate evidence.Gate) string {
 	return ""
 }
 
-// StopsUnconfirmedAfterDetach names, where the release confirms replica
-// stops, the replicas of target volumes already detached in Longhorn (the
-// failed node's csi-attacher tickets gone) whose stops are not yet
-// confirmed. Such a replica may alone have the old engine's last writes:
-// the detach stopped the others. A fencer's own release (FAR's
-// OutOfServiceTaint or ResourceDeletion, SNR) would then have Longhorn
-// start the new engine without it, since longhorn-manager fails a replica
-// on a node it counts down at attach (longhorn-manager
-// controller/volume_controller.go, openVolumeDependentResources). So no
-// delegate is created meanwhile: the gate closing after the detach means a
-// replica node was lost, and the operator's own release waits for its
-// stop.
+// StopsUnconfirmedAfterDetach names the replicas of target volumes already
+// detached in Longhorn whose stops are not yet confirmed. Such a replica
+// may alone have the old engine's last writes, and a fencer's own release
+// would have Longhorn start the new engine without it (longhorn-manager
+// controller/volume_controller.go, openVolumeDependentResources fails a
+// replica on a node it counts down): no fencer is started meanwhile.
 func StopsUnconfirmedAfterDetach(o failover.State) []string {
 	if !o.Spec.Release.RequireReachableReplicasOrDefault() {
 		return nil
