@@ -176,7 +176,7 @@ docker-build: ## Build the manager image (needs a container engine).
 ##@ OLM
 
 .PHONY: bundle
-bundle: manifests ## Generate the OLM bundle (bundle/, bundle.Dockerfile) from config/manifests.
+bundle: manifests nodehealthcheck ## Generate the OLM bundle (bundle/, bundle.Dockerfile) from config/manifests.
 	cd hack/bundle && go run ./cmd/bundle --root $(CURDIR) --version $(VERSION) --image $(IMG) --created-at "$(CREATED_AT)" \
 		--replaces "$(PREVIOUS_VERSION)"
 
@@ -211,12 +211,16 @@ catalog-push: ## Push the catalog image.
 # fails when either is stale.
 CHART_GO = cd hack/chart && go run ./cmd/generate --root $(CURDIR)
 
+.PHONY: nodehealthcheck
+nodehealthcheck: ## Copy the shipped NodeHealthCheck (config/nodehealthcheck) into config/samples, the CSV's description, the chart's values and the docs.
+	$(CHART_GO) --what nodehealthcheck
+
 .PHONY: chart
-chart: manifests ## Generate the chart's CRDs, RBAC, webhook, policies, monitoring and version from config/.
+chart: manifests nodehealthcheck ## Generate the chart's CRDs, RBAC, webhook, policies, monitoring and version from config/.
 	$(CHART_GO) --what chart --version $(VERSION)
 
 .PHONY: build-installer
-build-installer: manifests ## Generate dist/install.yaml (image $(IMG)), dist/install-policies.yaml and dist/install-monitoring.yaml.
+build-installer: manifests ## Generate dist/install.yaml (image $(IMG)), dist/install-policies.yaml, dist/install-monitoring.yaml and dist/install-nodehealthcheck.yaml.
 	$(CHART_GO) --what installer --image $(IMG)
 
 .PHONY: test-chart

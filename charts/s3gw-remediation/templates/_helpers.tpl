@@ -27,6 +27,15 @@ app.kubernetes.io/name: s3gw-remediation
 control-plane: controller-manager
 {{- end }}
 
+{{/*
+"true" when NodeHealthCheck's API is served where Helm installs (its CRD is
+there), else empty: `helm template` without --api-versions renders no
+NodeHealthCheck.
+*/}}
+{{- define "s3gw-remediation.nodeHealthCheckServed" -}}
+{{- if .Capabilities.APIVersions.Has "remediation.medik8s.io/v1alpha1/NodeHealthCheck" }}true{{ end }}
+{{- end }}
+
 {{- define "s3gw-remediation.image" -}}
 {{- printf "%s:%s" .Values.image.repository (.Values.image.tag | default .Chart.AppVersion) }}
 {{- end }}

@@ -30,6 +30,7 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
 	"github.com/s3gw-tech/s3gw-remediation/hack/chart/internal/manifests"
+	"github.com/s3gw-tech/s3gw-remediation/hack/chart/internal/nodehealthcheck"
 )
 
 // Files maps a path relative to the repository root to its content.
@@ -73,6 +74,10 @@ func Installer(root, image string) (Files, error) {
 		}
 		monitoring = append(monitoring, objs...)
 	}
+	nhc, err := nodehealthcheck.Load(root)
+	if err != nil {
+		return nil, err
+	}
 	out := Files{}
 	for path, f := range map[string]struct {
 		header []string
@@ -96,6 +101,12 @@ func Installer(root, image string) (Files, error) {
 			"  kubectl apply --server-side -f dist/install-monitoring.yaml",
 			generatedBy("build-installer", "config/prometheus and config/grafana"),
 		}, monitoring},
+		"dist/install-nodehealthcheck.yaml": {[]string{
+			"Optional, with NodeHealthCheck installed: the NodeHealthCheck " + nhc.Object.GetName() + ", which watches every Linux",
+			"node and remediates a failed one with the operator's default template (docs/install.md).",
+			"  kubectl apply --server-side -f dist/install-nodehealthcheck.yaml",
+			generatedBy("build-installer", nodehealthcheck.Source),
+		}, []*unstructured.Unstructured{nhc.Object}},
 	} {
 		if out[path], err = manifests.YAML(f.header, f.objs); err != nil {
 			return nil, err
@@ -159,6 +170,36 @@ func Chart(root, version string) (Files, error) {
 	}
 	if out[chartYAML], err = setChartVersion(current, version); err != nil {
 		return nil, err
+	}
+	return out, nil
+}
+
+// NodeHealthCheck returns the files written by hand that carry a copy of
+// the shipped NodeHealthCheck (config/nodehealthcheck), with the copy made
+// anew: config/samples' NodeHealthCheck, the chart's values, the CSV's
+// description and the docs' examples.
+func NodeHealthCheck(root string) (Files, error) {
+	nhc, err := nodehealthcheck.Load(root)
+	if err != nil {
+		return nil, err
+	}
+	out := Files{
+		"config/samples/remediation_v1alpha1_nodehealthcheck.yaml": append(
+			[]byte("# "+generatedBy("nodehealthcheck", nodehealthcheck.Source)+"\n"), nhc.Text...),
+	}
+	for path, splice := range map[string]func(string, []byte) ([]byte, error){
+		filepath.Join(ChartDir, "values.yaml"): nhc.SpliceValues,
+		"config/manifests/description.md":      nhc.SpliceMarkdown,
+		"docs/configuration.md":                nhc.SpliceMarkdown,
+		"docs/install.md":                      nhc.SpliceMarkdown,
+	} {
+		current, err := os.ReadFile(filepath.Join(root, path))
+		if err != nil {
+			return nil, err
+		}
+		if out[path], err = splice(path, current); err != nil {
+			return nil, err
+		}
 	}
 	return out, nil
 }

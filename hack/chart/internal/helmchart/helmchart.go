@@ -57,9 +57,15 @@ func Quiet() *action.Configuration {
 	return action.NewConfiguration(action.ConfigurationSetLogger(slog.NewTextHandler(io.Discard, nil)))
 }
 
+// NodeHealthCheckAPI is NodeHealthCheck's kind as Helm's capabilities
+// list it where its CRD is installed.
+const NodeHealthCheckAPI = "remediation.medik8s.io/v1alpha1/NodeHealthCheck"
+
 // Render renders the chart with values into namespace, CRDs first, as
-// `helm template --include-crds` does, and returns the objects and NOTES.txt.
-func Render(ch *chartv2.Chart, namespace string, values map[string]any) ([]*unstructured.Unstructured, string, error) {
+// `helm template --include-crds --api-versions ...` does, and returns the
+// objects and NOTES.txt. apiVersions are served besides Kubernetes' own
+// (NodeHealthCheckAPI: NodeHealthCheck is installed).
+func Render(ch *chartv2.Chart, namespace string, values map[string]any, apiVersions ...string) ([]*unstructured.Unstructured, string, error) {
 	kube, err := common.ParseKubeVersion(KubeVersion)
 	if err != nil {
 		return nil, "", err
@@ -71,6 +77,7 @@ func Render(ch *chartv2.Chart, namespace string, values map[string]any) ([]*unst
 	install.Replace = true
 	install.IncludeCRDs = true
 	install.KubeVersion = kube
+	install.APIVersions = apiVersions
 	rel, err := install.RunWithContext(context.Background(), ch, values)
 	if err != nil {
 		return nil, "", err

@@ -57,12 +57,14 @@ func values(t *testing.T, doc string) map[string]any {
 	return v
 }
 
-func render(t *testing.T, doc string) []*unstructured.Unstructured {
+// render renders the chart with the values of doc, where the API versions
+// of apiVersions are served besides Kubernetes' own.
+func render(t *testing.T, doc string, apiVersions ...string) []*unstructured.Unstructured {
 	t.Helper()
 	g := gomega.NewWithT(t)
 	ch, err := helmchart.Load(root(t))
 	g.Expect(err).NotTo(gomega.HaveOccurred())
-	objs, _, err := helmchart.Render(ch, namespace, values(t, doc))
+	objs, _, err := helmchart.Render(ch, namespace, values(t, doc), apiVersions...)
 	g.Expect(err).NotTo(gomega.HaveOccurred())
 	return objs
 }

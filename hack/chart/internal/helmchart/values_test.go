@@ -31,11 +31,11 @@ import (
 	"github.com/s3gw-tech/s3gw-remediation/hack/chart/internal/helmchart"
 )
 
-// everything turns every option on, as the lint and e2e do.
+// everything turns every option on, as the lint does; render it where
+// NodeHealthCheck is installed.
 const everything = `
 webhook: {enabled: true}
 admissionPolicies: {enabled: true}
-nodeHealthCheck: {enabled: true}
 monitoring:
   serviceMonitor: {enabled: true}
   prometheusRule: {enabled: true}
@@ -134,7 +134,7 @@ monitoring: {serviceMonitor: {enabled: true, interval: 15s, labels: {release: ku
 
 func TestEverythingRendersValidObjects(t *testing.T) {
 	g := gomega.NewWithT(t)
-	objs := render(t, everything)
+	objs := render(t, everything, helmchart.NodeHealthCheckAPI)
 
 	var sm monitoringv1.ServiceMonitor
 	decode(t, find(objs, "ServiceMonitor", "s3gw-remediation-controller-manager-metrics-monitor"), &sm)

@@ -1,0 +1,188 @@
+/*
+Copyright 2026 The s3gw-remediation Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+// Package nodehealthcheck reads the one NodeHealthCheck the project ships
+// (config/nodehealthcheck/nodehealthcheck.yaml) and splices copies of it
+// into the files that show it: the chart's values, config/samples, the
+// CSV's description and the docs. A copy is the source's own lines, so
+// that its comments and layout survive.
+package nodehealthcheck
+
+import (
+	"bytes"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+
+	"github.com/s3gw-tech/s3gw-remediation/hack/chart/internal/manifests"
+)
+
+// Source is the definition, relative to the repository root.
+const Source = "config/nodehealthcheck/nodehealthcheck.yaml"
+
+// The template the definition references: the one the operator creates at
+// start-up (and the chart renders) in config/default's namespace. The
+// chart replaces the namespace with the release's.
+const (
+	TemplateName      = "s3gw-remediation-default-template"
+	TemplateNamespace = "s3gw-remediation-system"
+)
+
+// Definition is the source, as text and as an object.
+type Definition struct {
+	// Text is the file.
+	Text []byte
+	// Object is its one document.
+	Object *unstructured.Unstructured
+}
+
+// Load reads and checks the definition under root.
+func Load(root string) (*Definition, error) {
+	text, err := os.ReadFile(filepath.Join(root, Source))
+	if err != nil {
+		return nil, err
+	}
+	objs, err := manifests.Parse(text)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", Source, err)
+	}
+	if len(objs) != 1 || objs[0].GetKind() != "NodeHealthCheck" {
+		return nil, fmt.Errorf("%s must hold exactly one NodeHealthCheck", Source)
+	}
+	d := &Definition{Text: text, Object: objs[0]}
+	if err := d.check(); err != nil {
+		return nil, fmt.Errorf("%s: %w", Source, err)
+	}
+	return d, nil
+}
+
+// check holds the source to what the copies rely on: the chart takes every
+// key of spec but the template reference from values, and names the
+// template and its namespace itself.
+func (d *Definition) check() error {
+	spec, _, _ := unstructured.NestedMap(d.Object.Object, "spec")
+	for key := range spec {
+		switch key {
+		case "selector", "minHealthy", "unhealthyConditions", "remediationTemplate":
+		default:
+			return fmt.Errorf("spec.%s is not a value of the chart (charts/s3gw-remediation/templates/nodehealthcheck.yaml)", key)
+		}
+	}
+	if selector, _, _ := unstructured.NestedMap(spec, "selector"); len(selector) == 0 {
+		return fmt.Errorf("spec.selector is empty: NodeHealthCheck's webhook requires one")
+	}
+	ref, _, _ := unstructured.NestedStringMap(spec, "remediationTemplate")
+	want := map[string]string{"apiVersion": "s3gw-remediation.medik8s.io/v1alpha1", "kind": "S3GWRemediationTemplate",
+		"name": TemplateName, "namespace": TemplateNamespace}
+	if fmt.Sprint(ref) != fmt.Sprint(want) {
+		return fmt.Errorf("spec.remediationTemplate is %v, want the default template %v", ref, want)
+	}
+	return nil
+}
+
+// Body is the source without its leading comment: the object as written.
+func (d *Definition) Body() []byte {
+	lines := strings.SplitAfter(string(d.Text), "\n")
+	i := 0
+	for i < len(lines) && (strings.HasPrefix(lines[i], "#") || strings.TrimSpace(lines[i]) == "") {
+		i++
+	}
+	return []byte(strings.Join(lines[i:], ""))
+}
+
+// ValuesBlock is the chart's nodeHealthCheck values that come from the
+// definition, as lines indented by two spaces under nodeHealthCheck: the
+// name, and the spec's keys but the template reference, whose lines are
+// already indented by two under spec.
+func (d *Definition) ValuesBlock() []byte {
+	var out bytes.Buffer
+	out.WriteString("  name: " + d.Object.GetName() + "\n")
+	lines := strings.SplitAfter(string(d.Body()), "\n")
+	inSpec, keep := false, false
+	for _, line := range lines {
+		switch {
+		case !strings.HasPrefix(line, " ") && strings.TrimSpace(line) != "":
+			// A top-level key: only spec's lines are copied.
+			inSpec, keep = strings.HasPrefix(line, "spec:"), false
+			continue
+		case !inSpec:
+			continue
+		case strings.HasPrefix(line, "  ") && !strings.HasPrefix(line, "   ") && !strings.HasPrefix(line, "  -"):
+			// A key of spec.
+			keep = !strings.HasPrefix(line, "  remediationTemplate:")
+		}
+		if keep {
+			out.WriteString(line)
+		}
+	}
+	return out.Bytes()
+}
+
+// Marker lines around a copy in a file written by hand.
+const (
+	markdownBegin = "<!-- Generated by `make nodehealthcheck` from " + Source + "; do not edit. -->"
+	markdownEnd   = "<!-- End of " + Source + ". -->"
+	valuesBegin   = "  # --- Generated by `make nodehealthcheck` from " + Source + "; do not edit."
+	valuesEnd     = "  # --- End of " + Source + "."
+)
+
+// SpliceMarkdown replaces what lies between the markdown markers of file
+// (each on a line of its own, every pair of them) with the definition as a
+// YAML code block.
+func (d *Definition) SpliceMarkdown(file string, content []byte) ([]byte, error) {
+	block := "```yaml\n# " + Source + "\n" + string(d.Body()) + "```\n"
+	return splice(file, content, markdownBegin, markdownEnd, []byte(block))
+}
+
+// SpliceValues replaces the values block of the chart's values.yaml.
+func (d *Definition) SpliceValues(file string, content []byte) ([]byte, error) {
+	return splice(file, content, valuesBegin, valuesEnd, d.ValuesBlock())
+}
+
+// splice replaces the lines between each begin line and the end line after
+// it with block; file must have at least one such pair.
+func splice(file string, content []byte, begin, end string, block []byte) ([]byte, error) {
+	lines := strings.SplitAfter(string(content), "\n")
+	var out strings.Builder
+	pairs := 0
+	for i := 0; i < len(lines); i++ {
+		out.WriteString(lines[i])
+		if strings.TrimRight(lines[i], "\n") != begin {
+			continue
+		}
+		j := i + 1
+		for j < len(lines) && strings.TrimRight(lines[j], "\n") != end {
+			if strings.TrimRight(lines[j], "\n") == begin {
+				return nil, fmt.Errorf("%s: a second %q before %q", file, begin, end)
+			}
+			j++
+		}
+		if j == len(lines) {
+			return nil, fmt.Errorf("%s: %q has no %q after it", file, begin, end)
+		}
+		out.Write(block)
+		out.WriteString(lines[j])
+		pairs++
+		i = j
+	}
+	if pairs == 0 {
+		return nil, fmt.Errorf("%s has no line %q: the copy of %s goes between it and %q", file, begin, Source, end)
+	}
+	return []byte(out.String()), nil
+}
