@@ -75,7 +75,7 @@ func New(reg prometheus.Registerer) *Recorder {
 		phases:     newPhaseMetrics(),
 	}
 	reg.MustRegister(r.remediations, r.phaseDuration, r.podsEvicted, r.attachmentsReleased, r.fencingBlocked,
-		r.protection.protected, r.protection.expectedRTO, r.phases.phase)
+		r.protection.protected, r.protection.expectedRTO, r.protection.selected, r.phases.phase)
 	return r
 }
 

@@ -38,6 +38,9 @@ type PodProtection struct {
 type protectionMetrics struct {
 	protected   *prometheus.GaugeVec
 	expectedRTO *prometheus.GaugeVec
+	// selected counts a template's pods, zero included: a template whose
+	// selector matches no pod exports no per-pod series at all.
+	selected *prometheus.GaugeVec
 
 	mu       sync.Mutex
 	exported map[types.NamespacedName][]prometheus.Labels
@@ -59,9 +62,16 @@ func newProtectionMetrics() *protectionMetrics {
 			Namespace: namespace, Name: "pod_expected_rto_seconds",
 			Help: "Expected failure-to-serving time of a protected s3gw pod: node-monitor grace period, NodeHealthCheck duration, measured release time.",
 		}, podLabels),
+		selected: prometheus.NewGaugeVec(prometheus.GaugeOpts{
+			Namespace: namespace, Name: "template_selected_pods",
+			Help: "s3gw pods the template's protection report covers; 0 means its selector matches no pod, so it protects nothing.",
+		}, templateLabels),
 		exported: map[types.NamespacedName][]prometheus.Labels{},
 	}
 }
+
+// templateLabels name a template.
+var templateLabels = []string{"template_namespace", "template"}
 
 // SetProtection replaces the protection gauges of a template's pods.
 func (r *Recorder) SetProtection(template types.NamespacedName, pods []PodProtection) {
@@ -82,6 +92,7 @@ func (r *Recorder) SetProtection(template types.NamespacedName, pods []PodProtec
 		exported = append(exported, l)
 	}
 	m.exported[template] = exported
+	m.selected.With(prometheus.Labels{"template_namespace": template.Namespace, "template": template.Name}).Set(float64(len(pods)))
 }
 
 // ForgetProtection drops the gauges of a deleted template.
@@ -98,4 +109,5 @@ func (m *protectionMetrics) forget(template types.NamespacedName) {
 		m.expectedRTO.Delete(l)
 	}
 	delete(m.exported, template)
+	m.selected.Delete(prometheus.Labels{"template_namespace": template.Namespace, "template": template.Name})
 }
