@@ -16,6 +16,10 @@ CREATED_AT ?=
 SHELL := /usr/bin/env bash -o pipefail
 .SHELLFLAGS := -ec
 
+# Debian installs the fence agents the tests run in /usr/sbin, which a
+# non-root PATH may lack.
+export PATH := $(PATH):/usr/sbin
+
 LOCALBIN := $(CURDIR)/bin
 $(LOCALBIN):
 	mkdir -p $(LOCALBIN)
@@ -319,10 +323,12 @@ local-cluster-assets: control-plane $(KWOK) ## Build every binary the local fail
 
 # The FAR stand-in (test/far) runs a real fence agent: Debian's fence-agents
 # package ships fence_dummy in /usr/sbin. A system package, not a Go tool:
-# .ci/run installs it, and nothing that needs it skips without it.
+# hack/fence-agents.sh installs it where it is missing (apt-get, through
+# sudo when not root) or says in one line what to run; nothing that needs
+# it skips without it.
 .PHONY: fence-agents
-fence-agents: ## Fail unless fence_dummy (Debian's fence-agents) is installed.
-	@command -v fence_dummy >/dev/null || { echo "fence_dummy not found in PATH: install Debian's fence-agents (sudo apt-get update && sudo apt-get install -y fence-agents); test/far and the e2e suites run it" >&2; exit 1; }
+fence-agents: ## Install Debian's fence-agents (fence_dummy, for the FAR stand-in) where missing.
+	@hack/fence-agents.sh
 
 $(KWOK): hack/tools/kwok/go.mod | $(LOCALBIN)
 	$(call GO_BUILD_TOOL,kwok,$(KWOK)) sigs.k8s.io/kwok/cmd/kwok
