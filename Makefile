@@ -1,10 +1,10 @@
 # s3gw-remediation — a medik8s remediation plugin that moves the s3gw gateway
 # off a failed node once the node is proven fenced.
 
-VERSION ?= 0.1.0
+VERSION ?= 0.2.0
 # The release the next CSV replaces (docs/releasing.md); empty for the first.
-PREVIOUS_VERSION ?=
-IMG ?= quay.io/s3gw/s3gw-remediation:v$(VERSION)
+PREVIOUS_VERSION ?= 0.1.0
+IMG ?= quay.io/s3gw-tech/s3gw-remediation:v$(VERSION)
 IMG_NAME = $(shell echo '$(IMG)' | sed 's/:[^:/]*$$//')
 IMG_TAG = $(shell echo '$(IMG)' | sed -n 's/.*:\([^:/]*\)$$/\1/p')
 CONTAINER_TOOL ?= docker
@@ -39,6 +39,7 @@ OLM_CATALOG := $(LOCALBIN)/olm-catalog
 CONTROLLER_GEN := $(LOCALBIN)/controller-gen
 GOLANGCI_LINT := $(LOCALBIN)/golangci-lint
 PROMTOOL := $(LOCALBIN)/promtool
+ACTIONLINT := $(LOCALBIN)/actionlint
 
 GO_BUILD_TOOL = cd hack/tools/$(1) && go build -trimpath -o $(2)
 
@@ -79,12 +80,16 @@ lint: $(GOLANGCI_LINT) ## Run golangci-lint.
 	cd hack/bundle && $(GOLANGCI_LINT) run --config $(CURDIR)/.golangci.yml ./...
 	cd hack/chart && $(GOLANGCI_LINT) run --config $(CURDIR)/.golangci.yml ./...
 
+.PHONY: lint-workflows
+lint-workflows: $(ACTIONLINT) ## Lint the GitHub Actions workflows (.github/workflows) with actionlint.
+	$(ACTIONLINT) -no-color
+
 .PHONY: verify
 verify: ## Regenerate everything and fail if a generated file changed.
 	hack/verify-generated.sh
 
 .PHONY: test
-test: verify vet lint test-unit test-bundle test-chart ## Verify generated files, vet, lint, and run all unit, envtest, bundle, chart and alert-rule suites.
+test: verify vet lint lint-workflows test-unit test-bundle test-chart ## Verify generated files, vet, lint (Go and the GitHub workflows), and run all unit, envtest, bundle, chart and alert-rule suites.
 
 # The world-model safety test (test/worldmodel) runs its fixed seed in
 # make test, so a red run is a change's doing; make test-worldmodel-explore
@@ -208,6 +213,10 @@ catalog-build: ## Build the catalog image.
 catalog-push: ## Push the catalog image.
 	$(CONTAINER_TOOL) push $(CATALOG_IMG)
 
+.PHONY: catalog-buildx
+catalog-buildx: ## Build and push the catalog image for $(PLATFORMS) with docker buildx (the release's; needs a container engine).
+	$(CONTAINER_TOOL) buildx build --push --platform=$(PLATFORMS) -f catalog.Dockerfile -t $(CATALOG_IMG) .
+
 ##@ Release: Helm chart, one-file install, monitoring, images
 
 # The chart (charts/s3gw-remediation) and dist/ come from config/ through
@@ -226,6 +235,12 @@ chart: manifests nodehealthcheck ## Generate the chart's CRDs, RBAC, webhook, po
 .PHONY: build-installer
 build-installer: manifests ## Generate dist/install.yaml (image $(IMG)), dist/install-policies.yaml, dist/install-monitoring.yaml and dist/install-nodehealthcheck.yaml.
 	$(CHART_GO) --what installer --image $(IMG)
+
+CHART_PACKAGES := $(LOCALBIN)/charts
+.PHONY: chart-package
+chart-package: ## Package the Helm charts into bin/charts/, as the release pushes them (helm push ... oci://quay.io/s3gw-tech/charts).
+	rm -rf $(CHART_PACKAGES)
+	cd hack/chart && go run ./cmd/package --root $(CURDIR) --out $(CHART_PACKAGES)
 
 .PHONY: test-chart
 test-chart: ## Lint the chart (helm lint --strict) and check its renders against config/, with the Helm SDK.
@@ -355,3 +370,6 @@ $(PROMTOOL): hack/tools/prometheus/go.mod | $(LOCALBIN)
 
 $(GOLANGCI_LINT): hack/tools/dev/go.mod | $(LOCALBIN)
 	$(call GO_BUILD_TOOL,dev,$(GOLANGCI_LINT)) github.com/golangci/golangci-lint/v2/cmd/golangci-lint
+
+$(ACTIONLINT): hack/tools/actionlint/go.mod | $(LOCALBIN)
+	$(call GO_BUILD_TOOL,actionlint,$(ACTIONLINT)) github.com/rhysd/actionlint/cmd/actionlint

@@ -23,6 +23,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"os"
 	"path/filepath"
 
 	"helm.sh/helm/v4/pkg/action"
@@ -91,6 +92,32 @@ func Render(ch *chartv2.Chart, namespace string, values map[string]any, apiVersi
 		return nil, "", fmt.Errorf("parsing the rendered chart: %w", err)
 	}
 	return objs, acc.Notes(), nil
+}
+
+// Package writes every chart of root's charts/ into out as a versioned
+// archive, as `helm package` does, and returns the archives' paths.
+func Package(root, out string) ([]string, error) {
+	charts, err := filepath.Glob(filepath.Join(root, "charts", "*", "Chart.yaml"))
+	if err != nil {
+		return nil, err
+	}
+	if len(charts) == 0 {
+		return nil, fmt.Errorf("no chart under %s", filepath.Join(root, "charts"))
+	}
+	if err := os.MkdirAll(out, 0o755); err != nil {
+		return nil, err
+	}
+	paths := make([]string, 0, len(charts))
+	for _, c := range charts {
+		p := action.NewPackage()
+		p.Destination = out
+		path, err := p.Run(filepath.Dir(c), nil)
+		if err != nil {
+			return nil, fmt.Errorf("packaging %s: %w", filepath.Dir(c), err)
+		}
+		paths = append(paths, path)
+	}
+	return paths, nil
 }
 
 // Lint runs Helm's chart linter on the chart in root with values and

@@ -23,6 +23,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/onsi/gomega"
+	"helm.sh/helm/v4/pkg/chart/v2/loader"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
 	"sigs.k8s.io/yaml"
@@ -157,4 +158,26 @@ func TestMonitoringRendersConfigPrometheusAndGrafana(t *testing.T) {
   prometheusRule: {enabled: true}
   dashboard: {enabled: true}`),
 		build(t, "config/default", "config/prometheus", "config/grafana"), "S3GWRemediationTemplate")
+}
+
+// TestPackage packages the charts as the release does and reads each
+// archive back: the version is the operator's, and the files generated
+// from config/ travel in it.
+func TestPackage(t *testing.T) {
+	g := gomega.NewWithT(t)
+	paths, err := helmchart.Package(root(t), t.TempDir())
+	g.Expect(err).NotTo(gomega.HaveOccurred())
+	g.Expect(paths).NotTo(gomega.BeEmpty())
+	source, err := helmchart.Load(root(t))
+	g.Expect(err).NotTo(gomega.HaveOccurred())
+	for _, p := range paths {
+		ch, err := loader.Load(p)
+		g.Expect(err).NotTo(gomega.HaveOccurred())
+		g.Expect(ch.Metadata.Version).To(gomega.Equal(source.Metadata.Version), "%s", p)
+		g.Expect(filepath.Base(p)).To(gomega.Equal(ch.Metadata.Name + "-" + ch.Metadata.Version + ".tgz"))
+		if ch.Metadata.Name == source.Metadata.Name {
+			g.Expect(ch.Files).To(gomega.ContainElement(gomega.HaveField("Name", "files/monitoring.yaml")))
+			g.Expect(ch.Schema).NotTo(gomega.BeEmpty(), "values.schema.json")
+		}
+	}
 }
