@@ -124,7 +124,7 @@ test-mutations: ## Run the world-model test against each planted defect in hack/
 
 .PHONY: test-bundle
 test-bundle: envtest-assets ## Validate the bundle and catalog, create alm-examples on envtest, check both are up to date.
-	cd hack/bundle && KUBEBUILDER_ASSETS=$(K8S_BIN) VERSION=$(VERSION) IMG=$(IMG) BUNDLE_IMG=$(BUNDLE_IMG) \
+	cd hack/bundle && KUBEBUILDER_ASSETS=$(K8S_BIN) VERSION=$(VERSION) PREVIOUS_VERSION=$(PREVIOUS_VERSION) IMG=$(IMG) BUNDLE_IMG=$(BUNDLE_IMG) \
 		go test -count=1 -v ./... >$(LOCALBIN)/test-bundle.log 2>&1 || { cat $(LOCALBIN)/test-bundle.log; exit 1; }
 	grep -E '^(--- |ok|FAIL)|bundle validation|catalog valid' $(LOCALBIN)/test-bundle.log
 
@@ -185,7 +185,7 @@ docker-build: ## Build the manager image (needs a container engine).
 ##@ OLM
 
 .PHONY: bundle
-bundle: manifests nodehealthcheck ## Generate the OLM bundle (bundle/, bundle.Dockerfile) from config/manifests.
+bundle: manifests copies ## Generate the OLM bundle (bundle/, bundle.Dockerfile) from config/manifests.
 	cd hack/bundle && go run ./cmd/bundle --root $(CURDIR) --version $(VERSION) --image $(IMG) --created-at "$(CREATED_AT)" \
 		--replaces "$(PREVIOUS_VERSION)"
 
@@ -224,12 +224,12 @@ catalog-buildx: ## Build and push the catalog image for $(PLATFORMS) with docker
 # fails when either is stale.
 CHART_GO = cd hack/chart && go run ./cmd/generate --root $(CURDIR)
 
-.PHONY: nodehealthcheck
-nodehealthcheck: ## Copy the shipped NodeHealthCheck (config/nodehealthcheck) into config/samples, the CSV's description, the chart's values and the docs.
-	$(CHART_GO) --what nodehealthcheck
+.PHONY: copies
+copies: ## Copy the shipped NodeHealthCheck (config/nodehealthcheck) into config/samples, the CSV's description, the chart's values and the docs, and the shipped StorageClass (contrib/s3gw-placement) into the docs.
+	$(CHART_GO) --what copies
 
 .PHONY: chart
-chart: manifests nodehealthcheck ## Generate the chart's CRDs, RBAC, webhook, policies, monitoring and version from config/.
+chart: manifests copies ## Generate the chart's CRDs, RBAC, webhook, policies, monitoring and version from config/.
 	$(CHART_GO) --what chart --version $(VERSION)
 
 .PHONY: build-installer

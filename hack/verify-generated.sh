@@ -2,7 +2,7 @@
 # Regenerates every generated file and fails if any changed: CRDs, RBAC,
 # deepcopy, the OLM bundle and catalog, the Helm chart's generated parts,
 # dist/, the monitoring CRD fixtures and the copies of the shipped
-# NodeHealthCheck (config/nodehealthcheck). It compares the
+# NodeHealthCheck and StorageClass. It compares the
 # working tree before and after, so it works on uncommitted changes too.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -11,11 +11,11 @@ generated() {
   {
     find api internal -name 'zz_generated.*.go'
     find config/crd/bases config/rbac/role.yaml config/webhook/manifests.yaml -type f
-    for dir in bundle catalog dist charts/s3gw-remediation/crds charts/s3gw-remediation/files test/crds/monitoring; do
+    for dir in bundle catalog dist charts/s3gw-remediation-crd/templates charts/s3gw-remediation/files test/crds/monitoring; do
       if [ -d "$dir" ]; then find "$dir" -type f; fi
     done
-    echo charts/s3gw-remediation/Chart.yaml
-    # The hand-written files that carry a copy of config/nodehealthcheck.
+    echo charts/s3gw-remediation/Chart.yaml charts/s3gw-remediation-crd/Chart.yaml | tr ' ' '\n'
+    # The hand-written files that carry a copy (make copies).
     echo charts/s3gw-remediation/values.yaml config/samples/remediation_v1alpha1_nodehealthcheck.yaml \
       config/manifests/description.md docs/configuration.md docs/install.md | tr ' ' '\n'
     ls bundle.Dockerfile* catalog.Dockerfile* 2>/dev/null || true
@@ -25,11 +25,11 @@ generated() {
 before=$(mktemp); after=$(mktemp)
 trap 'rm -f "$before" "$after"' EXIT
 generated >"$before"
-make --no-print-directory generate manifests nodehealthcheck $(grep -q '^bundle:' Makefile && echo bundle catalog) \
+make --no-print-directory generate manifests copies $(grep -q '^bundle:' Makefile && echo bundle catalog) \
   chart build-installer monitoring-crds >/dev/null
 generated >"$after"
 if ! diff -u "$before" "$after"; then
-  echo "Generated files are out of date: run 'make generate manifests nodehealthcheck bundle catalog chart build-installer monitoring-crds' and commit the result." >&2
+  echo "Generated files are out of date: run 'make generate manifests copies bundle catalog chart build-installer monitoring-crds' and commit the result." >&2
   exit 1
 fi
 echo "Generated files are up to date."

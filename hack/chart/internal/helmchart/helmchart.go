@@ -45,12 +45,24 @@ const ReleaseName = "s3gw-remediation"
 // KubeVersion is the local cluster's Kubernetes release, for Capabilities.
 const KubeVersion = "v1.37.2"
 
-// Dir is the chart's directory under root.
+// CRDReleaseName is the companion chart's release name, as Rancher names
+// it (its catalog.cattle.io/release-name).
+const CRDReleaseName = "s3gw-remediation-crd"
+
+// Dir is the chart's directory under root; CRDDir its companion's.
 func Dir(root string) string { return filepath.Join(root, generate.ChartDir) }
+
+// CRDDir is the companion chart with the CRDs.
+func CRDDir(root string) string { return filepath.Join(root, generate.CRDChartDir) }
 
 // Load reads the chart from root.
 func Load(root string) (*chartv2.Chart, error) {
 	return loader.LoadDir(Dir(root))
+}
+
+// LoadCRDs reads the companion chart from root.
+func LoadCRDs(root string) (*chartv2.Chart, error) {
+	return loader.LoadDir(CRDDir(root))
 }
 
 // Quiet is a Helm configuration that logs nothing.
@@ -66,6 +78,7 @@ const NodeHealthCheckAPI = "remediation.medik8s.io/v1alpha1/NodeHealthCheck"
 // `helm template --include-crds --api-versions ...` does, and returns the
 // objects and NOTES.txt. apiVersions are served besides Kubernetes' own
 // (NodeHealthCheckAPI: NodeHealthCheck is installed).
+// The release is named after the chart.
 func Render(ch *chartv2.Chart, namespace string, values map[string]any, apiVersions ...string) ([]*unstructured.Unstructured, string, error) {
 	kube, err := common.ParseKubeVersion(KubeVersion)
 	if err != nil {
@@ -73,7 +86,7 @@ func Render(ch *chartv2.Chart, namespace string, values map[string]any, apiVersi
 	}
 	install := action.NewInstall(Quiet())
 	install.DryRunStrategy = action.DryRunClient
-	install.ReleaseName = ReleaseName
+	install.ReleaseName = ch.Name()
 	install.Namespace = namespace
 	install.Replace = true
 	install.IncludeCRDs = true
@@ -120,15 +133,15 @@ func Package(root, out string) ([]string, error) {
 	return paths, nil
 }
 
-// Lint runs Helm's chart linter on the chart in root with values and
+// Lint runs Helm's chart linter on the chart in dir with values and
 // returns its messages of at least warning severity (`helm lint --strict`
 // fails on those).
-func Lint(root, namespace string, values map[string]any) ([]support.Message, error) {
+func Lint(dir, namespace string, values map[string]any) ([]support.Message, error) {
 	kube, err := common.ParseKubeVersion(KubeVersion)
 	if err != nil {
 		return nil, err
 	}
-	result := lint.RunAll(Dir(root), values, namespace, lint.WithKubeVersion(kube))
+	result := lint.RunAll(dir, values, namespace, lint.WithKubeVersion(kube))
 	var out []support.Message
 	for _, m := range result.Messages {
 		if m.Severity >= support.WarningSev {

@@ -51,36 +51,6 @@ func TestValuesBlockIsTheSpec(t *testing.T) {
 	g.Expect(values.NodeHealthCheck).To(gomega.Equal(spec))
 }
 
-func TestSpliceReplacesEveryCopy(t *testing.T) {
-	g := gomega.NewWithT(t)
-	d := shipped(t)
-	doc := "# Title\n" + markdownBegin + "\nstale\n" + markdownEnd + "\ntext\n" + markdownBegin + "\n" + markdownEnd + "\nend\n"
-	out, err := d.SpliceMarkdown("doc.md", []byte(doc))
-	g.Expect(err).NotTo(gomega.HaveOccurred())
-	g.Expect(string(out)).NotTo(gomega.ContainSubstring("stale"))
-	g.Expect(strings.Count(string(out), string(d.Body()))).To(gomega.Equal(2))
-	g.Expect(string(out)).To(gomega.HavePrefix("# Title\n" + markdownBegin + "\n```yaml\n# " + Source + "\n"))
-	g.Expect(string(out)).To(gomega.HaveSuffix("```\n" + markdownEnd + "\nend\n"))
-
-	again, err := d.SpliceMarkdown("doc.md", out)
-	g.Expect(err).NotTo(gomega.HaveOccurred())
-	g.Expect(again).To(gomega.Equal(out), "splicing is idempotent")
-}
-
-func TestSpliceRefusesBrokenMarkers(t *testing.T) {
-	d := shipped(t)
-	for name, doc := range map[string]string{
-		"no markers":   "text\n",
-		"no end":       markdownBegin + "\ntext\n",
-		"nested begin": markdownBegin + "\n" + markdownBegin + "\n" + markdownEnd + "\n",
-	} {
-		t.Run(name, func(t *testing.T) {
-			_, err := d.SpliceMarkdown("doc.md", []byte(doc))
-			gomega.NewWithT(t).Expect(err).To(gomega.MatchError(gomega.ContainSubstring("doc.md")))
-		})
-	}
-}
-
 // A source the chart could not render as written is refused.
 func TestLoadRefusesWhatTheChartCannotCopy(t *testing.T) {
 	d := shipped(t)
