@@ -48,9 +48,13 @@ type protectionMetrics struct {
 
 // podLabels name a template's pod, where it runs and why it is (not)
 // protected.
-var podLabels = []string{"template_namespace", "template", labelNamespace, "pod", labelNode, labelReason}
+var podLabels = []string{labelTemplateNamespace, labelTemplate, labelNamespace, "pod", labelNode, labelReason}
 
-const labelReason = "reason"
+const (
+	labelReason            = "reason"
+	labelTemplateNamespace = "template_namespace"
+	labelTemplate          = "template"
+)
 
 func newProtectionMetrics() *protectionMetrics {
 	return &protectionMetrics{
@@ -71,7 +75,11 @@ func newProtectionMetrics() *protectionMetrics {
 }
 
 // templateLabels name a template.
-var templateLabels = []string{"template_namespace", "template"}
+var templateLabels = []string{labelTemplateNamespace, labelTemplate}
+
+func templateLabelValues(template types.NamespacedName) prometheus.Labels {
+	return prometheus.Labels{labelTemplateNamespace: template.Namespace, labelTemplate: template.Name}
+}
 
 // SetProtection replaces the protection gauges of a template's pods.
 func (r *Recorder) SetProtection(template types.NamespacedName, pods []PodProtection) {
@@ -81,7 +89,7 @@ func (r *Recorder) SetProtection(template types.NamespacedName, pods []PodProtec
 	m.forget(template)
 	exported := make([]prometheus.Labels, 0, len(pods))
 	for _, p := range pods {
-		l := prometheus.Labels{"template_namespace": template.Namespace, "template": template.Name,
+		l := prometheus.Labels{labelTemplateNamespace: template.Namespace, labelTemplate: template.Name,
 			labelNamespace: p.Namespace, "pod": p.Pod, labelNode: p.Node, labelReason: p.Reason}
 		value := 0.0
 		if p.Protected {
@@ -92,7 +100,7 @@ func (r *Recorder) SetProtection(template types.NamespacedName, pods []PodProtec
 		exported = append(exported, l)
 	}
 	m.exported[template] = exported
-	m.selected.With(prometheus.Labels{"template_namespace": template.Namespace, "template": template.Name}).Set(float64(len(pods)))
+	m.selected.With(templateLabelValues(template)).Set(float64(len(pods)))
 }
 
 // ForgetProtection drops the gauges of a deleted template.
@@ -109,5 +117,5 @@ func (m *protectionMetrics) forget(template types.NamespacedName) {
 		m.expectedRTO.Delete(l)
 	}
 	delete(m.exported, template)
-	m.selected.Delete(prometheus.Labels{"template_namespace": template.Namespace, "template": template.Name})
+	m.selected.Delete(templateLabelValues(template))
 }

@@ -182,10 +182,10 @@ func pendingDeletionRequeue(crs []unstructured.Unstructured, healthySince time.T
 // matching"), and the pass comes back 1 s after it would match.
 func (e *Emulator) classify(nodes []corev1.Node) (healthy, unhealthy []*corev1.Node, requeue time.Duration) {
 	now := e.Clock.Now()
-	conditions := e.unhealthyConditions()
+	unhealthyIf := e.unhealthyConditions()
 	for i := range nodes {
 		node := &nodes[i]
-		matchesAt, matched := matchingCondition(node, conditions)
+		matchesAt, matched := matchingCondition(node, unhealthyIf)
 		switch {
 		case !matched:
 			healthy = append(healthy, node)
@@ -200,8 +200,8 @@ func (e *Emulator) classify(nodes []corev1.Node) (healthy, unhealthy []*corev1.N
 
 // matchingCondition returns when the first unhealthy condition the node is
 // in has lasted its duration.
-func matchingCondition(node *corev1.Node, conditions []UnhealthyCondition) (time.Time, bool) {
-	for _, c := range conditions {
+func matchingCondition(node *corev1.Node, unhealthyIf []UnhealthyCondition) (time.Time, bool) {
+	for _, c := range unhealthyIf {
 		for _, nc := range node.Status.Conditions {
 			if nc.Type == c.Type && nc.Status == c.Status {
 				return nc.LastTransitionTime.Add(c.Duration), true

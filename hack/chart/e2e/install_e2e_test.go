@@ -147,8 +147,11 @@ func TestOneFileInstall(t *testing.T) {
 // crds/ or `kubectl apply` leaves them: without Helm's labels.
 func applyCRDs(ctx context.Context, c *cluster.Cluster, dir string) error {
 	files, err := filepath.Glob(filepath.Join(dir, "*.medik8s.io_*.yaml"))
-	if err != nil || len(files) == 0 {
-		return fmt.Errorf("no CRDs in %s (%v)", dir, err)
+	if err != nil {
+		return err
+	}
+	if len(files) == 0 {
+		return fmt.Errorf("no CRDs in %s", dir)
 	}
 	return kubectlApply(ctx, c, files...)
 }
@@ -172,7 +175,7 @@ func expectCRDsOf(ctx context.Context, t *testing.T, env *harness.Env, crdChart 
 // schemas are a CRD's versions' schemas.
 func schemas(crd *unstructured.Unstructured) []any {
 	versions, _, _ := unstructured.NestedSlice(crd.Object, "spec", "versions")
-	var out []any
+	out := make([]any, 0, len(versions))
 	for _, v := range versions {
 		schema, _, _ := unstructured.NestedMap(v.(map[string]any), "schema", "openAPIV3Schema")
 		out = append(out, schema)

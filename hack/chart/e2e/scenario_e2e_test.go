@@ -101,13 +101,13 @@ var serverLabels = map[string]string{
 // process runs). Two of them are what the manager Deployment's replicas
 // need (required anti-affinity), so that `helm install --wait` completes.
 func addServerNodes(ctx context.Context, c *cluster.Cluster, prefix string) error {
-	labels := map[string]string{harness.ZoneLabel: "zone-" + prefix}
+	nodeLabels := map[string]string{harness.ZoneLabel: "zone-" + prefix}
 	for k, v := range serverLabels {
-		labels[k] = v
+		nodeLabels[k] = v
 	}
 	for i := 1; i <= 3; i++ {
 		name := fmt.Sprintf("%s-%d", prefix, i)
-		if err := c.AddNodeWithLabels(ctx, name, labels); err != nil {
+		if err := c.AddNodeWithLabels(ctx, name, nodeLabels); err != nil {
 			return err
 		}
 		cmd, err := c.Kubectl(ctx, "label", "node", name, "node-role.kubernetes.io/worker-")

@@ -217,9 +217,9 @@ func Copies(root string) (Files, error) {
 	}
 	for path, splices := range map[string][]func(string, []byte) ([]byte, error){
 		filepath.Join(ChartDir, "values.yaml"): {nhc.SpliceValues},
-		"config/manifests/description.md":       {nhc.SpliceMarkdown},
-		"docs/configuration.md":                 {nhc.SpliceMarkdown, storageClass.SpliceMarkdown},
-		"docs/install.md":                       {nhc.SpliceMarkdown},
+		"config/manifests/description.md":      {nhc.SpliceMarkdown},
+		"docs/configuration.md":                {nhc.SpliceMarkdown, storageClass.SpliceMarkdown},
+		"docs/install.md":                      {nhc.SpliceMarkdown},
 	} {
 		content, err := os.ReadFile(filepath.Join(root, path))
 		if err != nil {
