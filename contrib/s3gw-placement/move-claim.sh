@@ -24,7 +24,8 @@ claim=$release-s3gw-pvc clone=$release-s3gw-pvc-$class deployment=$release-s3gw
 k() { "${KUBECTL:-kubectl}" -n "$ns" "$@"; }
 field() { k get "$1" "$2" -o jsonpath="$3"; }
 
-if [ "$(k get storageclass "$class" -o jsonpath='{.reclaimPolicy}')" != Retain ]; then
+policy=$(k get storageclass "$class" -o jsonpath='{.reclaimPolicy}')
+if [ "$policy" != Retain ]; then
 	echo "StorageClass $class does not retain its volumes (reclaimPolicy: Retain): the move would lose the copy" >&2
 	exit 1
 fi

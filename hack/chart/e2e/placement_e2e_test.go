@@ -129,6 +129,7 @@ func moveClaim(ctx context.Context, t *testing.T, env *harness.Env, root string,
 		provisioned <- err
 	}()
 	cmd := exec.CommandContext(ctx, filepath.Join(root, placementDir, "move-claim.sh"), ns, "s3gw")
+	cmd.Env = append(os.Environ(), "KUBECONFIG="+env.Cluster.KubeconfigPath)
 	out, err := cmd.CombinedOutput()
 	t.Logf("move-claim.sh %s s3gw:\n%s", ns, out)
 	g.Expect(err).NotTo(gomega.HaveOccurred())

@@ -140,6 +140,29 @@ func kubectlApply(ctx context.Context, c *cluster.Cluster, paths ...string) erro
 	return nil
 }
 
+// serverRoles picks, among the three servers of addServerNodes, the one
+// whose gateway fails, its spare and the manager process's node. The
+// failing one is a server the manager Deployment left free: kwok does not
+// report a pod Ready again once its node is back, where a kubelet would,
+// and the upgrade that follows waits for every replica.
+func serverRoles(ctx context.Context, g gomega.Gomega, env *harness.Env, prefix string) (victim, spare, managerNode string) {
+	var pods corev1.PodList
+	g.Expect(env.Client.List(ctx, &pods, client.InNamespace(harness.ManagerNamespace),
+		client.MatchingLabels{"app.kubernetes.io/name": "s3gw-remediation", "control-plane": "controller-manager"})).To(gomega.Succeed())
+	servers := []string{prefix + "-1", prefix + "-2", prefix + "-3"}
+	for i, n := range servers {
+		busy := false
+		for _, p := range pods.Items {
+			busy = busy || p.Spec.NodeName == n
+		}
+		if !busy {
+			servers[0], servers[i] = servers[i], servers[0]
+			break
+		}
+	}
+	return servers[0], servers[1], servers[2]
+}
+
 // failover runs the manager, built from cmd/manager, with leader election
 // under the installed ServiceAccount, emulates the NodeHealthCheck the
 // install created (the shipped one, config/nodehealthcheck) with the
@@ -154,8 +177,8 @@ func kubectlApply(ctx context.Context, c *cluster.Cluster, paths ...string) erro
 func failover(ctx context.Context, t *testing.T, env *harness.Env, root, name string) {
 	t.Helper()
 	g := gomega.NewWithT(t)
-	victim, spare, managerNode := name+"-1", name+"-2", name+"-3"
-	manager, err := env.StartOperatorProcess(ctx, name, managerNode, harness.ProcessOptions{LeaderElection: true})
+	victim, spare, managerNode := serverRoles(ctx, g, env, name)
+	manager, err := env.StartOperatorProcess(ctx, name, managerNode, harness.ProcessOptions{LeaderElection: true, InManagerNamespace: true})
 	g.Expect(err).NotTo(gomega.HaveOccurred())
 	_, err = harness.WaitLeader(ctx, time.Minute, manager)
 	g.Expect(err).NotTo(gomega.HaveOccurred(), "the manager takes the Lease with the installed leader election Role")
