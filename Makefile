@@ -1,10 +1,10 @@
 # s3gw-remediation — a medik8s remediation plugin that moves the s3gw gateway
 # off a failed node once the node is proven fenced.
 
-VERSION ?= 0.1.0
+VERSION ?= 0.2.0
 # The release the next CSV replaces (docs/releasing.md); empty for the first.
-PREVIOUS_VERSION ?=
-IMG ?= quay.io/s3gw/s3gw-remediation:v$(VERSION)
+PREVIOUS_VERSION ?= 0.1.0
+IMG ?= quay.io/s3gw-tech/s3gw-remediation:v$(VERSION)
 IMG_NAME = $(shell echo '$(IMG)' | sed 's/:[^:/]*$$//')
 IMG_TAG = $(shell echo '$(IMG)' | sed -n 's/.*:\([^:/]*\)$$/\1/p')
 CONTAINER_TOOL ?= docker
@@ -15,6 +15,10 @@ CREATED_AT ?=
 
 SHELL := /usr/bin/env bash -o pipefail
 .SHELLFLAGS := -ec
+
+# Debian installs the fence agents the tests run in /usr/sbin, which a
+# non-root PATH may lack.
+export PATH := $(PATH):/usr/sbin
 
 LOCALBIN := $(CURDIR)/bin
 $(LOCALBIN):
@@ -35,6 +39,7 @@ OLM_CATALOG := $(LOCALBIN)/olm-catalog
 CONTROLLER_GEN := $(LOCALBIN)/controller-gen
 GOLANGCI_LINT := $(LOCALBIN)/golangci-lint
 PROMTOOL := $(LOCALBIN)/promtool
+ACTIONLINT := $(LOCALBIN)/actionlint
 
 GO_BUILD_TOOL = cd hack/tools/$(1) && go build -trimpath -o $(2)
 
@@ -77,13 +82,17 @@ lint: $(GOLANGCI_LINT) ## Run golangci-lint.
 	cd hack/bundle && $(GOLANGCI_LINT) run --config $(CURDIR)/.golangci.yml ./...
 	cd hack/chart && $(GOLANGCI_LINT) run --config $(CURDIR)/.golangci.yml ./...
 
+.PHONY: lint-workflows
+lint-workflows: $(ACTIONLINT) ## Lint the GitHub Actions workflows (.github/workflows) with actionlint.
+	$(ACTIONLINT) -no-color
+
 .PHONY: verify
 verify: ## Fail on a tracked binary or file over 1 MiB; regenerate everything and fail if a generated file changed.
 	hack/verify-tracked-files.sh
 	hack/verify-generated.sh
 
 .PHONY: test
-test: verify vet lint test-unit test-bundle test-chart ## Verify generated files, vet, lint, and run all unit, envtest, bundle, chart and alert-rule suites.
+test: verify vet lint lint-workflows test-unit test-bundle test-chart ## Verify generated files, vet, lint (Go and the GitHub workflows), and run all unit, envtest, bundle, chart and alert-rule suites.
 
 # The world-model safety test (test/worldmodel) runs its fixed seed in
 # make test, so a red run is a change's doing; make test-worldmodel-explore
@@ -118,7 +127,7 @@ test-mutations: ## Run the world-model test against each planted defect in hack/
 
 .PHONY: test-bundle
 test-bundle: envtest-assets ## Validate the bundle and catalog, create alm-examples on envtest, check both are up to date.
-	cd hack/bundle && KUBEBUILDER_ASSETS=$(K8S_BIN) VERSION=$(VERSION) IMG=$(IMG) BUNDLE_IMG=$(BUNDLE_IMG) \
+	cd hack/bundle && KUBEBUILDER_ASSETS=$(K8S_BIN) VERSION=$(VERSION) PREVIOUS_VERSION=$(PREVIOUS_VERSION) IMG=$(IMG) BUNDLE_IMG=$(BUNDLE_IMG) \
 		go test -count=1 -v ./... >$(LOCALBIN)/test-bundle.log 2>&1 || { cat $(LOCALBIN)/test-bundle.log; exit 1; }
 	grep -E '^(--- |ok|FAIL)|bundle validation|catalog valid' $(LOCALBIN)/test-bundle.log
 
@@ -187,7 +196,7 @@ docker-build: ## Build the manager image (needs a container engine).
 ##@ OLM
 
 .PHONY: bundle
-bundle: manifests ## Generate the OLM bundle (bundle/, bundle.Dockerfile) from config/manifests.
+bundle: manifests copies ## Generate the OLM bundle (bundle/, bundle.Dockerfile) from config/manifests.
 	cd hack/bundle && go run ./cmd/bundle --root $(CURDIR) --version $(VERSION) --image $(IMG) --created-at "$(CREATED_AT)" \
 		--replaces "$(PREVIOUS_VERSION)"
 
@@ -215,6 +224,10 @@ catalog-build: ## Build the catalog image.
 catalog-push: ## Push the catalog image.
 	$(CONTAINER_TOOL) push $(CATALOG_IMG)
 
+.PHONY: catalog-buildx
+catalog-buildx: ## Build and push the catalog image for $(PLATFORMS) with docker buildx (the release's; needs a container engine).
+	$(CONTAINER_TOOL) buildx build --push --platform=$(PLATFORMS) -f catalog.Dockerfile -t $(CATALOG_IMG) .
+
 ##@ Release: Helm chart, one-file install, monitoring, images
 
 # The chart (charts/s3gw-remediation) and dist/ come from config/ through
@@ -222,13 +235,23 @@ catalog-push: ## Push the catalog image.
 # fails when either is stale.
 CHART_GO = cd hack/chart && go run ./cmd/generate --root $(CURDIR)
 
+.PHONY: copies
+copies: ## Copy the shipped NodeHealthCheck (config/nodehealthcheck) into config/samples, the CSV's description, the chart's values and the docs, and the shipped StorageClass (contrib/s3gw-placement) into the docs.
+	$(CHART_GO) --what copies
+
 .PHONY: chart
-chart: manifests ## Generate the chart's CRDs, RBAC, webhook, policies, monitoring and version from config/.
+chart: manifests copies ## Generate the chart's CRDs, RBAC, webhook, policies, monitoring and version from config/.
 	$(CHART_GO) --what chart --version $(VERSION)
 
 .PHONY: build-installer
-build-installer: manifests ## Generate dist/install.yaml (image $(IMG)), dist/install-policies.yaml and dist/install-monitoring.yaml.
+build-installer: manifests ## Generate dist/install.yaml (image $(IMG)), dist/install-policies.yaml, dist/install-monitoring.yaml and dist/install-nodehealthcheck.yaml.
 	$(CHART_GO) --what installer --image $(IMG)
+
+CHART_PACKAGES := $(LOCALBIN)/charts
+.PHONY: chart-package
+chart-package: ## Package the Helm charts into bin/charts/, as the release pushes them (helm push ... oci://quay.io/s3gw-tech/charts).
+	rm -rf $(CHART_PACKAGES)
+	cd hack/chart && go run ./cmd/package --root $(CURDIR) --out $(CHART_PACKAGES)
 
 .PHONY: test-chart
 test-chart: ## Lint the chart (helm lint --strict) and check its renders against config/, with the Helm SDK.
@@ -327,10 +350,12 @@ local-cluster-assets: control-plane $(KWOK) ## Build every binary the local fail
 
 # The FAR stand-in (test/far) runs a real fence agent: Debian's fence-agents
 # package ships fence_dummy in /usr/sbin. A system package, not a Go tool:
-# .ci/run installs it, and nothing that needs it skips without it.
+# hack/fence-agents.sh installs it where it is missing (apt-get, through
+# sudo when not root) or says in one line what to run; nothing that needs
+# it skips without it.
 .PHONY: fence-agents
-fence-agents: ## Fail unless fence_dummy (Debian's fence-agents) is installed.
-	@command -v fence_dummy >/dev/null || { echo "fence_dummy not found in PATH: install Debian's fence-agents (sudo apt-get update && sudo apt-get install -y fence-agents); test/far and the e2e suites run it" >&2; exit 1; }
+fence-agents: ## Install Debian's fence-agents (fence_dummy, for the FAR stand-in) where missing.
+	@hack/fence-agents.sh
 
 $(KWOK): hack/tools/kwok/go.mod | $(LOCALBIN)
 	$(call GO_BUILD_TOOL,kwok,$(KWOK)) sigs.k8s.io/kwok/cmd/kwok
@@ -357,3 +382,6 @@ $(PROMTOOL): hack/tools/prometheus/go.mod | $(LOCALBIN)
 
 $(GOLANGCI_LINT): hack/tools/dev/go.mod | $(LOCALBIN)
 	$(call GO_BUILD_TOOL,dev,$(GOLANGCI_LINT)) github.com/golangci/golangci-lint/v2/cmd/golangci-lint
+
+$(ACTIONLINT): hack/tools/actionlint/go.mod | $(LOCALBIN)
+	$(call GO_BUILD_TOOL,actionlint,$(ACTIONLINT)) github.com/rhysd/actionlint/cmd/actionlint

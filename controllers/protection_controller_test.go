@@ -383,6 +383,15 @@ var _ = Describe("The protection report", func() {
 		Expect(status.Protection).To(Equal("0/0"))
 		Expect(status.Pods).To(BeEmpty())
 		Expect(status.Conditions).To(haveCondition(s3gwv1alpha1.ConditionProtected, metav1.ConditionFalse, s3gwv1alpha1.ReasonNoPodsSelected))
+		// No per-pod series: only the template's count shows it protects nothing.
+		Expect(s.st.metric("s3gw_remediation_template_selected_pods",
+			map[string]string{"template_namespace": s.t.Namespace, "template": s.t.Name})).To(BeZero())
+
+		g := s.w.addGateway("gw", "a", "b")
+		Expect(s.report().Protection).To(Equal("1/1"))
+		Expect(s.st.metric("s3gw_remediation_template_selected_pods",
+			map[string]string{"template_namespace": s.t.Namespace, "template": s.t.Name})).To(Equal(1.0))
+		Expect(s.protectedGauge(g, s3gwv1alpha1.ReasonPodProtected)).To(Equal(1.0))
 	})
 })
 
@@ -476,7 +485,22 @@ var _ = Describe("The protection report in the manager", Ordered, func() {
 		eventually(status(w, t)).Should(HaveField("Pods", ConsistOf(HaveField("Reason", s3gwv1alpha1.ReasonNoNodeHealthCheck))))
 
 		By("Creating a NodeHealthCheck that references the template")
-		w.nhc(t)
+		check := w.nhc(t)
+		eventually(status(w, t)).Should(HaveField("Protection", "1/1"))
+
+		By("NHC disabling the NodeHealthCheck (a status write, no new generation), then enabling it again")
+		setPhase := func(phase, reason string) {
+			obj := nhc.NodeHealthCheckObject()
+			Expect(k8sClient.Get(w.ctx, client.ObjectKey{Name: check.Name}, obj)).To(Succeed())
+			Expect(unstructured.SetNestedField(obj.Object, phase, "status", "phase")).To(Succeed())
+			Expect(unstructured.SetNestedField(obj.Object, reason, "status", "reason")).To(Succeed())
+			Expect(k8sClient.Status().Update(w.ctx, obj)).To(Succeed())
+		}
+		setPhase("Disabled", "NHC is disabled: RemediationTemplateNotFound: Remediation template not found")
+		eventually(status(w, t)).Should(HaveField("Pods", ConsistOf(And(
+			HaveField("Reason", s3gwv1alpha1.ReasonNoNodeHealthCheck),
+			HaveField("Message", ContainSubstring(check.Name+" is disabled (status.phase Disabled: NHC is disabled: RemediationTemplateNotFound"))))))
+		setPhase("Enabled", "NHC is enabled, no ongoing remediation")
 		eventually(status(w, t)).Should(HaveField("Protection", "1/1"))
 
 		By("Longhorn rebuilding a replica on the s3gw node")

@@ -126,12 +126,24 @@ func (r *Reconciler) watchLonghorn(ctx context.Context) {
 	r.watches.Ensure(ctx, &longhorn.Replica{}, r.allTemplates, predicate.GenerationChangedPredicate{})
 }
 
-// watchHealthChecks watches NodeHealthCheck specs once it is served.
+// watchHealthChecks watches NodeHealthCheck specs and phases once it is
+// served.
 func (r *Reconciler) watchHealthChecks(ctx context.Context) {
 	obj := &unstructured.Unstructured{}
 	obj.SetGroupVersionKind(protection.NodeHealthCheckGVK)
-	r.watches.Ensure(ctx, obj, r.allTemplates, predicate.GenerationChangedPredicate{})
+	r.watches.Ensure(ctx, obj, r.allTemplates, healthCheckSpecOrPhaseChanged)
 }
+
+// healthCheckSpecOrPhaseChanged passes NodeHealthCheck updates that change
+// its spec or its phase (NHC's status write: Disabled when a template is
+// missing, Enabled again once it is back); its other status writes come
+// with every pass over its nodes.
+var healthCheckSpecOrPhaseChanged = predicate.Or[client.Object](predicate.GenerationChangedPredicate{},
+	watches.Updated(func(old, updated *unstructured.Unstructured) bool {
+		oldPhase, _, _ := unstructured.NestedString(old.Object, "status", "phase")
+		newPhase, _, _ := unstructured.NestedString(updated.Object, "status", "phase")
+		return oldPhase != newPhase
+	}))
 
 // watchPreviewed watches a kind whose changes change what an evidence
 // adapter previews (fencing.PreviewWatched): the delegate's template kind,

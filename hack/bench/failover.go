@@ -70,9 +70,11 @@ import (
 // the load. Results go to bench/results/<date>-failover/: results.md, runs.json
 // and rto.svg.
 
-// shippedNHCDuration is the unhealthy duration of the NodeHealthCheck in
-// config/samples for a lost node (Ready=Unknown), the case the benchmark
-// fails nodes into.
+// shippedNHCDuration is the shipped NodeHealthCheck's unhealthy duration
+// for a lost node (Ready=Unknown), the case the benchmark fails nodes into.
+// Every mode's NodeHealthCheck is the shipped one (config/nodehealthcheck,
+// what the chart and dist/ install), narrowed to the mode's pool
+// (harness.Options.ShippedNodeHealthCheck).
 const shippedNHCDuration = harness.ShippedUnhealthyDuration
 
 const poolLabel = "bench.s3gw.io/mode"
@@ -158,7 +160,7 @@ func failoverMain(ctx context.Context, args []string) error {
 	fs.StringVar(&modes, "modes", defaultModes, "comma-separated modes: "+modeNames(allModes))
 	fs.StringVar(&cfg.timings, "timings", "defaults", "cluster timings: defaults (Kubernetes defaults) or compressed (quick checks only)")
 	fs.DurationVar(&cfg.nhcDuration, "nhc-duration", shippedNHCDuration,
-		"NodeHealthCheck unhealthy duration (default: config/samples' for a lost node; NHC's default 300s)")
+		"NodeHealthCheck Ready=Unknown duration (default: the shipped NodeHealthCheck's; NHC's default 300s)")
 	fs.DurationVar(&cfg.stagger, "stagger", 2*time.Second, "delay between the starts of consecutive failures")
 	fs.DurationVar(&cfg.window, "window", 0,
 		"how long after its failure a run may take to recover (default: NotReady grace + eviction + 6m force detach + 1m)")
@@ -222,7 +224,7 @@ func run(ctx context.Context, cfg config, args string) error {
 	}
 	defer closeLog()
 
-	opts := harness.Options{Logger: log, UnhealthyDuration: cfg.nhcDuration, AuditLog: true}
+	opts := harness.Options{Logger: log, UnhealthyDuration: cfg.nhcDuration, ShippedNodeHealthCheck: true, AuditLog: true}
 	switch cfg.timings {
 	case "defaults":
 		opts.Cluster = cluster.KubernetesDefaults()

@@ -77,7 +77,7 @@ func New(reg prometheus.Registerer) *Recorder {
 		warmth:     newWarmthMetrics(),
 	}
 	reg.MustRegister(r.remediations, r.phaseDuration, r.podsEvicted, r.attachmentsReleased, r.fencingBlocked,
-		r.protection.protected, r.protection.expectedRTO, r.phases.phase)
+		r.protection.protected, r.protection.expectedRTO, r.protection.selected, r.phases.phase)
 	reg.MustRegister(r.warmth.candidates, r.warmth.warm)
 	return r
 }

@@ -38,16 +38,24 @@ type PodProtection struct {
 type protectionMetrics struct {
 	protected   *prometheus.GaugeVec
 	expectedRTO *prometheus.GaugeVec
+	// selected counts a template's pods, zero included: a template whose
+	// selector matches no pod exports no per-pod series at all.
+	selected *prometheus.GaugeVec
 
 	mu       sync.Mutex
 	exported map[types.NamespacedName][]prometheus.Labels
 }
 
 // podLabels name a template's pod, where it runs and why it is (not)
-// protected.
-var podLabels = []string{"template_namespace", "template", labelNamespace, "pod", labelNode, labelReason}
+// protected, or (warmth) why not all its candidate nodes are warm.
+var podLabels = []string{labelTemplateNamespace, labelTemplate, labelNamespace, labelPod, labelNode, labelReason}
 
-const labelReason = "reason"
+const (
+	labelReason            = "reason"
+	labelTemplateNamespace = "template_namespace"
+	labelTemplate          = "template"
+	labelPod               = "pod"
+)
 
 func newProtectionMetrics() *protectionMetrics {
 	return &protectionMetrics{
@@ -59,8 +67,19 @@ func newProtectionMetrics() *protectionMetrics {
 			Namespace: namespace, Name: "pod_expected_rto_seconds",
 			Help: "Expected failure-to-serving time of a protected s3gw pod: node-monitor grace period, NodeHealthCheck duration, measured release time.",
 		}, podLabels),
+		selected: prometheus.NewGaugeVec(prometheus.GaugeOpts{
+			Namespace: namespace, Name: "template_selected_pods",
+			Help: "s3gw pods the template's protection report covers; 0 means its selector matches no pod, so it protects nothing.",
+		}, templateLabels),
 		exported: map[types.NamespacedName][]prometheus.Labels{},
 	}
+}
+
+// templateLabels name a template.
+var templateLabels = []string{labelTemplateNamespace, labelTemplate}
+
+func templateLabelValues(template types.NamespacedName) prometheus.Labels {
+	return prometheus.Labels{labelTemplateNamespace: template.Namespace, labelTemplate: template.Name}
 }
 
 // SetProtection replaces the protection gauges of a template's pods.
@@ -71,7 +90,7 @@ func (r *Recorder) SetProtection(template types.NamespacedName, pods []PodProtec
 	m.forget(template)
 	exported := make([]prometheus.Labels, 0, len(pods))
 	for _, p := range pods {
-		l := prometheus.Labels{"template_namespace": template.Namespace, "template": template.Name,
+		l := prometheus.Labels{labelTemplateNamespace: template.Namespace, labelTemplate: template.Name,
 			labelNamespace: p.Namespace, "pod": p.Pod, labelNode: p.Node, labelReason: p.Reason}
 		value := 0.0
 		if p.Protected {
@@ -82,6 +101,7 @@ func (r *Recorder) SetProtection(template types.NamespacedName, pods []PodProtec
 		exported = append(exported, l)
 	}
 	m.exported[template] = exported
+	m.selected.With(templateLabelValues(template)).Set(float64(len(pods)))
 }
 
 // ForgetProtection drops the gauges of a deleted template.
@@ -98,4 +118,5 @@ func (m *protectionMetrics) forget(template types.NamespacedName) {
 		m.expectedRTO.Delete(l)
 	}
 	delete(m.exported, template)
+	m.selected.Delete(templateLabelValues(template))
 }

@@ -78,4 +78,22 @@ func TestSetProtectionReplacesATemplatesSeries(t *testing.T) {
 		"namespace=s3gw,node=a,pod=gw-1,reason=NoHealthyReplica,template=s3gw,template_namespace=ops 0",
 	}))
 	g.Expect(series(g, reg, "s3gw_remediation_pod_expected_rto_seconds")).To(gomega.BeEmpty(), "no RTO for an unprotected pod")
+	g.Expect(series(g, reg, "s3gw_remediation_template_selected_pods")).To(gomega.Equal([]string{
+		"template=s3gw,template_namespace=ops 1",
+	}), "the deleted template's count goes too")
+}
+
+// A template whose selector matches no pod has no per-pod series; its
+// count says so.
+func TestSetProtectionCountsATemplateWithoutPods(t *testing.T) {
+	g := gomega.NewWithT(t)
+	reg := prometheus.NewRegistry()
+	r := New(reg)
+	tmpl := types.NamespacedName{Namespace: "ops", Name: "s3gw"}
+	r.SetProtection(tmpl, []PodProtection{{Namespace: "s3gw", Pod: "gw", Node: "a", Reason: "Protected", Protected: true, ExpectedRTO: time.Minute}})
+	r.SetProtection(tmpl, nil)
+	g.Expect(series(g, reg, "s3gw_remediation_pod_protected")).To(gomega.BeEmpty())
+	g.Expect(series(g, reg, "s3gw_remediation_template_selected_pods")).To(gomega.Equal([]string{
+		"template=s3gw,template_namespace=ops 0",
+	}))
 }

@@ -44,26 +44,16 @@ type warmthMetrics struct {
 	exported map[types.NamespacedName][]prometheus.Labels
 }
 
-// warmthLabels name a template's pod, where it runs and how warm its
-// candidates are.
-var warmthLabels = []string{labelTemplateNamespace, labelTemplate, labelNamespace, labelPod, labelNode, labelReason}
-
-const (
-	labelTemplateNamespace = "template_namespace"
-	labelTemplate          = "template"
-	labelPod               = "pod"
-)
-
 func newWarmthMetrics() *warmthMetrics {
 	return &warmthMetrics{
 		candidates: prometheus.NewGaugeVec(prometheus.GaugeOpts{
 			Namespace: namespace, Name: "pod_candidate_nodes",
 			Help: "Nodes the s3gw pod's replacement may be scheduled to if its node failed now (templates with spec.prePull.enabled).",
-		}, warmthLabels),
+		}, podLabels),
 		warm: prometheus.NewGaugeVec(prometheus.GaugeOpts{
 			Namespace: namespace, Name: "pod_warm_candidate_nodes",
 			Help: "Candidate nodes of the s3gw pod whose pre-pull pod shows the pod's images pulled; reason says why not all (templates with spec.prePull.enabled).",
-		}, warmthLabels),
+		}, podLabels),
 		exported: map[types.NamespacedName][]prometheus.Labels{},
 	}
 }

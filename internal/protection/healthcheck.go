@@ -51,6 +51,11 @@ type HealthCheck struct {
 	// Paused is true while spec.pauseRequests is not empty: it starts no
 	// remediation.
 	Paused bool
+	// Disabled is true in NHC's phase Disabled (its Disabled condition is
+	// True: a referenced template is missing or invalid), where NHC starts
+	// no remediation; DisabledReason is NHC's status.reason.
+	Disabled       bool
+	DisabledReason string
 	// NoticesLostNode is false when no unhealthy condition matches a node
 	// whose kubelet died (Ready=Unknown); NoticedAfter is that condition's
 	// duration.
@@ -66,6 +71,12 @@ type HealthCheck struct {
 func (h HealthCheck) Selects(nodeLabels map[string]string) bool {
 	return h.Selector != nil && h.Selector.Matches(labels.Set(nodeLabels))
 }
+
+// PhaseDisabled is NodeHealthCheck's status.phase while its Disabled
+// condition is True (node-healthcheck-operator api/v1alpha1
+// nodehealthcheck_types.go; set in patchStatus of
+// internal/controller/nodehealthcheck_controller.go).
+const PhaseDisabled = "Disabled"
 
 // nodeHealthCheckSpec is the part of NodeHealthCheck's spec the report reads.
 type nodeHealthCheckSpec struct {
@@ -109,6 +120,10 @@ func ReferencingHealthCheck(obj *unstructured.Unstructured, template types.Names
 		return HealthCheck{}, false, fmt.Errorf("reading NodeHealthCheck %s: %w", obj.GetName(), err)
 	}
 	h := HealthCheck{Name: obj.GetName(), Paused: len(spec.PauseRequests) > 0}
+	if phase, _, _ := unstructured.NestedString(obj.Object, "status", "phase"); phase == PhaseDisabled {
+		h.Disabled = true
+		h.DisabledReason, _, _ = unstructured.NestedString(obj.Object, "status", "reason")
+	}
 	referenced := spec.RemediationTemplate != nil && spec.RemediationTemplate.is(template)
 	if !referenced {
 		steps := slices.Clone(spec.EscalatingRemediations)

@@ -204,6 +204,8 @@ func watching(in Inputs, p Pod) ([]HealthCheck, string) {
 			skipped = append(skipped, fmt.Sprintf("%s has an invalid selector (%s)", h.Name, h.SelectorError))
 		case !h.Selects(p.NodeLabels):
 			skipped = append(skipped, h.Name+" does not select node "+p.Node)
+		case h.Disabled:
+			skipped = append(skipped, disabled(h))
 		case h.Paused:
 			skipped = append(skipped, h.Name+" is paused (spec.pauseRequests)")
 		case !h.NoticesLostNode:
@@ -219,6 +221,15 @@ func watching(in Inputs, p Pod) ([]HealthCheck, string) {
 		return nil, noHealthCheck(in)
 	}
 	return nil, "no NodeHealthCheck would remediate node " + p.Node + ": " + strings.Join(skipped, "; ")
+}
+
+// disabled says why NHC would not act on a disabled NodeHealthCheck.
+func disabled(h HealthCheck) string {
+	why := h.Name + " is disabled (status.phase Disabled"
+	if h.DisabledReason != "" {
+		why += ": " + h.DisabledReason
+	}
+	return why + ")"
 }
 
 func noHealthCheck(in Inputs) string {

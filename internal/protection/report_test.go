@@ -71,6 +71,7 @@ func TestReferencingHealthCheck(t *testing.T) {
 	tests := []struct {
 		name       string
 		spec       map[string]any
+		status     map[string]any
 		referenced bool
 		want       HealthCheck
 	}{
@@ -100,6 +101,16 @@ func TestReferencingHealthCheck(t *testing.T) {
 		{name: "another template only",
 			spec:       map[string]any{"selector": selector, "remediationTemplate": farTemplateRef()},
 			referenced: false},
+		{name: "disabled: NHC's status.phase Disabled (its template is missing)",
+			spec: map[string]any{"selector": selector, "unhealthyConditions": readyUnknownFor("60s"), "remediationTemplate": templateRef()},
+			status: map[string]any{"phase": "Disabled",
+				"reason": "NHC is disabled: RemediationTemplateNotFound: Remediation template not found"},
+			referenced: true, want: HealthCheck{Name: "nhc", Disabled: true, NoticesLostNode: true, NoticedAfter: time.Minute,
+				DisabledReason: "NHC is disabled: RemediationTemplateNotFound: Remediation template not found"}},
+		{name: "enabled again: only the phase counts",
+			spec:       map[string]any{"selector": selector, "unhealthyConditions": readyUnknownFor("60s"), "remediationTemplate": templateRef()},
+			status:     map[string]any{"phase": "Enabled", "reason": "NHC is enabled, no ongoing remediation"},
+			referenced: true, want: HealthCheck{Name: "nhc", NoticesLostNode: true, NoticedAfter: time.Minute}},
 		{name: "a template of the same name in another namespace",
 			spec: map[string]any{"selector": selector, "remediationTemplate": map[string]any{
 				"apiVersion": "s3gw-remediation.medik8s.io/v1alpha1", "kind": "S3GWRemediationTemplate", "namespace": "other", "name": "s3gw"}},
@@ -108,7 +119,11 @@ func TestReferencingHealthCheck(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			g := NewWithT(t)
-			h, referenced, err := ReferencingHealthCheck(nodeHealthCheck("nhc", tt.spec), template)
+			obj := nodeHealthCheck("nhc", tt.spec)
+			if tt.status != nil {
+				obj.Object["status"] = tt.status
+			}
+			h, referenced, err := ReferencingHealthCheck(obj, template)
 			g.Expect(err).NotTo(HaveOccurred())
 			g.Expect(referenced).To(Equal(tt.referenced))
 			if !referenced {
@@ -199,6 +214,8 @@ func TestReport(t *testing.T) {
 func TestReportNodeHealthChecks(t *testing.T) {
 	paused := watchingPool("paused", time.Minute)
 	paused.Paused = true
+	disabled := watchingPool("disabled", time.Minute)
+	disabled.Disabled, disabled.DisabledReason = true, "NHC is disabled: RemediationTemplateNotFound: not found"
 	elsewhere := watchingPool("elsewhere", time.Minute)
 	elsewhere.Selector = labels.SelectorFromSet(map[string]string{"pool": "other"})
 	blind := HealthCheck{Name: "blind", Selector: labels.SelectorFromSet(pool)}
@@ -214,6 +231,7 @@ func TestReportNodeHealthChecks(t *testing.T) {
 		{"NodeHealthCheck is not installed", notInstalled, "NodeHealthCheck is not installed"},
 		{"one selects other nodes", inputs(elsewhere), "elsewhere does not select node node-b"},
 		{"one is paused", inputs(paused), "paused is paused"},
+		{"one is disabled", inputs(disabled), "disabled is disabled (status.phase Disabled: NHC is disabled: RemediationTemplateNotFound"},
 		{"one ignores lost nodes", inputs(blind), "blind has no unhealthy condition Ready=Unknown"},
 	}
 	for _, tt := range tests {

@@ -113,6 +113,14 @@ type Options struct {
 	// equals Kubernetes' default 300 s toleration, and the compressed
 	// profile shortens both to 10 s.
 	UnhealthyDuration time.Duration
+	// ShippedNodeHealthCheck makes EnableRemediation's NodeHealthChecks the
+	// shipped one (config/nodehealthcheck), so that a benchmark measures
+	// what the chart and dist/ install: its unhealthy conditions, and its
+	// selector narrowed to the Remediation's NodeSelector (the pool that
+	// keeps scenarios apart). A Remediation's or these Options'
+	// UnhealthyDuration, if set, replaces the Ready=Unknown duration only;
+	// minHealthy stays 0%, as it gates but does not time a remediation.
+	ShippedNodeHealthCheck bool
 	// Intervals are the operator's requeue intervals; nil means
 	// controllers.DefaultIntervals, the production values.
 	Intervals *controllers.Intervals
@@ -294,10 +302,14 @@ func (e *Env) StartInProcessOperator(ctx context.Context) error {
 	return err
 }
 
-// UnhealthyDuration is the NHC duration EnableRemediation uses by default.
+// UnhealthyDuration is the NHC duration EnableRemediation uses by default
+// (with ShippedNodeHealthCheck, for Ready=Unknown).
 func (e *Env) UnhealthyDuration() time.Duration {
 	if e.opts.UnhealthyDuration > 0 {
 		return e.opts.UnhealthyDuration
+	}
+	if e.opts.ShippedNodeHealthCheck {
+		return ShippedUnhealthyDuration
 	}
 	return time.Duration(e.Cluster.Options().DefaultUnreachableTolerationSeconds) * time.Second
 }
@@ -308,6 +320,8 @@ func (e *Env) Describe() string {
 	switch {
 	case e.opts.ExternalNHC:
 		parts = append(parts, "nhc=external")
+	case e.opts.ShippedNodeHealthCheck:
+		parts = append(parts, fmt.Sprintf("nhc=emulated(%s, Ready=Unknown %s)", ShippedNodeHealthCheckFile, e.UnhealthyDuration()))
 	default:
 		parts = append(parts, fmt.Sprintf("nhc=emulated(unhealthy-duration=%s)", e.UnhealthyDuration()))
 	}

@@ -55,13 +55,6 @@ import (
 	"github.com/s3gw-tech/s3gw-remediation/test/nhc"
 )
 
-// ShippedUnhealthyDuration is the Ready=Unknown duration of the sample
-// NodeHealthCheck (config/samples/remediation_v1alpha1_nodehealthcheck.yaml,
-// docs/configuration.md#choosing-the-unhealthy-duration): a node the
-// node-lifecycle controller marks Unknown is remediated this long after.
-// The benchmarks and the demo run it; a test holds it equal to the sample.
-const ShippedUnhealthyDuration = 2 * time.Second
-
 // Remediation is one NodeHealthCheck with its S3GWRemediationTemplate.
 type Remediation struct {
 	// Name names the NodeHealthCheck and the template.
@@ -221,6 +214,11 @@ func (e *Env) EnableRemediation(ctx context.Context, r Remediation) (*nhc.Emulat
 		UnhealthyDuration: duration,
 		Timeout:           r.LeaseTimeout,
 		HealthyDelay:      r.HealthyDelay,
+	}
+	if e.opts.ShippedNodeHealthCheck {
+		if err := shipped(em, r.NodeSelector, cmp.Or(r.UnhealthyDuration, e.opts.UnhealthyDuration)); err != nil {
+			return nil, err
+		}
 	}
 	if len(r.FirstSteps) == 0 {
 		em.Template = ours

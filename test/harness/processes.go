@@ -31,6 +31,7 @@ import (
 
 	"k8s.io/apimachinery/pkg/util/wait"
 
+	"github.com/s3gw-tech/s3gw-remediation/internal/template"
 	"github.com/s3gw-tech/s3gw-remediation/test/cluster"
 )
 
@@ -50,6 +51,19 @@ type ProcessOptions struct {
 	// LeaseDuration, RenewDeadline and RetryPeriod override the manager's
 	// leader election defaults when set.
 	LeaseDuration, RenewDeadline, RetryPeriod time.Duration
+	// InManagerNamespace gives the manager its namespace as the Deployment
+	// does (DEPLOYMENT_NAMESPACE): it then creates the default template
+	// there at start-up, which an install's NodeHealthCheck references.
+	InManagerNamespace bool
+}
+
+// env is the environment the process adds to the test's.
+func (o ProcessOptions) env(kubeconfig string) []string {
+	env := []string{"KUBECONFIG=" + kubeconfig}
+	if o.InManagerNamespace {
+		env = append(env, template.NamespaceEnv+"="+ManagerNamespace)
+	}
+	return env
 }
 
 func (o ProcessOptions) args() []string {
@@ -81,13 +95,13 @@ type OperatorProcess struct {
 	Name string
 	Node string
 
-	env        *Env
-	binary     string
-	args       []string
-	kubeconfig string
-	logPath    string
-	metrics    string // host:port, plain HTTP
-	probes     string
+	env     *Env
+	binary  string
+	args    []string
+	environ []string
+	logPath string
+	metrics string // host:port, plain HTTP
+	probes  string
 
 	mu         sync.Mutex
 	proc       *cluster.Process
@@ -110,12 +124,12 @@ func (e *Env) StartOperatorProcess(ctx context.Context, name, node string, opts 
 	}
 	p := &OperatorProcess{
 		Name: name, Node: node, env: e,
-		binary:     e.managerBinary,
-		kubeconfig: e.managerKubeconfig,
-		logPath:    filepath.Join(e.Cluster.LogDir(), "manager-"+name+".log"),
-		metrics:    "127.0.0.1:" + strconv.Itoa(ports[0]),
-		probes:     "127.0.0.1:" + strconv.Itoa(ports[1]),
-		down:       true,
+		binary:  e.managerBinary,
+		environ: opts.env(e.managerKubeconfig),
+		logPath: filepath.Join(e.Cluster.LogDir(), "manager-"+name+".log"),
+		metrics: "127.0.0.1:" + strconv.Itoa(ports[0]),
+		probes:  "127.0.0.1:" + strconv.Itoa(ports[1]),
+		down:    true,
 	}
 	p.args = append([]string{
 		"--metrics-bind-address=" + p.metrics, "--metrics-secure=false",
@@ -150,7 +164,7 @@ func (p *OperatorProcess) Start(ctx context.Context) error {
 
 // launchLocked starts the process and its supervisor; p.mu is held.
 func (p *OperatorProcess) launchLocked() error {
-	proc, err := cluster.StartProcess("manager "+p.Name, p.binary, p.args, []string{"KUBECONFIG=" + p.kubeconfig}, p.logPath)
+	proc, err := cluster.StartProcess("manager "+p.Name, p.binary, p.args, p.environ, p.logPath)
 	if err != nil {
 		return err
 	}

@@ -17,42 +17,58 @@ limitations under the License.
 package harness
 
 import (
-	"os"
-	"path/filepath"
 	"testing"
 	"time"
 
-	"sigs.k8s.io/yaml"
+	. "github.com/onsi/gomega"
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/labels"
 
-	"github.com/s3gw-tech/s3gw-remediation/test/cluster"
+	"github.com/s3gw-tech/s3gw-remediation/test/nhc"
 )
 
-// The benchmarks and the demo measure the sample NodeHealthCheck's wait.
-func TestShippedUnhealthyDurationIsTheSample(t *testing.T) {
-	root, err := cluster.RepoRoot()
-	if err != nil {
-		t.Fatal(err)
+// The demo prints the shipped NodeHealthCheck's wait for a lost node.
+func TestShippedUnhealthyDurationIsTheShippedNodeHealthChecks(t *testing.T) {
+	g := NewWithT(t)
+	def, err := ShippedNodeHealthCheck()
+	g.Expect(err).NotTo(HaveOccurred())
+	d, ok := def.Duration(corev1.NodeReady, corev1.ConditionUnknown)
+	g.Expect(ok).To(BeTrue(), "%s has an unhealthy condition Ready=Unknown", ShippedNodeHealthCheckFile)
+	g.Expect(d).To(Equal(ShippedUnhealthyDuration))
+}
+
+// With Options.ShippedNodeHealthCheck, a benchmark's NodeHealthCheck is
+// the shipped one narrowed to its pool; an UnhealthyDuration replaces
+// only Ready=Unknown's.
+func TestShippedNodeHealthCheckNarrowedToAPool(t *testing.T) {
+	g := NewWithT(t)
+	def, err := ShippedNodeHealthCheck()
+	g.Expect(err).NotTo(HaveOccurred())
+	pool := map[string]string{"bench.s3gw.io/mode": "controller-detach"}
+
+	em := &nhc.Emulator{}
+	g.Expect(shipped(em, pool, 0)).To(Succeed())
+	g.Expect(em.UnhealthyConditions).To(Equal(def.UnhealthyConditions))
+	selector, err := metav1.LabelSelectorAsSelector(&em.Selector)
+	g.Expect(err).NotTo(HaveOccurred())
+	shippedSelector, err := metav1.LabelSelectorAsSelector(&def.Selector)
+	g.Expect(err).NotTo(HaveOccurred())
+	for _, nodeLabels := range []labels.Set{
+		{"kubernetes.io/os": "linux", "bench.s3gw.io/mode": "controller-detach", "node-role.kubernetes.io/control-plane": "true"},
+		{"kubernetes.io/os": "linux", "bench.s3gw.io/mode": "none"},
+		{"bench.s3gw.io/mode": "controller-detach"},
+	} {
+		inPool := nodeLabels["bench.s3gw.io/mode"] == "controller-detach"
+		g.Expect(selector.Matches(nodeLabels)).To(Equal(inPool && shippedSelector.Matches(nodeLabels)), "%v", nodeLabels)
 	}
-	data, err := os.ReadFile(filepath.Join(root, "config", "samples", "remediation_v1alpha1_nodehealthcheck.yaml"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	var sample struct {
-		Spec struct {
-			UnhealthyConditions []struct{ Type, Status, Duration string } `json:"unhealthyConditions"`
-		} `json:"spec"`
-	}
-	if err := yaml.Unmarshal(data, &sample); err != nil {
-		t.Fatal(err)
-	}
-	for _, c := range sample.Spec.UnhealthyConditions {
-		if c.Type != "Ready" || c.Status != "Unknown" {
-			continue
+
+	g.Expect(shipped(em, pool, 10*time.Second)).To(Succeed())
+	for _, c := range em.UnhealthyConditions {
+		want, _ := def.Duration(c.Type, c.Status)
+		if c.Type == corev1.NodeReady && c.Status == corev1.ConditionUnknown {
+			want = 10 * time.Second
 		}
-		if d, err := time.ParseDuration(c.Duration); err != nil || d != ShippedUnhealthyDuration {
-			t.Errorf("the sample's Ready=Unknown duration is %q, ShippedUnhealthyDuration %s", c.Duration, ShippedUnhealthyDuration)
-		}
-		return
+		g.Expect(c.Duration).To(Equal(want), "%s=%s", c.Type, c.Status)
 	}
-	t.Error("the sample NodeHealthCheck has no Ready=Unknown condition")
 }

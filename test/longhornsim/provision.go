@@ -67,17 +67,55 @@ func (s *Simulator) CreateVolume(ctx context.Context, namespace, pvcName string,
 	if err := s.client.Create(ctx, pvc); err != nil {
 		return nil, fmt.Errorf("creating PersistentVolumeClaim %s/%s: %w", namespace, pvcName, err)
 	}
-	name := "pvc-" + string(pvc.UID)
-	pv := &ProvisionedVolume{Namespace: namespace, PVCName: pvcName, Name: name}
+	return s.provision(ctx, pvc, replicaNodes)
+}
 
+// ProvisionClaim is Longhorn's CSI provisioner for a claim someone else
+// creates (a Helm chart, kubectl): it waits for the claim, then provisions
+// it as CreateVolume does, under the claim's StorageClass, whose reclaim
+// policy and revision counter parameter the PV and Volume get. The
+// simulator reads no other parameter: replicaNodes say where Longhorn
+// would put the replicas, and a clone's data source is not copied (it
+// holds no data).
+func (s *Simulator) ProvisionClaim(ctx context.Context, namespace, pvcName string, replicaNodes []string) (*ProvisionedVolume, error) {
+	if err := s.waitForLonghornNodes(ctx, replicaNodes); err != nil {
+		return nil, err
+	}
+	pvc := &corev1.PersistentVolumeClaim{}
+	err := wait.PollUntilContextTimeout(ctx, 100*time.Millisecond, 5*time.Minute, true, func(ctx context.Context) (bool, error) {
+		err := s.client.Get(ctx, client.ObjectKey{Namespace: namespace, Name: pvcName}, pvc)
+		return err == nil && pvc.DeletionTimestamp == nil && pvc.Spec.StorageClassName != nil, client.IgnoreNotFound(err)
+	})
+	if err != nil {
+		return nil, fmt.Errorf("waiting for PersistentVolumeClaim %s/%s to provision: %w", namespace, pvcName, err)
+	}
+	return s.provision(ctx, pvc, replicaNodes)
+}
+
+// provision creates the claim's Longhorn Volume, its Engine, Replicas and
+// VolumeAttachment, and the PV pre-bound to the claim, and waits until
+// kube-controller-manager has bound it.
+func (s *Simulator) provision(ctx context.Context, pvc *corev1.PersistentVolumeClaim, replicaNodes []string) (*ProvisionedVolume, error) {
+	name := "pvc-" + string(pvc.UID)
+	pv := &ProvisionedVolume{Namespace: pvc.Namespace, PVCName: pvc.Name, Name: name}
+
+	className := ptr.Deref(pvc.Spec.StorageClassName, StorageClassName)
 	class := &storagev1.StorageClass{}
-	if err := s.client.Get(ctx, client.ObjectKey{Name: StorageClassName}, class); err != nil {
-		return nil, fmt.Errorf("reading StorageClass %s: %w", StorageClassName, err)
+	if err := s.client.Get(ctx, client.ObjectKey{Name: className}, class); err != nil {
+		return nil, fmt.Errorf("reading StorageClass %s: %w", className, err)
+	}
+	if class.Provisioner != longhorn.CSIDriverName {
+		return nil, fmt.Errorf("StorageClass %s is provisioned by %s, not Longhorn", className, class.Provisioner)
 	}
 	revisionCounterDisabled, err := revisionCounterDisabled(class.Parameters)
 	if err != nil {
-		return nil, fmt.Errorf("StorageClass %s: %w", StorageClassName, err)
+		return nil, fmt.Errorf("StorageClass %s: %w", className, err)
 	}
+	accessMode := corev1.ReadWriteOnce
+	if len(pvc.Spec.AccessModes) > 0 {
+		accessMode = pvc.Spec.AccessModes[0]
+	}
+	size := pvc.Spec.Resources.Requests[corev1.ResourceStorage]
 	volume := &longhorn.Volume{
 		ObjectMeta: metav1.ObjectMeta{Namespace: Namespace, Name: name},
 		Spec: longhorn.VolumeSpec{NumberOfReplicas: len(replicaNodes), AccessMode: longhornAccessMode(accessMode),
@@ -107,7 +145,12 @@ func (s *Simulator) CreateVolume(ctx context.Context, namespace, pvcName string,
 		}
 	}
 
-	if err := s.client.Create(ctx, newPersistentVolume(pvc, name, size, accessMode, len(replicaNodes))); err != nil {
+	pvObj := newPersistentVolume(pvc, name, size, accessMode, len(replicaNodes))
+	pvObj.Spec.StorageClassName = className
+	if class.ReclaimPolicy != nil {
+		pvObj.Spec.PersistentVolumeReclaimPolicy = *class.ReclaimPolicy
+	}
+	if err := s.client.Create(ctx, pvObj); err != nil {
 		return nil, fmt.Errorf("creating PersistentVolume %s: %w", name, err)
 	}
 	if err := s.waitBound(ctx, pvc); err != nil {

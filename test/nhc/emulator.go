@@ -25,6 +25,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
@@ -122,6 +123,9 @@ type Emulator struct {
 	// UnhealthyDuration is the duration of NHC's default unhealthy
 	// conditions (Ready False or Unknown); zero means 300 s.
 	UnhealthyDuration time.Duration
+	// UnhealthyConditions is spec.unhealthyConditions; empty means NHC's
+	// defaults, Ready False or Unknown for UnhealthyDuration.
+	UnhealthyConditions []UnhealthyCondition
 	// HealthyDelay is spec.healthyDelay: nil or zero deletes CRs as soon as
 	// the node is healthy, negative never.
 	HealthyDelay *time.Duration
@@ -199,6 +203,27 @@ func (e *Emulator) unhealthyDuration() time.Duration {
 	return DefaultUnhealthyDuration
 }
 
+// UnhealthyCondition is an entry of spec.unhealthyConditions: a node whose
+// condition Type has had Status for Duration is unhealthy.
+type UnhealthyCondition struct {
+	Type     corev1.NodeConditionType
+	Status   corev1.ConditionStatus
+	Duration time.Duration
+}
+
+// unhealthyConditions are spec.unhealthyConditions, NHC's CRD defaults
+// (with UnhealthyDuration) when none are set.
+func (e *Emulator) unhealthyConditions() []UnhealthyCondition {
+	if len(e.UnhealthyConditions) > 0 {
+		return e.UnhealthyConditions
+	}
+	d := e.unhealthyDuration()
+	return []UnhealthyCondition{
+		{Type: corev1.NodeReady, Status: corev1.ConditionFalse, Duration: d},
+		{Type: corev1.NodeReady, Status: corev1.ConditionUnknown, Duration: d},
+	}
+}
+
 func (e *Emulator) holder() string { return "NodeHealthCheck-" + e.Name }
 
 // templates are the templates the NodeHealthCheck references, in spec order
@@ -270,14 +295,12 @@ func (e *Emulator) spec() map[string]any {
 	if e.MinHealthy != nil {
 		minHealthy = *e.MinHealthy
 	}
-	d := e.unhealthyDuration().String()
 	spec := map[string]any{
 		"selector":   selector,
 		"minHealthy": minHealthy.String(),
-		"unhealthyConditions": []any{
-			map[string]any{"type": "Ready", "status": "False", "duration": d},
-			map[string]any{"type": "Ready", "status": "Unknown", "duration": d},
-		},
+		"unhealthyConditions": anySlice(e.unhealthyConditions(), func(c UnhealthyCondition) any {
+			return map[string]any{"type": string(c.Type), "status": string(c.Status), "duration": c.Duration.String()}
+		}),
 	}
 	if len(e.Escalation) == 0 {
 		spec["remediationTemplate"] = e.Template.object()

@@ -175,36 +175,40 @@ func pendingDeletionRequeue(crs []unstructured.Unstructured, healthySince time.T
 	return requeue
 }
 
-// classify sorts nodes by NHC's default unhealthy conditions: Ready False or
-// Unknown for the unhealthy duration. A node in such a state for less time
-// is neither healthy nor unhealthy yet (NHC's "soon matching"); the pass
-// comes back when it would match.
+// classify sorts nodes by the unhealthy conditions, as NHC's isHealthy
+// (internal/controller/utils/conditions.go) does: the first condition whose
+// type and status the node has decides; past its duration the node is
+// unhealthy, before it neither healthy nor unhealthy yet (NHC's "soon
+// matching"), and the pass comes back 1 s after it would match.
 func (e *Emulator) classify(nodes []corev1.Node) (healthy, unhealthy []*corev1.Node, requeue time.Duration) {
 	now := e.Clock.Now()
+	unhealthyIf := e.unhealthyConditions()
 	for i := range nodes {
 		node := &nodes[i]
-		ready := readyCondition(node)
-		if ready == nil || ready.Status == corev1.ConditionTrue {
+		matchesAt, matched := matchingCondition(node, unhealthyIf)
+		switch {
+		case !matched:
 			healthy = append(healthy, node)
-			continue
-		}
-		matchesAt := ready.LastTransitionTime.Add(e.unhealthyDuration())
-		if now.After(matchesAt) {
+		case now.After(matchesAt):
 			unhealthy = append(unhealthy, node)
-			continue
+		default:
+			requeue = minRequeue(requeue, matchesAt.Sub(now)+time.Second)
 		}
-		requeue = minRequeue(requeue, matchesAt.Sub(now)+time.Second)
 	}
 	return healthy, unhealthy, requeue
 }
 
-func readyCondition(node *corev1.Node) *corev1.NodeCondition {
-	for i := range node.Status.Conditions {
-		if node.Status.Conditions[i].Type == corev1.NodeReady {
-			return &node.Status.Conditions[i]
+// matchingCondition returns when the first unhealthy condition the node is
+// in has lasted its duration.
+func matchingCondition(node *corev1.Node, unhealthyIf []UnhealthyCondition) (time.Time, bool) {
+	for _, c := range unhealthyIf {
+		for _, nc := range node.Status.Conditions {
+			if nc.Type == c.Type && nc.Status == c.Status {
+				return nc.LastTransitionTime.Add(c.Duration), true
+			}
 		}
 	}
-	return nil
+	return time.Time{}, false
 }
 
 // NodeHealthy is the healthy-node part of a pass for one node, followed by

@@ -27,8 +27,40 @@ app.kubernetes.io/name: s3gw-remediation
 control-plane: controller-manager
 {{- end }}
 
+{{/*
+"true" when NodeHealthCheck's API is served where Helm installs (its CRD is
+there), else empty: `helm template` without --api-versions renders no
+NodeHealthCheck.
+*/}}
+{{- define "s3gw-remediation.nodeHealthCheckServed" -}}
+{{- if .Capabilities.APIVersions.Has "remediation.medik8s.io/v1alpha1/NodeHealthCheck" }}true{{ end }}
+{{- end }}
+
+{{/*
+The manager's image: the registry (global.imageRegistry, Rancher's system
+default registry, or image.registry), the repository and the tag.
+*/}}
 {{- define "s3gw-remediation.image" -}}
-{{- printf "%s:%s" .Values.image.repository (.Values.image.tag | default .Chart.AppVersion) }}
+{{- $global := .Values.global | default dict }}
+{{- $cattle := $global.cattle | default dict }}
+{{- $registry := $global.imageRegistry | default $cattle.systemDefaultRegistry | default $global.systemDefaultRegistry | default .Values.image.registry }}
+{{- $ref := printf "%s:%s" .Values.image.repository (.Values.image.tag | default .Chart.AppVersion) }}
+{{- if $registry }}{{ printf "%s/%s" (trimSuffix "/" $registry) $ref }}{{ else }}{{ $ref }}{{ end }}
+{{- end }}
+
+{{/*
+"true" when cert-manager issues the chart's certificates (certManager.enabled,
+or webhook.certManager.enabled, its older name), else empty.
+*/}}
+{{- define "s3gw-remediation.certManager" -}}
+{{- if or .Values.certManager.enabled .Values.webhook.certManager.enabled }}true{{ end }}
+{{- end }}
+
+{{/* The manager's PriorityClass: another one, the chart's, or none. */}}
+{{- define "s3gw-remediation.priorityClassName" -}}
+{{- if .Values.priorityClassName }}{{ .Values.priorityClassName }}
+{{- else if .Values.priorityClass.create }}s3gw-remediation-critical
+{{- end }}
 {{- end }}
 
 {{/*

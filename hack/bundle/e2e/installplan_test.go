@@ -173,9 +173,9 @@ func TestCommittedBundleInstallPlan(t *testing.T) {
 	csv.UID = types.UID("6f0f3c1e-0000-4000-8000-000000000001")
 	objs, err := b.InstallPlanObjects(csv, func(gvk schema.GroupVersionKind) (bool, error) {
 		switch gvk.Kind {
-		case "Service", "PodDisruptionBudget", "ServiceMonitor", "PrometheusRule":
+		case "Service", "PodDisruptionBudget", "ServiceMonitor", "PrometheusRule", kindServiceAccount, "Secret":
 			return true, nil
-		case kindClusterRole:
+		case kindClusterRole, kindClusterRoleBinding:
 			return false, nil
 		}
 		return false, fmt.Errorf("unexpected kind %s", gvk.Kind)
@@ -196,14 +196,15 @@ func TestCommittedBundleInstallPlan(t *testing.T) {
 		}
 	}
 	t.Logf("InstallPlan objects after the CRDs and the CSV: %v", kinds)
-	if kinds[kindServiceAccount] != 1 || kinds[kindClusterRole] < 3 || kinds[kindRole] == 0 || kinds[kindClusterRoleBinding] == 0 || kinds[kindRoleBinding] == 0 {
-		t.Errorf("want one ServiceAccount and its Roles and ClusterRoles, got %v", kinds)
+	// The manager's ServiceAccount, and the metrics scraper's of config/prometheus.
+	if kinds[kindServiceAccount] != 2 || kinds[kindClusterRole] < 3 || kinds[kindRole] == 0 || kinds[kindClusterRoleBinding] == 0 || kinds[kindRoleBinding] == 0 {
+		t.Errorf("want the manager's ServiceAccount and its Roles and ClusterRoles, and the scraper's ServiceAccount, got %v", kinds)
 	}
 	if kinds["PodDisruptionBudget"] != 1 {
 		t.Errorf("want the manager's PodDisruptionBudget, got %v", kinds)
 	}
-	if kinds["ServiceMonitor"] != 1 || kinds["PrometheusRule"] != 1 {
-		t.Errorf("want the ServiceMonitor and the PrometheusRule of config/prometheus, got %v", kinds)
+	if kinds["ServiceMonitor"] != 1 || kinds["PrometheusRule"] != 1 || kinds["Secret"] != 1 {
+		t.Errorf("want the ServiceMonitor, its token Secret and the PrometheusRule of config/prometheus, got %v", kinds)
 	}
 }
 

@@ -16,12 +16,15 @@ limitations under the License.
 
 // Package e2e installs the operator as its users do, on the local cluster
 // (test/cluster: real etcd, kube-apiserver, kube-controller-manager and
-// kube-scheduler, kwok kubelets, simulated Longhorn): `helm install` of
-// charts/s3gw-remediation through the Helm SDK, and `kubectl apply
-// --server-side -f` of dist/. It then runs the manager, built from
-// cmd/manager, under the ServiceAccount and RBAC that install made,
-// through one node failure, and puts a stand-in of s3gw's chart behind
-// contrib/s3gw-placement to see the protection report change.
+// kube-scheduler, kwok kubelets, simulated Longhorn) whose three nodes are
+// all k3s servers: `helm install` of charts/s3gw-remediation-crd and of
+// charts/s3gw-remediation with its default values through the Helm SDK,
+// and `kubectl apply --server-side -f` of dist/. It then runs the manager,
+// built from cmd/manager, under the ServiceAccount and RBAC that install
+// made, with the NodeHealthCheck that install made, through one server's
+// failure, and puts a stand-in of s3gw's chart behind contrib/s3gw-placement
+// (a new s3gw, and one moved with move-claim.sh) to see the protection
+// report change.
 //
 // The tests carry the build tag e2e (`make test-install`). What they do
 // not prove: that the image starts (kwok only reports the Deployment's

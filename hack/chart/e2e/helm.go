@@ -64,11 +64,27 @@ func (h *Helm) Install(ctx context.Context, release string, ch *chartv2.Chart, v
 	return nil
 }
 
-// Upgrade is `helm upgrade --wait`.
-func (h *Helm) Upgrade(ctx context.Context, release string, ch *chartv2.Chart, values map[string]any) error {
+// Adopt is `helm install --take-ownership --force-conflicts --wait`: the
+// release takes over objects that exist without Helm's labels (CRDs a
+// chart's crds/ or kubectl installed), and its server-side apply the fields
+// their creator manages.
+func (h *Helm) Adopt(ctx context.Context, release string, ch *chartv2.Chart, values map[string]any) error {
+	in := action.NewInstall(h.cfg)
+	in.ReleaseName, in.Namespace, in.CreateNamespace = release, h.namespace, true
+	in.WaitStrategy, in.Timeout = kube.StatusWatcherStrategy, helmTimeout
+	in.TakeOwnership, in.ForceConflicts = true, true
+	if _, err := in.RunWithContext(ctx, ch, values); err != nil {
+		return fmt.Errorf("helm install --take-ownership --force-conflicts %s: %w", release, err)
+	}
+	return nil
+}
+
+// Upgrade is `helm upgrade --wait [--post-renderer]`.
+func (h *Helm) Upgrade(ctx context.Context, release string, ch *chartv2.Chart, values map[string]any, post postrenderer.PostRenderer) error {
 	up := action.NewUpgrade(h.cfg)
 	up.Namespace = h.namespace
 	up.WaitStrategy, up.Timeout = kube.StatusWatcherStrategy, helmTimeout
+	up.PostRenderer = post
 	if _, err := up.RunWithContext(ctx, release, ch, values); err != nil {
 		return fmt.Errorf("helm upgrade %s: %w", release, err)
 	}

@@ -36,7 +36,6 @@ import (
 	"helm.sh/helm/v4/pkg/postrenderer"
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
-	"k8s.io/apimachinery/pkg/api/resource"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
@@ -58,8 +57,10 @@ const (
 // replica of its volume on every node (Longhorn's default StorageClass on a
 // small cluster), so one is on s3gw's node. After: the guide's StorageClass
 // (replicas only on the s3gw-data nodes) and its post-renderer (s3gw off
-// those nodes). The simulated Longhorn does not read StorageClasses: the
-// test puts the replicas where Longhorn would.
+// those nodes), for a new s3gw and, with move-claim.sh and the `helm
+// upgrade` it prints, for the one installed before. The simulated Longhorn
+// does not read StorageClasses: the test puts the replicas where Longhorn
+// would.
 func placement(ctx context.Context, t *testing.T, env *harness.Env, root string) {
 	t.Helper()
 	g := gomega.NewWithT(t)
@@ -76,7 +77,7 @@ func placement(ctx context.Context, t *testing.T, env *harness.Env, root string)
 	for _, n := range nodes.Items {
 		everyNode = append(everyNode, n.Name)
 	}
-	before := installS3GW(ctx, t, env, standin, "s3gw-before", everyNode, nil)
+	before := installS3GW(ctx, t, env, standin, "s3gw-before", everyNode, nil, nil)
 	report := expectReport(ctx, t, env, before, s3gwv1alpha1.ReasonNoFencingEvidence)
 	t.Logf("before: %s on %s: %s: %s", before.Name, before.Spec.NodeName, report.Reason, report.Message)
 
@@ -91,7 +92,8 @@ func placement(ctx context.Context, t *testing.T, env *harness.Env, root string)
 	g.Expect(err).NotTo(gomega.HaveOccurred())
 	expectScriptPlacesOnlyTheGateway(t, root, kubectl.Path, standin)
 
-	after := installS3GW(ctx, t, env, standin, "s3gw", []string{"data-1", "data-2"}, post)
+	classValues := map[string]any{"storageClass": map[string]any{"create": false, "name": placementClass}}
+	after := installS3GW(ctx, t, env, standin, "s3gw", []string{"data-1", "data-2"}, classValues, post)
 	g.Expect(after.Spec.NodeName).NotTo(gomega.HavePrefix("data-"), "the gateway keeps off the s3gw-data nodes")
 	report = expectReport(ctx, t, env, after, s3gwv1alpha1.ReasonPodProtected)
 	t.Logf("after: %s on %s: %s: %s", after.Name, after.Spec.NodeName, report.Reason, report.Message)
@@ -99,21 +101,91 @@ func placement(ctx context.Context, t *testing.T, env *harness.Env, root string)
 	var ui appsv1.Deployment
 	g.Expect(env.Client.Get(ctx, client.ObjectKey{Namespace: "s3gw", Name: "s3gw-s3gw-ui"}, &ui)).To(gomega.Succeed())
 	g.Expect(ui.Spec.Template.Spec.Affinity).To(gomega.BeNil(), "the post-renderer leaves the UI alone")
+
+	moved := moveClaim(ctx, t, env, root, standin, "s3gw-before", classValues, post)
+	report = expectReport(ctx, t, env, moved, s3gwv1alpha1.ReasonPodProtected)
+	t.Logf("moved: %s on %s: %s: %s", moved.Name, moved.Spec.NodeName, report.Reason, report.Message)
 }
 
-// installS3GW creates the stand-in's claim with its replicas on
-// replicaNodes, installs the stand-in as release s3gw in namespace ns, and
-// returns its Ready gateway pod.
+// placementClass is storageclass.yaml's StorageClass.
+const placementClass = "longhorn-s3gw"
+
+// moveClaim moves the s3gw installed in ns onto storageclass.yaml's class
+// as docs/install-k3s.md says: move-claim.sh (Longhorn provisions the
+// clone on the data nodes), then the `helm upgrade` it prints, with the
+// post-renderer, then another upgrade, as the next release of s3gw's chart
+// brings. The claim keeps its name and its new volume through both.
+func moveClaim(ctx context.Context, t *testing.T, env *harness.Env, root string, standin *chartv2.Chart, ns string,
+	classValues map[string]any, post postrenderer.PostRenderer) *corev1.Pod {
+	t.Helper()
+	g := gomega.NewWithT(t)
+	const claim = "s3gw-s3gw-pvc"
+	var old corev1.PersistentVolumeClaim
+	g.Expect(env.Client.Get(ctx, client.ObjectKey{Namespace: ns, Name: claim}, &old)).To(gomega.Succeed())
+
+	provisioned := make(chan error, 1)
+	go func() {
+		_, err := env.Sim.ProvisionClaim(ctx, ns, claim+"-"+placementClass, []string{"data-1", "data-2"})
+		provisioned <- err
+	}()
+	cmd := exec.CommandContext(ctx, filepath.Join(root, placementDir, "move-claim.sh"), ns, "s3gw")
+	cmd.Env = append(os.Environ(), "KUBECONFIG="+env.Cluster.KubeconfigPath)
+	out, err := cmd.CombinedOutput()
+	t.Logf("move-claim.sh %s s3gw:\n%s", ns, out)
+	g.Expect(err).NotTo(gomega.HaveOccurred())
+	g.Expect(<-provisioned).To(gomega.Succeed())
+
+	var moved corev1.PersistentVolumeClaim
+	g.Expect(env.Client.Get(ctx, client.ObjectKey{Namespace: ns, Name: claim}, &moved)).To(gomega.Succeed())
+	g.Expect(moved.Spec.StorageClassName).To(gomega.HaveValue(gomega.Equal(placementClass)))
+	g.Expect(moved.Spec.VolumeName).NotTo(gomega.Equal(old.Spec.VolumeName))
+	var oldPV corev1.PersistentVolume
+	g.Expect(env.Client.Get(ctx, client.ObjectKey{Name: old.Spec.VolumeName}, &oldPV)).To(gomega.Succeed(), "the old volume is kept")
+
+	helm, err := NewHelm(env.Cluster.KubeconfigPath, ns)
+	g.Expect(err).NotTo(gomega.HaveOccurred())
+	for i, values := range []map[string]any{classValues, withValue(classValues, "ui", map[string]any{"enabled": false})} {
+		g.Expect(helm.Upgrade(ctx, "s3gw", standin, values, post)).To(gomega.Succeed(), "helm upgrade %d after the move", i+1)
+		var now corev1.PersistentVolumeClaim
+		g.Expect(env.Client.Get(ctx, client.ObjectKey{Namespace: ns, Name: claim}, &now)).To(gomega.Succeed())
+		g.Expect(now.UID).To(gomega.Equal(moved.UID), "helm upgrade %d keeps the claim", i+1)
+		g.Expect(now.Spec.VolumeName).To(gomega.Equal(moved.Spec.VolumeName))
+		g.Expect(now.Status.Phase).To(gomega.Equal(corev1.ClaimBound))
+	}
+	gw := &harness.Gateway{Namespace: ns, Release: "s3gw", Deployment: "s3gw-s3gw", Claim: claim, Labels: harness.GatewayLabels("s3gw")}
+	pod, err := env.WaitForReadyGateway(ctx, gw, 2*time.Minute)
+	g.Expect(err).NotTo(gomega.HaveOccurred())
+	g.Expect(pod.Spec.NodeName).NotTo(gomega.HavePrefix("data-"), "the upgrade's post-renderer keeps the gateway off the s3gw-data nodes")
+	return pod
+}
+
+func withValue(values map[string]any, key string, value any) map[string]any {
+	out := map[string]any{key: value}
+	for k, v := range values {
+		if k != key {
+			out[k] = v
+		}
+	}
+	return out
+}
+
+// installS3GW installs the stand-in with values as release s3gw in
+// namespace ns, has the simulated Longhorn provision its claim with the
+// replicas on replicaNodes, and returns its Ready gateway pod.
 func installS3GW(ctx context.Context, t *testing.T, env *harness.Env, standin *chartv2.Chart, ns string, replicaNodes []string,
-	post postrenderer.PostRenderer) *corev1.Pod {
+	values map[string]any, post postrenderer.PostRenderer) *corev1.Pod {
 	t.Helper()
 	g := gomega.NewWithT(t)
 	helm, err := NewHelm(env.Cluster.KubeconfigPath, ns)
 	g.Expect(err).NotTo(gomega.HaveOccurred())
 	g.Expect(env.Cluster.CreateNamespace(ctx, ns)).To(gomega.Succeed())
-	_, err = env.Sim.CreateVolume(ctx, ns, "s3gw-s3gw-pvc", resource.MustParse("10Gi"), corev1.ReadWriteOnce, replicaNodes)
-	g.Expect(err).NotTo(gomega.HaveOccurred())
-	g.Expect(helm.Install(ctx, "s3gw", standin, map[string]any{}, post)).To(gomega.Succeed())
+	provisioned := make(chan error, 1)
+	go func() {
+		_, err := env.Sim.ProvisionClaim(ctx, ns, "s3gw-s3gw-pvc", replicaNodes)
+		provisioned <- err
+	}()
+	g.Expect(helm.Install(ctx, "s3gw", standin, values, post)).To(gomega.Succeed())
+	g.Expect(<-provisioned).To(gomega.Succeed())
 	gw := &harness.Gateway{Namespace: ns, Release: "s3gw", Deployment: "s3gw-s3gw", Claim: "s3gw-s3gw-pvc",
 		Labels: harness.GatewayLabels("s3gw")}
 	pod, err := env.WaitForReadyGateway(ctx, gw, 2*time.Minute)

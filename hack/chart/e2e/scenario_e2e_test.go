@@ -34,7 +34,10 @@ import (
 	dto "github.com/prometheus/client_model/go"
 	"github.com/prometheus/common/expfmt"
 	"github.com/prometheus/common/model"
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/yaml"
@@ -54,8 +57,10 @@ const (
 	monitoringCRDs    = "test/crds/monitoring"
 	managerDeployment = "s3gw-remediation-controller-manager"
 	defaultTemplate   = "s3gw-remediation-default-template"
-	poolLabel         = "e2e.s3gw-remediation.medik8s.io/pool"
-	recoveryDeadline  = 3 * time.Minute
+	// shippedNodeHealthCheck is config/nodehealthcheck's, which the chart
+	// and dist/install-nodehealthcheck.yaml create.
+	shippedNodeHealthCheck = "s3gw-nodes"
+	recoveryDeadline       = 3 * time.Minute
 )
 
 // startEnv starts the local cluster with the operator installed by
@@ -81,12 +86,36 @@ func startEnv(t *testing.T, install func(context.Context, *cluster.Cluster) erro
 	return env
 }
 
-// addManagerNodes adds the two nodes the manager Deployment's replicas
+// serverLabels are what k3s and RKE2 put on each server node, where most
+// s3gw clusters run nothing but servers: the shipped NodeHealthCheck must
+// watch them.
+var serverLabels = map[string]string{
+	"node-role.kubernetes.io/control-plane": "true",
+	"node-role.kubernetes.io/master":        "true",
+	"node-role.kubernetes.io/etcd":          "true",
+}
+
+// addServerNodes adds three nodes labelled as k3s servers, and not as
+// workers, in a zone of their own: prefix-1 (whose gateway fails),
+// prefix-2 (its spare, holding its replica) and prefix-3 (where the manager
+// process runs). Two of them are what the manager Deployment's replicas
 // need (required anti-affinity), so that `helm install --wait` completes.
-func addManagerNodes(ctx context.Context, c *cluster.Cluster, prefix string) error {
-	for _, n := range []string{prefix + "-manager-1", prefix + "-manager-2"} {
-		if err := c.AddNode(ctx, n); err != nil {
+func addServerNodes(ctx context.Context, c *cluster.Cluster, prefix string) error {
+	nodeLabels := map[string]string{harness.ZoneLabel: "zone-" + prefix}
+	for k, v := range serverLabels {
+		nodeLabels[k] = v
+	}
+	for i := 1; i <= 3; i++ {
+		name := fmt.Sprintf("%s-%d", prefix, i)
+		if err := c.AddNodeWithLabels(ctx, name, nodeLabels); err != nil {
 			return err
+		}
+		cmd, err := c.Kubectl(ctx, "label", "node", name, "node-role.kubernetes.io/worker-")
+		if err != nil {
+			return err
+		}
+		if out, err := cmd.CombinedOutput(); err != nil {
+			return fmt.Errorf("kubectl label node %s: %w\n%s", name, err, out)
 		}
 	}
 	return nil
@@ -111,10 +140,36 @@ func kubectlApply(ctx context.Context, c *cluster.Cluster, paths ...string) erro
 	return nil
 }
 
+// serverRoles picks, among the three servers of addServerNodes, the one
+// whose gateway fails, its spare and the manager process's node. The
+// failing one is a server the manager Deployment left free: kwok does not
+// report a pod Ready again once its node is back, where a kubelet would,
+// and the upgrade that follows waits for every replica.
+func serverRoles(ctx context.Context, g gomega.Gomega, env *harness.Env, prefix string) (victim, spare, managerNode string) {
+	var pods corev1.PodList
+	g.Expect(env.Client.List(ctx, &pods, client.InNamespace(harness.ManagerNamespace),
+		client.MatchingLabels{"app.kubernetes.io/name": "s3gw-remediation", "control-plane": "controller-manager"})).To(gomega.Succeed())
+	servers := []string{prefix + "-1", prefix + "-2", prefix + "-3"}
+	for i, n := range servers {
+		busy := false
+		for _, p := range pods.Items {
+			busy = busy || p.Spec.NodeName == n
+		}
+		if !busy {
+			servers[0], servers[i] = servers[i], servers[0]
+			break
+		}
+	}
+	return servers[0], servers[1], servers[2]
+}
+
 // failover runs the manager, built from cmd/manager, with leader election
-// under the installed ServiceAccount, and fails the node of an s3gw
-// gateway whose replica lives on the spare: the remediation must move the
-// gateway to the spare, report Succeeded and clean up once the node is back.
+// under the installed ServiceAccount, emulates the NodeHealthCheck the
+// install created (the shipped one, config/nodehealthcheck) with the
+// install's default template, and fails the server node of an s3gw
+// gateway whose replica lives on another server: the remediation must
+// move the gateway there, report Succeeded and clean up once the node is
+// back.
 //
 // While the remediation is there, a scrape of the manager must show every
 // series the shipped alert rules read; once it is gone, its phase series
@@ -122,16 +177,22 @@ func kubectlApply(ctx context.Context, c *cluster.Cluster, paths ...string) erro
 func failover(ctx context.Context, t *testing.T, env *harness.Env, root, name string) {
 	t.Helper()
 	g := gomega.NewWithT(t)
-	victim, spare := name+"-a", name+"-spare"
-	labels := map[string]string{poolLabel: name, harness.ZoneLabel: "zone-" + name}
-	g.Expect(env.AddNodes(ctx, labels, victim, spare)).To(gomega.Succeed())
-	manager, err := env.StartOperatorProcess(ctx, name, spare, harness.ProcessOptions{LeaderElection: true})
+	victim, spare, managerNode := serverRoles(ctx, g, env, name)
+	manager, err := env.StartOperatorProcess(ctx, name, managerNode, harness.ProcessOptions{LeaderElection: true, InManagerNamespace: true})
 	g.Expect(err).NotTo(gomega.HaveOccurred())
 	_, err = harness.WaitLeader(ctx, time.Minute, manager)
 	g.Expect(err).NotTo(gomega.HaveOccurred(), "the manager takes the Lease with the installed leader election Role")
 
-	em, err := env.EnableRemediation(ctx, harness.Remediation{Name: name, NodeSelector: map[string]string{poolLabel: name}})
-	g.Expect(err).NotTo(gomega.HaveOccurred())
+	em, err := env.WatchNodeHealthCheck(ctx, shippedNodeHealthCheck)
+	g.Expect(err).NotTo(gomega.HaveOccurred(), "the install created the shipped NodeHealthCheck")
+	g.Expect(em.Template.Name).To(gomega.Equal(defaultTemplate))
+	for _, n := range []string{victim, spare, managerNode} {
+		var node corev1.Node
+		g.Expect(env.Client.Get(ctx, client.ObjectKey{Name: n}, &node)).To(gomega.Succeed())
+		selector, err := metav1.LabelSelectorAsSelector(&em.Selector)
+		g.Expect(err).NotTo(gomega.HaveOccurred())
+		g.Expect(selector.Matches(labels.Set(node.Labels))).To(gomega.BeTrue(), "the shipped NodeHealthCheck watches server %s", n)
+	}
 	gw, err := env.DeployGateway(ctx, harness.GatewaySpec{
 		Namespace: "s3gw-" + name, Release: name, Node: victim, Failover: []string{spare}, ReplicaNodes: []string{spare},
 	})
@@ -145,7 +206,7 @@ func failover(ctx context.Context, t *testing.T, env *harness.Env, root, name st
 	g.Expect(r.Wait(ctx, harness.RemediationSucceeded, time.Minute)).To(gomega.Succeed())
 	_, node := r.Replacement()
 	g.Expect(node).To(gomega.Equal(spare))
-	t.Logf("failover under the %s install's ServiceAccount:\n%s", name, r.Format())
+	t.Logf("failover of a k3s server under the %s install's ServiceAccount and NodeHealthCheck:\n%s", name, r.Format())
 	expectAlertSeries(ctx, t, root, manager)
 
 	g.Expect(env.Recover(ctx, r)).To(gomega.Succeed())
@@ -156,7 +217,6 @@ func failover(ctx context.Context, t *testing.T, env *harness.Env, root, name st
 		return labelValues(scrape(ctx, g, manager), "s3gw_remediation_remediation_phase", "remediation")
 	}).WithContext(ctx).WithTimeout(30*time.Second).ShouldNot(gomega.ContainElement(path.Base(r.Remediation())),
 		"the phase series goes with the CR")
-	_ = em
 }
 
 // expectAlertSeries scrapes the manager and expects every metric the

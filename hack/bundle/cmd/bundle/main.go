@@ -17,7 +17,7 @@ limitations under the License.
 // Command bundle renders the OLM bundle (bundle/ and bundle.Dockerfile) from
 // config/manifests. make bundle runs it:
 //
-//	go run ./cmd/bundle --version 0.1.0 --image quay.io/s3gw/s3gw-remediation:v0.1.0
+//	go run ./cmd/bundle --version 0.2.0 --image quay.io/s3gw-tech/s3gw-remediation:v0.2.0
 package main
 
 import (

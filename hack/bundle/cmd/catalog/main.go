@@ -18,7 +18,7 @@ limitations under the License.
 // catalog.Dockerfile) for the bundle in bundle/. make catalog runs it after
 // make bundle:
 //
-//	go run ./cmd/catalog --bundle-image quay.io/s3gw/s3gw-remediation-bundle:v0.1.0
+//	go run ./cmd/catalog --bundle-image quay.io/s3gw-tech/s3gw-remediation-bundle:v0.2.0
 package main
 
 import (

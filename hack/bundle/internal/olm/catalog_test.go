@@ -102,7 +102,7 @@ func TestCatalogLoadsAndValidates(t *testing.T) {
 func TestNextVersionCatalogUpgradesFromTheReleases(t *testing.T) {
 	root := repoRoot(t)
 	files, err := olm.RenderBundle(olm.BundleOptions{Root: root, Version: "0.2.0",
-		Image: "quay.io/s3gw/s3gw-remediation:v0.2.0", Replaces: "0.1.0"})
+		Image: "quay.io/s3gw-tech/s3gw-remediation:v0.2.0", Replaces: "0.1.0"})
 	if err != nil {
 		t.Fatal(err)
 	}

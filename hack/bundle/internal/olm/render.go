@@ -56,8 +56,9 @@ type inputs struct {
 	roleBindings        []*unstructured.Unstructured
 	clusterRoleBindings []*unstructured.Unstructured
 	// others go to bundle/manifests as they are (Services, the
-	// PodDisruptionBudget, the ServiceMonitor and PrometheusRule: kinds
-	// OLM's InstallPlan creates), except the webhook Service.
+	// PodDisruptionBudget, the ServiceMonitor, its token Secret and the
+	// PrometheusRule: kinds OLM's InstallPlan creates), except the webhook
+	// Service.
 	others []*unstructured.Unstructured
 	// mutatingWebhooks become the CSV's webhookdefinitions.
 	mutatingWebhooks []*unstructured.Unstructured
@@ -146,6 +147,8 @@ func (in *inputs) add(u *unstructured.Unstructured, crdGroups map[string]bool) e
 	case schema.GroupKind{Group: rbacv1.GroupName, Kind: "ClusterRoleBinding"}:
 		in.clusterRoleBindings = append(in.clusterRoleBindings, u)
 	case schema.GroupKind{Group: corev1.GroupName, Kind: serviceKind},
+		// The ServiceMonitor's scrape token (config/prometheus).
+		schema.GroupKind{Group: corev1.GroupName, Kind: "Secret"},
 		schema.GroupKind{Group: policyv1.GroupName, Kind: "PodDisruptionBudget"},
 		schema.GroupKind{Group: monitoringGroup, Kind: "ServiceMonitor"},
 		schema.GroupKind{Group: monitoringGroup, Kind: "PrometheusRule"}:

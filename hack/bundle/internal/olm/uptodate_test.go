@@ -21,20 +21,26 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/s3gw-tech/s3gw-remediation/hack/bundle/internal/olm"
 )
 
 // committedOptions are the options the committed bundle must have been
-// generated with: VERSION and IMG from make, else the committed CSV's own
-// version and image, so the test checks the content, not the release.
+// generated with: VERSION, PREVIOUS_VERSION and IMG from make, else the
+// committed CSV's own version, replaced release and image, so the test
+// checks the content, not the release.
 func committedOptions(t *testing.T, root string) olm.BundleOptions {
 	t.Helper()
 	csv := loadBundle(t).CSV
-	opts := olm.BundleOptions{Root: root, Version: csv.Spec.Version.String(), Image: csv.Annotations["containerImage"]}
+	opts := olm.BundleOptions{Root: root, Version: csv.Spec.Version.String(), Image: csv.Annotations["containerImage"],
+		Replaces: strings.TrimPrefix(csv.Spec.Replaces, olm.PackageName+".v")}
 	if v := os.Getenv("VERSION"); v != "" {
 		opts.Version = v
+	}
+	if v, ok := os.LookupEnv("PREVIOUS_VERSION"); ok {
+		opts.Replaces = v
 	}
 	if img := os.Getenv("IMG"); img != "" {
 		opts.Image = img
@@ -54,6 +60,10 @@ func TestCommittedBundleAndCatalogAreUpToDate(t *testing.T) {
 		t.Fatal(err)
 	}
 	if err := bundleFiles.Write(tmp); err != nil {
+		t.Fatal(err)
+	}
+	// The catalog lists the frozen releases older than the bundle too.
+	if err := os.CopyFS(filepath.Join(tmp, olm.ReleasesDir), os.DirFS(filepath.Join(root, olm.ReleasesDir))); err != nil {
 		t.Fatal(err)
 	}
 	catalogFiles, err := olm.RenderCatalog(olm.CatalogOptions{Root: tmp, BundleImage: committedBundleImage(t, root)})
@@ -95,17 +105,20 @@ func TestCommittedBundleAndCatalogAreUpToDate(t *testing.T) {
 }
 
 // committedBundleImage is the catalog's bundle image: BUNDLE_IMG from make,
-// else the one the committed catalog points at.
+// else the one the committed catalog points at for the committed bundle.
 func committedBundleImage(t *testing.T, root string) string {
 	t.Helper()
 	if img := os.Getenv("BUNDLE_IMG"); img != "" {
 		return img
 	}
-	cfg := loadCatalog(t, root)
-	if len(cfg.Bundles) != 1 {
-		t.Fatalf("catalog has %d bundles, want 1", len(cfg.Bundles))
+	name := loadBundle(t).CSV.Name
+	for _, b := range loadCatalog(t, root).Bundles {
+		if b.Name == name {
+			return b.Image
+		}
 	}
-	return cfg.Bundles[0].Image
+	t.Fatalf("the catalog has no bundle %s", name)
+	return ""
 }
 
 func TestRenderingIsDeterministic(t *testing.T) {

@@ -89,7 +89,10 @@ func TestCertManagerOverlayWiresTheCertificate(t *testing.T) {
 		case "Deployment":
 			decode(t, u, &deploy)
 		case "Certificate":
-			cert = u
+			// The webhook's; the other is the metrics endpoint's.
+			if u.GetName() == "s3gw-remediation-serving-cert" {
+				cert = u
+			}
 		}
 	}
 	if cert == nil || svc.Name == "" || len(cfg.Webhooks) != 1 {

@@ -14,8 +14,9 @@ See the License for the specific language governing permissions and
 limitations under the License.
 */
 
-// Command generate writes dist/ (make build-installer) or the chart's
-// generated files (make chart) from config/.
+// Command generate writes dist/ (make build-installer), the chart's
+// generated files (make chart) or the copies of the shipped NodeHealthCheck
+// and StorageClass (make copies).
 package main
 
 import (
@@ -29,7 +30,7 @@ import (
 
 func main() {
 	root := flag.String("root", "../..", "Repository root.")
-	what := flag.String("what", "", "installer (dist/) or chart (charts/s3gw-remediation).")
+	what := flag.String("what", "", "installer (dist/), chart (charts/) or copies (of config/nodehealthcheck and contrib/s3gw-placement's StorageClass).")
 	image := flag.String("image", "", "The manager's image, for installer.")
 	version := flag.String("version", "", "The operator's version without v, for chart.")
 	flag.Parse()
@@ -49,9 +50,11 @@ func run(root, what, image, version string) error {
 	case what == "installer" && image != "":
 		files, err = generate.Installer(root, image)
 		owned = []string{"dist"}
+	case what == "copies":
+		files, err = generate.Copies(root)
 	case what == "chart" && version != "":
 		files, err = generate.Chart(root, version)
-		owned = []string{filepath.Join(generate.ChartDir, "crds"), filepath.Join(generate.ChartDir, "files")}
+		owned = []string{filepath.Join(generate.CRDChartDir, "templates"), filepath.Join(generate.ChartDir, "files")}
 	default:
 		return fmt.Errorf("--what installer needs --image, --what chart needs --version (got --what %q)", what)
 	}

@@ -29,14 +29,26 @@ import (
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
+	"github.com/s3gw-tech/s3gw-remediation/hack/chart/internal/copies"
 	"github.com/s3gw-tech/s3gw-remediation/hack/chart/internal/manifests"
+	"github.com/s3gw-tech/s3gw-remediation/hack/chart/internal/nodehealthcheck"
 )
 
 // Files maps a path relative to the repository root to its content.
 type Files map[string][]byte
 
-// ChartDir is the Helm chart.
-const ChartDir = "charts/s3gw-remediation"
+// ChartDir is the Helm chart; CRDChartDir its companion with the CRDs,
+// installed and upgraded before it (Rancher's convention): Helm neither
+// upgrades the CRDs of a chart's crds/ nor can it create a template's
+// custom resource in the release that templates its CRD.
+const (
+	ChartDir    = "charts/s3gw-remediation"
+	CRDChartDir = "charts/s3gw-remediation-crd"
+)
+
+// keepAnnotation keeps a CRD, and with it every custom resource, when its
+// Helm release is uninstalled.
+const keepAnnotation = "helm.sh/resource-policy"
 
 // managerContainer is the container whose image --image sets.
 const managerContainer = "manager"
@@ -73,6 +85,10 @@ func Installer(root, image string) (Files, error) {
 		}
 		monitoring = append(monitoring, objs...)
 	}
+	nhc, err := nodehealthcheck.Load(root)
+	if err != nil {
+		return nil, err
+	}
 	out := Files{}
 	for path, f := range map[string]struct {
 		header []string
@@ -96,6 +112,12 @@ func Installer(root, image string) (Files, error) {
 			"  kubectl apply --server-side -f dist/install-monitoring.yaml",
 			generatedBy("build-installer", "config/prometheus and config/grafana"),
 		}, monitoring},
+		"dist/install-nodehealthcheck.yaml": {[]string{
+			"Optional, with NodeHealthCheck installed: the NodeHealthCheck " + nhc.Object.GetName() + ", which watches every Linux",
+			"node and remediates a failed one with the operator's default template (docs/install.md).",
+			"  kubectl apply --server-side -f dist/install-nodehealthcheck.yaml",
+			generatedBy("build-installer", nodehealthcheck.Source),
+		}, []*unstructured.Unstructured{nhc.Object}},
 	} {
 		if out[path], err = manifests.YAML(f.header, f.objs); err != nil {
 			return nil, err
@@ -104,10 +126,11 @@ func Installer(root, image string) (Files, error) {
 	return out, nil
 }
 
-// Chart returns the chart's generated files: crds/ (config/crd), files/
+// Chart returns the charts' generated files: the companion chart's
+// templates (config/crd, each CRD kept on uninstall), the chart's files/
 // (config/default's RBAC, config/webhook, config/policy-standalone,
-// config/prometheus, the config/grafana dashboard) and Chart.yaml with
-// version and appVersion v<version>.
+// config/prometheus, the config/grafana dashboard) and both Chart.yaml
+// with version and appVersion v<version>.
 func Chart(root, version string) (Files, error) {
 	out := Files{}
 	crds, err := manifests.Build(root, "config/crd")
@@ -115,8 +138,15 @@ func Chart(root, version string) (Files, error) {
 		return nil, err
 	}
 	for _, crd := range manifests.Select(crds, "CustomResourceDefinition") {
-		path := filepath.Join(ChartDir, "crds", crd.GetName()+".yaml")
-		if out[path], err = manifests.YAML([]string{generatedBy("chart", "config/crd")}, []*unstructured.Unstructured{crd}); err != nil {
+		annotations := crd.GetAnnotations()
+		if annotations == nil {
+			annotations = map[string]string{}
+		}
+		annotations[keepAnnotation] = "keep"
+		crd.SetAnnotations(annotations)
+		path := filepath.Join(CRDChartDir, "templates", crd.GetName()+".yaml")
+		header := []string{generatedBy("chart", "config/crd"), "Kept when the release is uninstalled: deleting a CRD deletes every resource of its kind."}
+		if out[path], err = manifests.YAML(header, []*unstructured.Unstructured{crd}); err != nil {
 			return nil, err
 		}
 	}
@@ -152,13 +182,55 @@ func Chart(root, version string) (Files, error) {
 	}
 	out[filepath.Join(ChartDir, "files", "s3gw-remediation.json")] = dashboard
 
-	chartYAML := filepath.Join(ChartDir, "Chart.yaml")
-	current, err := os.ReadFile(filepath.Join(root, chartYAML))
+	for _, dir := range []string{ChartDir, CRDChartDir} {
+		chartYAML := filepath.Join(dir, "Chart.yaml")
+		current, err := os.ReadFile(filepath.Join(root, chartYAML))
+		if err != nil {
+			return nil, err
+		}
+		if out[chartYAML], err = setChartVersion(chartYAML, current, version); err != nil {
+			return nil, err
+		}
+	}
+	return out, nil
+}
+
+// StorageClassSource is the StorageClass the docs show: the one
+// contrib/s3gw-placement ships.
+const StorageClassSource = "contrib/s3gw-placement/storageclass.yaml"
+
+// Copies returns the files that carry a copy of the shipped NodeHealthCheck
+// (config/nodehealthcheck) or StorageClass (contrib/s3gw-placement), with
+// the copies made anew: config/samples' NodeHealthCheck, the chart's
+// values, the CSV's description and the docs' examples.
+func Copies(root string) (Files, error) {
+	nhc, err := nodehealthcheck.Load(root)
 	if err != nil {
 		return nil, err
 	}
-	if out[chartYAML], err = setChartVersion(current, version); err != nil {
+	storageClass, err := copies.Read(root, StorageClassSource)
+	if err != nil {
 		return nil, err
+	}
+	out := Files{
+		"config/samples/remediation_v1alpha1_nodehealthcheck.yaml": append([]byte(nhc.Header()+"\n"), nhc.Text...),
+	}
+	for path, splices := range map[string][]func(string, []byte) ([]byte, error){
+		filepath.Join(ChartDir, "values.yaml"): {nhc.SpliceValues},
+		"config/manifests/description.md":      {nhc.SpliceMarkdown},
+		"docs/configuration.md":                {nhc.SpliceMarkdown, storageClass.SpliceMarkdown},
+		"docs/install.md":                      {nhc.SpliceMarkdown},
+	} {
+		content, err := os.ReadFile(filepath.Join(root, path))
+		if err != nil {
+			return nil, err
+		}
+		for _, splice := range splices {
+			if content, err = splice(path, content); err != nil {
+				return nil, err
+			}
+		}
+		out[path] = content
 	}
 	return out, nil
 }
@@ -168,10 +240,10 @@ var (
 	appVersionLine = regexp.MustCompile(`(?m)^appVersion: .*$`)
 )
 
-// setChartVersion sets Chart.yaml's version and appVersion lines.
-func setChartVersion(chart []byte, version string) ([]byte, error) {
+// setChartVersion sets a Chart.yaml's version and appVersion lines.
+func setChartVersion(path string, chart []byte, version string) ([]byte, error) {
 	if len(versionLine.FindAll(chart, -1)) != 1 || len(appVersionLine.FindAll(chart, -1)) != 1 {
-		return nil, fmt.Errorf("%s/Chart.yaml needs exactly one version and one appVersion line", ChartDir)
+		return nil, fmt.Errorf("%s needs exactly one version and one appVersion line", path)
 	}
 	chart = versionLine.ReplaceAll(chart, []byte("version: "+version))
 	return appVersionLine.ReplaceAll(chart, []byte(`appVersion: "v`+version+`"`)), nil

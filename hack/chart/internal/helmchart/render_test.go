@@ -23,6 +23,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/onsi/gomega"
+	"helm.sh/helm/v4/pkg/chart/v2/loader"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
 	"sigs.k8s.io/yaml"
@@ -57,14 +58,21 @@ func values(t *testing.T, doc string) map[string]any {
 	return v
 }
 
-func render(t *testing.T, doc string) []*unstructured.Unstructured {
+// render renders the CRD chart and then the chart with the values of doc,
+// as a user installs them, where the API versions of apiVersions are
+// served besides Kubernetes' own.
+func render(t *testing.T, doc string, apiVersions ...string) []*unstructured.Unstructured {
 	t.Helper()
 	g := gomega.NewWithT(t)
+	crdChart, err := helmchart.LoadCRDs(root(t))
+	g.Expect(err).NotTo(gomega.HaveOccurred())
+	crds, _, err := helmchart.Render(crdChart, namespace, nil)
+	g.Expect(err).NotTo(gomega.HaveOccurred())
 	ch, err := helmchart.Load(root(t))
 	g.Expect(err).NotTo(gomega.HaveOccurred())
-	objs, _, err := helmchart.Render(ch, namespace, values(t, doc))
+	objs, _, err := helmchart.Render(ch, namespace, values(t, doc), apiVersions...)
 	g.Expect(err).NotTo(gomega.HaveOccurred())
-	return objs
+	return append(crds, objs...)
 }
 
 func build(t *testing.T, dirs ...string) []*unstructured.Unstructured {
@@ -88,9 +96,19 @@ func key(u *unstructured.Unstructured) string {
 	return fmt.Sprintf("%s %s/%s", u.GroupVersionKind(), u.GetNamespace(), u.GetName())
 }
 
-// withoutHelmLabels drops the labels only Helm adds, wherever labels are.
+// chartPriorityClass is the chart's own PriorityClass, which config/ does
+// not have (kubectl and OLM installs run the manager without one).
+const chartPriorityClass = "s3gw-remediation-critical"
+
+// withoutHelmLabels drops the labels only Helm adds, wherever labels are,
+// the CRDs' resource policy (kept on uninstall), and the manager's
+// reference to the chart's own PriorityClass.
 func withoutHelmLabels(u *unstructured.Unstructured) map[string]any {
 	m := runtime.DeepCopyJSON(u.Object)
+	unstructured.RemoveNestedField(m, "metadata", "annotations", "helm.sh/resource-policy")
+	if name, _, _ := unstructured.NestedString(m, "spec", "template", "spec", "priorityClassName"); name == chartPriorityClass {
+		unstructured.RemoveNestedField(m, "spec", "template", "spec", "priorityClassName")
+	}
 	for _, path := range [][]string{{"metadata", "labels"}, {"spec", "template", "metadata", "labels"}} {
 		labels, found, _ := unstructured.NestedStringMap(m, path...)
 		if !found {
@@ -110,10 +128,12 @@ func withoutHelmLabels(u *unstructured.Unstructured) map[string]any {
 
 // expectSame expects the chart to render exactly the objects kustomize
 // builds from dirs, but for Helm's labels, plus the objects of the kinds
-// in extra.
+// in extra and those the chart always adds: the default template and its
+// own PriorityClass.
 func expectSame(t *testing.T, chart, config []*unstructured.Unstructured, extra ...string) {
 	t.Helper()
 	g := gomega.NewWithT(t)
+	extra = append(extra, "S3GWRemediationTemplate", "PriorityClass")
 	rendered := map[string]*unstructured.Unstructured{}
 	for _, u := range chart {
 		g.Expect(rendered).NotTo(gomega.HaveKey(key(u)), "the chart renders %s twice", key(u))
@@ -135,18 +155,52 @@ func expectSame(t *testing.T, chart, config []*unstructured.Unstructured, extra 
 	}
 }
 
+// TestCRDsAreKept: the companion chart renders config/crd's CRDs, each
+// kept when its release is uninstalled, and nothing else.
+func TestCRDsAreKept(t *testing.T) {
+	g := gomega.NewWithT(t)
+	crdChart, err := helmchart.LoadCRDs(root(t))
+	g.Expect(err).NotTo(gomega.HaveOccurred())
+	crds, _, err := helmchart.Render(crdChart, namespace, nil)
+	g.Expect(err).NotTo(gomega.HaveOccurred())
+	want := build(t, "config/crd")
+	g.Expect(crds).To(gomega.HaveLen(len(want)))
+	for _, u := range crds {
+		g.Expect(u.GetKind()).To(gomega.Equal("CustomResourceDefinition"))
+		g.Expect(u.GetAnnotations()).To(gomega.HaveKeyWithValue("helm.sh/resource-policy", "keep"))
+	}
+	ch, err := helmchart.Load(root(t))
+	g.Expect(err).NotTo(gomega.HaveOccurred())
+	g.Expect(ch.CRDObjects()).To(gomega.BeEmpty(), "the chart leaves its CRDs to the companion chart")
+	g.Expect(ch.Metadata.Annotations).To(gomega.HaveKeyWithValue("catalog.cattle.io/auto-install", crdChart.Name()+"=match"))
+	g.Expect(crdChart.Metadata.Version).To(gomega.Equal(ch.Metadata.Version))
+}
+
 func TestDefaultsRenderConfigDefault(t *testing.T) {
-	expectSame(t, render(t, ""), build(t, "config/default"), "S3GWRemediationTemplate")
+	expectSame(t, render(t, ""), build(t, "config/default"))
 }
 
 func TestCertManagerWebhookRendersConfigWithCertManager(t *testing.T) {
 	expectSame(t, render(t, "webhook: {enabled: true, certManager: {enabled: true}}"),
-		build(t, "config/with-cert-manager"), "S3GWRemediationTemplate")
+		build(t, "config/with-cert-manager"))
 }
 
 func TestAdmissionPoliciesRenderConfigPolicy(t *testing.T) {
 	expectSame(t, render(t, "admissionPolicies: {enabled: true}"),
-		build(t, "config/default", "config/policy-standalone"), "S3GWRemediationTemplate")
+		build(t, "config/default", "config/policy-standalone"))
+}
+
+// With cert-manager, the manager serves cert-manager's certificate and
+// Prometheus verifies it, as config/with-cert-manager and
+// config/prometheus-with-cert-manager do.
+func TestCertManagerMonitoringRendersConfigPrometheusWithCertManager(t *testing.T) {
+	expectSame(t, render(t, `webhook: {enabled: true}
+certManager: {enabled: true}
+monitoring:
+  serviceMonitor: {enabled: true}
+  prometheusRule: {enabled: true}
+  dashboard: {enabled: true}`),
+		build(t, "config/with-cert-manager", "config/prometheus-with-cert-manager", "config/grafana"))
 }
 
 func TestMonitoringRendersConfigPrometheusAndGrafana(t *testing.T) {
@@ -154,5 +208,27 @@ func TestMonitoringRendersConfigPrometheusAndGrafana(t *testing.T) {
   serviceMonitor: {enabled: true}
   prometheusRule: {enabled: true}
   dashboard: {enabled: true}`),
-		build(t, "config/default", "config/prometheus", "config/grafana"), "S3GWRemediationTemplate")
+		build(t, "config/default", "config/prometheus", "config/grafana"))
+}
+
+// TestPackage packages the charts as the release does and reads each
+// archive back: the version is the operator's, and the files generated
+// from config/ travel in it.
+func TestPackage(t *testing.T) {
+	g := gomega.NewWithT(t)
+	paths, err := helmchart.Package(root(t), t.TempDir())
+	g.Expect(err).NotTo(gomega.HaveOccurred())
+	g.Expect(paths).NotTo(gomega.BeEmpty())
+	source, err := helmchart.Load(root(t))
+	g.Expect(err).NotTo(gomega.HaveOccurred())
+	for _, p := range paths {
+		ch, err := loader.Load(p)
+		g.Expect(err).NotTo(gomega.HaveOccurred())
+		g.Expect(ch.Metadata.Version).To(gomega.Equal(source.Metadata.Version), "%s", p)
+		g.Expect(filepath.Base(p)).To(gomega.Equal(ch.Metadata.Name + "-" + ch.Metadata.Version + ".tgz"))
+		if ch.Metadata.Name == source.Metadata.Name {
+			g.Expect(ch.Files).To(gomega.ContainElement(gomega.HaveField("Name", "files/monitoring.yaml")))
+			g.Expect(ch.Schema).NotTo(gomega.BeEmpty(), "values.schema.json")
+		}
+	}
 }
