@@ -62,7 +62,7 @@ const (
 	// ReasonDelegateNotStarted: the delegate's fencer CR shows no sign that
 	// its fencer picked it up (no condition, no finalizer) a minute after it
 	// was created: the fencer is not running, or may not read what it needs.
-	ReasonDelegateNotStarted = "DelegateNotStarted"
+	ReasonDelegateNotStarted      = "DelegateNotStarted"
 	ReasonConflictingRemediations = "ConflictingRemediations"
 	ReasonNoHealthyReplica        = "NoHealthyReplica"
 	ReasonReplicasUnreachable     = "ReplicasUnreachable"
