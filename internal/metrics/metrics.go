@@ -23,6 +23,7 @@ import (
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
+	s3gwv1alpha1 "github.com/s3gw-tech/s3gw-remediation/api/v1alpha1"
 	"k8s.io/apimachinery/pkg/types"
 	ctrlmetrics "sigs.k8s.io/controller-runtime/pkg/metrics"
 )
@@ -79,6 +80,9 @@ func New(reg prometheus.Registerer) *Recorder {
 	reg.MustRegister(r.remediations, r.phaseDuration, r.podsEvicted, r.attachmentsReleased, r.fencingBlocked,
 		r.protection.protected, r.protection.expectedRTO, r.protection.selected, r.phases.phase)
 	reg.MustRegister(r.warmth.candidates, r.warmth.warm)
+	// An alert rule matches this reason: export it at 0 from the start,
+	// so the rule reads a series rather than an absence.
+	r.fencingBlocked.WithLabelValues(s3gwv1alpha1.ReasonDelegateNotStarted)
 	return r
 }
 
