@@ -63,6 +63,9 @@ func (w *World) audit(verb string, old, obj client.Object) {
 		w.auditDelete(old)
 	case "create":
 		w.tracef("ctrl", "CREATE %s %s", w.api.gvkOf(obj).Kind, obj.GetName())
+		if w.api.gvkOf(obj) == gvkFAR {
+			w.delegated(crNodeName(obj))
+		}
 	default:
 		w.tracef("ctrl", "UPDATE %s %s", w.api.gvkOf(obj).Kind, obj.GetName())
 		w.auditUpdate(old, obj)
@@ -148,6 +151,27 @@ func (w *World) auditTickets(before, after *longhorn.VolumeAttachment) {
 }
 
 const operator = "the operator"
+
+// delegated records, when the operator creates its delegate fencing CR for
+// a node, the replicas of the volumes served there that the API then
+// showed out of Longhorn's reach: on that node, or on a node Kubernetes or
+// Longhorn reports not Ready. The fencer's own recovery (FAR's
+// ResourceDeletion, then the attach-detach controller's force detach, or
+// its out-of-service taint) releases the volume whatever they hold
+// (attribution.go, openHoles).
+func (w *World) delegated(node string) {
+	for _, v := range w.volumes {
+		if v.current == nil || v.current.Node.Name != node {
+			continue
+		}
+		for _, r := range v.Replicas {
+			ready := longhornReady(w.api.longhornNode(r.Node.Name)).Status == statusTrue && nodeReady(w.api.node(r.Node.Name))
+			if (r.Node.Name == node || !ready) && !slices.Contains(v.strandedAtDelegation, r) {
+				v.strandedAtDelegation = append(v.strandedAtDelegation, r)
+			}
+		}
+	}
+}
 
 // recordEvidence completes the acts of a pass with the evidence its
 // status patch reports (the patch comes after the acts).

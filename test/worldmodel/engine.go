@@ -81,6 +81,10 @@ type Engine struct {
 	// started with salvageRequested.
 	startRW []*Replica
 	salvage bool
+	// cutOff are the replicas it was given and could not open only
+	// because the data path between the two nodes was cut, both powered
+	// and reaching the API server: what no API object shows.
+	cutOff []*Replica
 }
 
 // startEngine is pkg/controller/control.go Controller.Start: every address
@@ -96,9 +100,12 @@ func startEngine(w *World, v *Volume, node *Node, addresses []*Replica, salvage 
 	rw := 0
 	for _, r := range addresses {
 		ref := engineReplica{r: r, inc: r.Inc, mode: modeERR}
-		if e.reaches(ref) {
+		switch {
+		case e.reaches(ref):
 			ref.mode = modeRW
 			rw++
+		case r.Running && node.Powered && r.Node.Powered && node.CP && r.Node.CP:
+			e.cutOff = append(e.cutOff, r)
 		}
 		e.reps = append(e.reps, ref)
 	}
@@ -235,10 +242,10 @@ func (e *Engine) write(w *World, b, id int) (onto []*Replica, acked bool) {
 
 // writeSome is a write cut short by a crash: it lands on the replicas
 // lands picks, of those the engine still writes to.
-func (e *Engine) writeSome(w *World, b, id int, lands func() bool) []*Replica {
+func (e *Engine) writeSome(w *World, b, id int, lands func(*Replica) bool) []*Replica {
 	var onto []*Replica
 	for _, ref := range e.reps {
-		if ref.mode != modeERR && e.reaches(ref) && lands() {
+		if ref.mode != modeERR && e.reaches(ref) && lands(ref.r) {
 			e.apply(w, ref.r, b, id)
 			onto = append(onto, ref.r)
 		}
