@@ -292,7 +292,7 @@ func lossClassOf(v *Volume, bad badRead, want write) string {
 }
 
 func (a attribution) String() string {
-	var parts []string
+	parts := make([]string, 0, len(a.losses))
 	for _, l := range a.losses {
 		part := l.verdict.String()
 		if l.verdict == operatorCaused {

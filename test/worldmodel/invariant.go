@@ -203,13 +203,10 @@ type violation struct {
 	// index is the volume's; -1 for a breach that concerns no volume.
 	index int
 	// bad counts the reads that broke it; first is when the first one
-	// came (model seconds); lost counts the acknowledged values they
-	// failed to return (each block's once per value).
-	bad   int
-	first float64
-	lost  int
-	// since is when the engine that acknowledged the oldest value a bad
-	// read failed to return started (model seconds).
+	// came, and since when the engine that acknowledged the oldest value
+	// a bad read failed to return started (model seconds).
+	bad      int
+	first    float64
 	since    float64
 	category string
 	// class is the class docs/safety.md §7 documents the loss as, should
@@ -235,8 +232,7 @@ func (w *World) explain(v *Volume) violation {
 	h := &v.hist
 	bad := h.bad[0]
 	served, want := bad.engine, bad.want
-	vi := violation{volume: v.Name, index: v.Index, bad: len(h.bad), first: bad.at, lost: lostValues(h.bad),
-		since: lostSince(h.bad)}
+	vi := violation{volume: v.Name, index: v.Index, bad: len(h.bad), first: bad.at, since: lostSince(h.bad)}
 	involved := []*Engine{want.engine}
 	if gotW, ok := h.byID[bad.got]; ok {
 		involved = append(involved, gotW.engine)
@@ -275,17 +271,6 @@ func lostSince(bad []badRead) float64 {
 		since = min(since, b.want.engine.StartedAt)
 	}
 	return since
-}
-
-// lostValues counts the acknowledged values bad reads failed to return:
-// each block's last acknowledged write once, however often it was missed.
-func lostValues(bad []badRead) int {
-	type key struct{ block, id int }
-	lost := map[key]bool{}
-	for _, b := range bad {
-		lost[key{b.block, b.want.id}] = true
-	}
-	return len(lost)
 }
 
 // mechanism says how a read that is not a split brain went wrong.
