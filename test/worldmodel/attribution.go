@@ -29,8 +29,9 @@ import (
 // Longhorn and the fencers then do what they do alone: the attach-detach
 // controller's 6-minute force detach, auto-salvage, a fencer's release, a
 // kubelet that returns. A volume's loss is the operator's when, without
-// it, the volume exposes nothing, exposes it later, or exposes fewer
-// acknowledged values; otherwise the baseline shares it. A loss the
+// it, the volume exposes nothing, exposes it later, or exposes less: only
+// values acknowledged later (the loss reaches back less far); otherwise
+// the baseline shares it. A loss the
 // baseline has and the operator's run does not is one the operator
 // prevented.
 //
@@ -131,12 +132,12 @@ func attribute(op result, base func(since float64) result) attribution {
 		case b.at > mine.at+sameLossSlack.Seconds():
 			judged(operatorCaused, o, fmt.Sprintf("%s: exposed %.0fs later %s (%.1fs, not %.1fs)",
 				o.volume, b.at-mine.at, without, b.at, mine.at))
-		case b.values < mine.values:
-			judged(operatorCaused, o, fmt.Sprintf("%s: %d acknowledged values exposed %s, %d with it",
-				o.volume, b.values, without, mine.values))
+		case b.from > mine.from+sameLossSlack.Seconds():
+			judged(operatorCaused, o, fmt.Sprintf("%s: exposed values acknowledged since %.1fs %s, since %.1fs with it",
+				o.volume, b.from, without, mine.from))
 		default:
-			judged(shared, o, fmt.Sprintf("%s: exposed %s too (from %.1fs, %d values; with it from %.1fs, %d)",
-				o.volume, without, b.at, b.values, mine.at, mine.values))
+			judged(shared, o, fmt.Sprintf("%s: exposed %s too (at %.1fs, values since %.1fs; with it at %.1fs, since %.1fs)",
+				o.volume, without, b.at, b.from, mine.at, mine.from))
 		}
 	}
 	for _, b := range base(0).violations {
@@ -256,6 +257,19 @@ var unsignalledClasses = []lossClass{
 		name: "storage-network cut between the new engine and the replicas with the last writes",
 		matches: func(_ *Volume, bad badRead, want write) bool {
 			return slices.ContainsFunc(bad.engine.cutOff, func(r *Replica) bool { return slices.Contains(want.onto, r) })
+		},
+	},
+	{
+		// §7 "The delegate's fence stops another volume's last replica":
+		// the operator's delegate fencer powered off a node holding a
+		// replica of a volume whose engine ran elsewhere, and that replica
+		// held the lost value alone: the engine had lost its other replicas
+		// (a storage or rack cut) seconds before. No API object shows which
+		// replicas an engine still reaches; the engine's node, cut off,
+		// records nothing until it returns.
+		name: "the delegate's fence powered off another volume's only replica with the last writes",
+		matches: func(v *Volume, _ badRead, want write) bool {
+			return slices.ContainsFunc(v.fencedByDelegate, func(r *Replica) bool { return slices.Contains(want.onto, r) })
 		},
 	},
 }

@@ -22,7 +22,7 @@ import (
 
 // TestAttribute pins how a loss is judged against the same episode without
 // the operator: the operator's when the baseline exposes nothing, later
-// (beyond the slack) or fewer values; shared otherwise; a loss only the
+// (beyond the slack) or reaching back less far; shared otherwise; a loss only the
 // baseline has is baseline-only; a foreign taint removed is always the
 // operator's; and only an operator-caused loss in no documented class
 // fails the run.
@@ -30,8 +30,8 @@ func TestAttribute(t *testing.T) {
 	lost := func(index int, class string) violation {
 		return violation{volume: "v" + itoa(index), index: index, category: "lost", class: class}
 	}
-	exposed := func(index int, at float64, values int) exposure {
-		return exposure{index: index, at: at, values: values}
+	exposed := func(index int, at, from float64) exposure {
+		return exposure{index: index, at: at, from: from}
 	}
 	slack := sameLossSlack.Seconds()
 	for _, tc := range []struct {
@@ -54,12 +54,12 @@ func TestAttribute(t *testing.T) {
 		{"exposed within the slack: shared",
 			result{violations: []violation{lost(0, "")}, exposures: []exposure{exposed(0, 100, 2)}},
 			result{exposures: []exposure{exposed(0, 100+slack, 2)}}, shared, false},
-		{"fewer values exposed without the operator",
-			result{violations: []violation{lost(0, "")}, exposures: []exposure{exposed(0, 100, 3)}},
-			result{exposures: []exposure{exposed(0, 90, 2)}}, operatorCaused, true},
-		{"exposed sooner and more without the operator: shared",
+		{"values acknowledged later exposed without the operator",
 			result{violations: []violation{lost(0, "")}, exposures: []exposure{exposed(0, 100, 2)}},
-			result{violations: []violation{lost(0, "")}, exposures: []exposure{exposed(0, 40, 4)}}, shared, false},
+			result{exposures: []exposure{exposed(0, 90, 2+slack+1)}}, operatorCaused, true},
+		{"exposed sooner, reaching further back, without the operator: shared",
+			result{violations: []violation{lost(0, "")}, exposures: []exposure{exposed(0, 100, 20)}},
+			result{violations: []violation{lost(0, "")}, exposures: []exposure{exposed(0, 40, 10)}}, shared, false},
 		{"another volume's exposure does not share it",
 			result{violations: []violation{lost(0, "")}, exposures: []exposure{exposed(0, 100, 2)}},
 			result{exposures: []exposure{exposed(1, 100, 2)}}, operatorCaused, true},
@@ -87,15 +87,15 @@ func TestAttribute(t *testing.T) {
 // acts.
 func TestAttributeFromTheLostWritesEngine(t *testing.T) {
 	op := result{violations: []violation{{volume: "v0", index: 0, since: 200, category: "lost"}},
-		exposures: []exposure{{index: 0, at: 300, values: 2}}}
+		exposures: []exposure{{index: 0, at: 300, from: 250}}}
 	var asked []float64
 	base := func(since float64) result {
 		asked = append(asked, since)
 		if since == 200 {
-			return result{exposures: []exposure{{index: 0, at: 300, values: 2}}}
+			return result{exposures: []exposure{{index: 0, at: 300, from: 250}}}
 		}
 		return result{violations: []violation{{volume: "v1", index: 1, category: "lost"}},
-			exposures: []exposure{{index: 1, at: 50, values: 1}}}
+			exposures: []exposure{{index: 1, at: 50, from: 40}}}
 	}
 	a := attribute(op, base)
 	if len(a.losses) != 2 || a.losses[0].verdict != shared || a.losses[1].verdict != baselineOnly {

@@ -41,6 +41,25 @@ type episodeStats struct {
 	// foreignTaints are out-of-service taints the operator removed that
 	// others added.
 	foreignTaints []string
+	// delegates are the fencing CRs the operator created, by name.
+	delegates map[string]bool
+}
+
+// fencedByDelegate records, when the operator's delegate fencer powers a
+// node off, the replicas there of volumes whose engine runs on another
+// node: the fence stops them too, whatever they hold
+// (attribution.go, unsignalledClasses).
+func (w *World) fencedByDelegate(node string) {
+	for _, v := range w.volumes {
+		if v.current == nil || v.current.Node.Name == node {
+			continue
+		}
+		for _, r := range v.Replicas {
+			if r.Node.Name == node && r.Running {
+				v.fencedByDelegate = append(v.fencedByDelegate, r)
+			}
+		}
+	}
 }
 
 // operatorAct is one destructive write and the world it was made in.
@@ -64,7 +83,7 @@ func (w *World) audit(verb string, old, obj client.Object) {
 	case "create":
 		w.tracef("ctrl", "CREATE %s %s", w.api.gvkOf(obj).Kind, obj.GetName())
 		if w.api.gvkOf(obj) == gvkFAR {
-			w.delegated(crNodeName(obj))
+			w.delegated(obj.GetName(), crNodeName(obj))
 		}
 	default:
 		w.tracef("ctrl", "UPDATE %s %s", w.api.gvkOf(obj).Kind, obj.GetName())
@@ -159,7 +178,11 @@ const operator = "the operator"
 // ResourceDeletion, then the attach-detach controller's force detach, or
 // its out-of-service taint) releases the volume whatever they hold
 // (attribution.go, openHoles).
-func (w *World) delegated(node string) {
+func (w *World) delegated(name, node string) {
+	if w.stats.delegates == nil {
+		w.stats.delegates = map[string]bool{}
+	}
+	w.stats.delegates[name] = true
 	for _, v := range w.volumes {
 		if v.current == nil || v.current.Node.Name != node {
 			continue

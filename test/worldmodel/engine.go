@@ -18,6 +18,7 @@ package worldmodel
 
 import (
 	"math/bits"
+	"slices"
 	"time"
 )
 
@@ -314,7 +315,12 @@ func (e *Engine) addRebuild(w *World, r *Replica, took time.Duration) bool {
 	}
 	d := &r.disk
 	for b := range volumeBlocks {
-		d.blocks[b] = sources[w.rnd.IntN(len(sources))].disk.blocks[b]
+		from := sources[w.rnd.IntN(len(sources))]
+		name := coupled(w.coupling, "rebuild source "+r.Name, from.Name, func(name string) bool {
+			return slices.ContainsFunc(sources, func(s *Replica) bool { return s.Name == name })
+		})
+		from = sources[slices.IndexFunc(sources, func(s *Replica) bool { return s.Name == name })]
+		d.blocks[b] = from.disk.blocks[b]
 	}
 	d.rev, d.head, d.mtime = 0, 0, w.nodeClock(r.Node)
 	e.reps = append(e.reps, ref)

@@ -46,12 +46,11 @@ type result struct {
 	neighbours NeighbourSettings
 }
 
-// exposure is one volume's: since when (model seconds) and how many
-// acknowledged values of its blocks.
+// exposure is one volume's: since when (model seconds), and how far back:
+// when the oldest value exposed was acknowledged.
 type exposure struct {
-	index  int
-	at     float64
-	values int
+	index    int
+	at, from float64
 }
 
 // episodeRand is the randomness of episode i of a run: the scenario and
@@ -110,7 +109,7 @@ func playEpisode(seed uint64, i int, p Policy, c *coupling, tr *trace) result {
 	var exposures []exposure
 	for _, v := range w.volumes {
 		if h := &v.hist; len(h.exposed) > 0 {
-			exposures = append(exposures, exposure{index: v.Index, at: h.exposedAt, values: len(h.exposed)})
+			exposures = append(exposures, exposure{index: v.Index, at: h.exposedAt, from: h.exposedFrom})
 		}
 	}
 	return result{violations: violations, destructive: len(w.stats.acts) > 0, succeeded: w.stats.succeeded,

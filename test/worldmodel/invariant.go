@@ -53,12 +53,13 @@ type history struct {
 	bad  []badRead
 	// exposed are the blocks (with the acknowledged value each should
 	// return) that some replica an engine served could have returned
-	// wrongly, and exposedAt when the first was (model seconds): the
-	// gateway's reads, every block from every replica, without the luck
-	// of which replica a read picks or which block a write overwrites
-	// first. Attribution compares two runs by it.
-	exposed   map[[2]int]bool
-	exposedAt float64
+	// wrongly: the gateway's reads, every block from every replica,
+	// without the luck of which replica a read picks. exposedAt is when
+	// the first was, exposedFrom when the oldest value exposed was
+	// acknowledged (model seconds): how far back the loss reaches.
+	// Attribution compares two runs by them.
+	exposed                map[[2]int]bool
+	exposedAt, exposedFrom float64
 }
 
 // badRead is a read that broke the invariant.
@@ -125,9 +126,10 @@ func (w *World) expose(v *Volume, e *Engine) {
 		}
 		if key := [2]int{b, h.last[b].id}; wrong && !h.exposed[key] {
 			if len(h.exposed) == 0 {
-				h.exposedAt = w.seconds()
+				h.exposedAt, h.exposedFrom = w.seconds(), h.last[b].at
 			}
 			h.exposed[key] = true
+			h.exposedFrom = min(h.exposedFrom, h.last[b].at)
 		}
 	}
 }

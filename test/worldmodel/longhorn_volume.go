@@ -438,6 +438,7 @@ func (w *World) openVolume(v *Volume, lv *longhorn.Volume, now string) {
 		return
 	}
 	w.rnd.Shuffle(len(addresses), func(i, j int) { addresses[i], addresses[j] = addresses[j], addresses[i] })
+	addresses = w.coupledOrder("addresses "+v.Name, addresses)
 	e := startEngine(w, v, node, addresses, v.salvageRequested)
 	v.Engines = append(v.Engines, e)
 	if !e.Running {
@@ -486,6 +487,24 @@ func (w *World) engineReplicas(v *Volume) {
 			w.tracef("longhorn", "%s: engine e%d rebuilds %s on %s", v.Name, e.Seq, r.Name, r.Node.Name)
 		}
 	}
+}
+
+// coupledOrder is the order of a map's replicas coupled by name
+// (attribution.go): a baseline given the same replicas takes its operator
+// run's order.
+func (w *World) coupledOrder(name string, rs []*Replica) []*Replica {
+	names := make([]string, len(rs))
+	for i, r := range rs {
+		names[i] = r.Name
+	}
+	names = coupled(w.coupling, name, names, func(rec []string) bool {
+		return len(rec) == len(rs) && !slices.ContainsFunc(rs, func(r *Replica) bool { return !slices.Contains(rec, r.Name) })
+	})
+	out := make([]*Replica, len(rs))
+	for i, n := range names {
+		out[i] = rs[slices.IndexFunc(rs, func(r *Replica) bool { return r.Name == n })]
+	}
+	return out
 }
 
 // A failed engine start is retried after a while.

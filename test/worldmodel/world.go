@@ -105,9 +105,11 @@ type Volume struct {
 	degradedAt time.Time
 	// strandedAtDelegation are the replicas the API showed out of
 	// Longhorn's reach when the operator created a delegate fencing CR for
-	// the node serving the volume (audit.go, delegated).
-	strandedAtDelegation []*Replica
-	hist                 history
+	// the node serving the volume (audit.go, delegated); fencedByDelegate
+	// those the delegate's fence powered off while the volume's engine ran
+	// elsewhere (audit.go, fencedByDelegate).
+	strandedAtDelegation, fencedByDelegate []*Replica
+	hist                                   history
 }
 
 // Replica is a replica process and its disk, which survives a stopped
@@ -201,7 +203,7 @@ func (w *World) clientIO(c *Container) {
 		}
 	}
 	w.writes++
-	b := w.rnd.IntN(volumeBlocks)
+	b := coupled(w.coupling, "write "+c.Vol.Name, w.rnd.IntN(volumeBlocks), func(int) bool { return true })
 	if onto, acked := e.write(w, b, w.writes); acked {
 		c.Vol.hist.acked(write{id: w.writes, block: b, engine: e, at: w.seconds(), onto: onto})
 	}
