@@ -66,7 +66,13 @@ type summary struct {
 // does not depend on scheduling.
 func runEpisodes(seed uint64, n int, p Policy, sweep bool) *summary {
 	began, cpuBefore := time.Now(), cpuTime()
-	results := parallel(n, func(i int) result { return runEpisode(seed, i, p, nil) })
+	results := parallel(n, func(i int) result {
+		r := runEpisode(seed, i, p, nil)
+		if len(r.violations) == 0 && !sweep {
+			r.coupling = nil // no baseline will replay it
+		}
+		return r
+	})
 	s := &summary{seed: seed, policy: p, episodes: n, verdicts: map[int]attribution{}, swept: sweep,
 		categories: map[verdict]map[string]int{}, example: map[string]int{}, causes: map[string]int{}}
 	var replay []int
