@@ -55,8 +55,9 @@ type history struct {
 	// return) that some replica an engine served could have returned
 	// wrongly: the gateway's reads, every block from every replica,
 	// without the luck of which replica a read picks. exposedAt is when
-	// the first was, exposedFrom when the oldest value exposed was
-	// acknowledged (model seconds): how far back the loss reaches.
+	// the first was, exposedFrom when the oldest acknowledged write a
+	// wrong value lacks was acknowledged (model seconds): how far back the
+	// loss reaches.
 	// Attribution compares two runs by them.
 	exposed                map[[2]int]bool
 	exposedAt, exposedFrom float64
@@ -111,27 +112,52 @@ func (h *history) allows(b, got int) bool {
 // expose reads every block from every replica engine e serves, as reads
 // would without their luck, and records each block a read could get
 // wrong: a value not allowed, one other than the first read returned, or
-// replicas that disagree. It changes nothing a read would.
+// replicas that disagree. How far back it reaches is when the first
+// acknowledged write the wrong value lacks was acknowledged (for
+// replicas that disagree on values a read may return, the last
+// acknowledged one's). It changes nothing a read would.
 func (w *World) expose(v *Volume, e *Engine) {
 	h := &v.hist
 	for b := range volumeBlocks {
-		wrong, first := false, -1
+		if h.exposed[[2]int{b, h.last[b].id}] {
+			continue
+		}
+		wrong, from, first := false, 0.0, -1
 		for _, ref := range e.reps {
 			if ref.mode != modeRW || !e.reaches(ref) {
 				continue
 			}
-			got := ref.r.disk.blocks[b]
-			wrong = wrong || !h.allows(b, got) || (h.seen[b] >= 0 && got != h.seen[b]) || (first >= 0 && got != first)
+			got, since := ref.r.disk.blocks[b], -1.0
+			switch {
+			case !h.allows(b, got):
+				since = h.ackedAfter(b, got)
+			case (h.seen[b] >= 0 && got != h.seen[b]) || (first >= 0 && got != first):
+				since = h.last[b].at
+			}
+			if since >= 0 && (!wrong || since < from) {
+				wrong, from = true, since
+			}
 			first = got
 		}
-		if key := [2]int{b, h.last[b].id}; wrong && !h.exposed[key] {
+		if wrong {
 			if len(h.exposed) == 0 {
-				h.exposedAt, h.exposedFrom = w.seconds(), h.last[b].at
+				h.exposedAt, h.exposedFrom = w.seconds(), from
 			}
-			h.exposed[key] = true
-			h.exposedFrom = min(h.exposedFrom, h.last[b].at)
+			h.exposed[[2]int{b, h.last[b].id}] = true
+			h.exposedFrom = min(h.exposedFrom, from)
 		}
 	}
+}
+
+// ackedAfter is when the first acknowledged write to block b after the
+// write got was acknowledged: the oldest a read of got loses.
+func (h *history) ackedAfter(b, got int) float64 {
+	for _, a := range h.acks {
+		if a.block == b && a.id > got {
+			return a.at
+		}
+	}
+	return h.last[b].at
 }
 
 // checkRead records a read of block b that returned got from replica r
