@@ -66,13 +66,20 @@ const (
 	baselineOnly
 	// shared: both runs lose, the baseline no later and no less.
 	shared
+	// notItsMove: the operator's run loses what the baseline does not,
+	// sooner, or more, but no operator write took part in the moves the
+	// loss came from (violation.hand): the neighbours released and
+	// served it, in a world the operator changed only by what it reported
+	// (NHC reads its CRs' Succeeded and times them out).
+	notItsMove
 	// operatorCaused: the operator's run loses what the baseline does
-	// not, sooner, or more.
+	// not, sooner, or more, and its writes took part.
 	operatorCaused
 )
 
 func (v verdict) String() string {
-	return [...]string{"lossless", "baseline-only", "shared with the baseline", "operator-caused"}[v]
+	return [...]string{"lossless", "baseline-only", "shared with the baseline",
+		"not reproduced without the operator, in no move of its own", "operator-caused"}[v]
 }
 
 // attribution is an episode's verdict, its losses one by one, and why.
@@ -108,6 +115,9 @@ func (a attribution) failing() bool {
 func attribute(op result, base func(since float64) result) attribution {
 	var a attribution
 	judged := func(v verdict, of violation, why string) {
+		if v == operatorCaused && !of.hand {
+			v, why = notItsMove, why+"; no operator write in its moves"
+		}
 		a.verdict = max(a.verdict, v)
 		l := judgedLoss{verdict: v, category: of.category, why: why}
 		if v == operatorCaused {
@@ -243,56 +253,61 @@ type lossClass struct {
 	matches func(v *Volume, bad badRead, want write) bool
 }
 
-// unsignalledClasses are the classes of operator-caused loss that
-// docs/safety.md §7 documents as unsignalled: the operator exposes them
-// and no API object it could read shows them coming.
-var unsignalledClasses = []lossClass{
-	{
-		// §7 "The new engine's node cannot reach the current replicas":
-		// the engine that served the read could not open a replica holding
-		// the lost value because the storage network between their nodes
-		// was cut while both nodes were up and reached the API server.
-		// Kubernetes and Longhorn report both nodes Ready; only the old
-		// engine, cut off from the API server, knew it dropped the replica.
+var (
+	// §7 "The new engine's node cannot reach the current replicas": the
+	// engine that served the read could not open a replica holding the
+	// lost value because the storage network between their nodes was cut
+	// while both nodes were up and reached the API server. Kubernetes and
+	// Longhorn report both nodes Ready; only the old engine, cut off from
+	// the API server, knew it dropped the replica.
+	storageCutClass = lossClass{
 		name: "storage-network cut between the new engine and the replicas with the last writes",
 		matches: func(_ *Volume, bad badRead, want write) bool {
 			return slices.ContainsFunc(bad.engine.cutOff, func(r *Replica) bool { return slices.Contains(want.onto, r) })
 		},
-	},
-	{
-		// §7 "The delegate's fence stops another volume's last replica":
-		// the operator's delegate fencer powered off a node holding a
-		// replica of a volume whose engine ran elsewhere, and that replica
-		// held the lost value alone: the engine had lost its other replicas
-		// (a storage or rack cut) seconds before. No API object shows which
-		// replicas an engine still reaches; the engine's node, cut off,
-		// records nothing until it returns.
+	}
+	// §7 "The delegate's fence stops another volume's last replica": the
+	// operator's delegate fencer powered off a node holding a replica of
+	// a volume whose engine ran elsewhere, a replica with the lost value:
+	// the engine had lost its other replicas (a storage or rack cut)
+	// seconds before. No API object shows which replicas an engine still
+	// reaches; the engine's node, cut off, records nothing until it
+	// returns.
+	delegateFenceClass = lossClass{
 		name: "the delegate's fence powered off another volume's only replica with the last writes",
 		matches: func(v *Volume, _ badRead, want write) bool {
 			return slices.ContainsFunc(v.fencedByDelegate, func(r *Replica) bool { return slices.Contains(want.onto, r) })
 		},
-	},
-}
+	}
+	// §7 "The delegate's own release": the operator created its delegate
+	// fencing CR while a replica holding the lost value lived where the
+	// API showed Longhorn could not reach it; the fencer's recovery
+	// released the volume and Longhorn started the new engine without that
+	// replica. Closed by creating no delegate while a replica of a volume
+	// to release is stranded, as the operator's own release waits
+	// (internal/failover, waitForFencing).
+	delegateReleaseClass = lossClass{
+		name: "open: the delegate fencer's own release while a replica the API shows unreachable holds the last writes",
+		matches: func(v *Volume, _ badRead, want write) bool {
+			return slices.ContainsFunc(v.strandedAtDelegation, func(r *Replica) bool { return slices.Contains(want.onto, r) })
+		},
+	}
+)
+
+// unsignalledClasses are the classes of operator-caused loss that
+// docs/safety.md §7 documents as unsignalled: the operator exposes them
+// and no API object it could read shows them coming.
+var unsignalledClasses = []lossClass{storageCutClass, delegateFenceClass}
 
 // openHoles are classes of operator-caused loss that API objects do show,
 // whose product change is not made yet: docs/safety.md §7 lists each with
 // the change that closes it. The run reports them by name instead of
 // failing until that change removes the entry; they are not unsignalled.
-var openHoles = []lossClass{
-	{
-		// §7 "The delegate's own recovery": the operator created its
-		// delegate fencing CR while a replica holding the lost value lived
-		// where the API showed Longhorn could not reach it; the fencer's
-		// recovery released the volume and Longhorn started the new engine
-		// without that replica. Closed by creating no delegate while a
-		// replica of a volume to release is stranded, as the operator's
-		// own release waits (internal/failover, waitForFencing).
-		name: "open: the delegate fencer's own release while a replica the API shows unreachable holds the last writes",
-		matches: func(v *Volume, _ badRead, want write) bool {
-			return slices.ContainsFunc(v.strandedAtDelegation, func(r *Replica) bool { return slices.Contains(want.onto, r) })
-		},
-	},
-}
+var openHoles = []lossClass{delegateReleaseClass}
+
+// delegateClasses are the classes the operator takes part in through its
+// delegate fencing CR, a write that is not destructive itself.
+var delegateClasses = []lossClass{delegateFenceClass, delegateReleaseClass}
 
 // lossClassOf names the documented class of a volume's first bad read,
 // unsignalled first, or "".

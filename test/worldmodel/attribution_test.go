@@ -22,13 +22,14 @@ import (
 
 // TestAttribute pins how a loss is judged against the same episode without
 // the operator: the operator's when the baseline exposes nothing, later
-// (beyond the slack) or reaching back less far; shared otherwise; a loss only the
-// baseline has is baseline-only; a foreign taint removed is always the
-// operator's; and only an operator-caused loss in no documented class
-// fails the run.
+// (beyond the slack) or reaching back less far, if one of its writes took
+// part in the loss's moves (else the neighbours': not its move); shared
+// otherwise; a loss only the baseline has is baseline-only; a foreign
+// taint removed is always the operator's; and only an operator-caused loss
+// in no documented class fails the run.
 func TestAttribute(t *testing.T) {
 	lost := func(index int, class string) violation {
-		return violation{volume: "v" + itoa(index), index: index, category: "lost", class: class}
+		return violation{volume: "v" + itoa(index), index: index, category: "lost", class: class, hand: true}
 	}
 	exposed := func(index int, at, from float64) exposure {
 		return exposure{index: index, at: at, from: from}
@@ -69,8 +70,11 @@ func TestAttribute(t *testing.T) {
 		{"exposed with the operator, lost without: not baseline-only",
 			result{exposures: []exposure{exposed(0, 100, 2)}},
 			result{violations: []violation{lost(0, "")}, exposures: []exposure{exposed(0, 100, 2)}}, lossless, false},
+		{"not reproduced, but no operator write in its moves",
+			result{violations: []violation{{volume: "v0", category: "lost"}}, exposures: []exposure{exposed(0, 100, 2)}},
+			result{}, notItsMove, false},
 		{"a foreign taint removed",
-			result{violations: []violation{{index: -1, category: "taint"}}}, result{}, operatorCaused, true},
+			result{violations: []violation{{index: -1, category: "taint", hand: true}}}, result{}, operatorCaused, true},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			a := attribute(tc.op, func(float64) result { return tc.base })
@@ -86,7 +90,7 @@ func TestAttribute(t *testing.T) {
 // quits then, and a loss only a baseline has against the one that never
 // acts.
 func TestAttributeFromTheLostWritesEngine(t *testing.T) {
-	op := result{violations: []violation{{volume: "v0", index: 0, since: 200, category: "lost"}},
+	op := result{violations: []violation{{volume: "v0", index: 0, since: 200, category: "lost", hand: true}},
 		exposures: []exposure{{index: 0, at: 300, from: 250}}}
 	var asked []float64
 	base := func(since float64) result {

@@ -41,8 +41,11 @@ type episodeStats struct {
 	// foreignTaints are out-of-service taints the operator removed that
 	// others added.
 	foreignTaints []string
-	// delegates are the fencing CRs the operator created, by name.
-	delegates map[string]bool
+	// delegates are the fencing CRs the operator created, by name;
+	// delegations their creation, per volume served on the node (no
+	// destructive write itself: its fencer's recovery releases).
+	delegates   map[string]bool
+	delegations map[int][]operatorAct
 }
 
 // fencedByDelegate records, when the operator's delegate fencer powers a
@@ -187,6 +190,11 @@ func (w *World) delegated(name, node string) {
 		if v.current == nil || v.current.Node.Name != node {
 			continue
 		}
+		if w.stats.delegations == nil {
+			w.stats.delegations = map[int][]operatorAct{}
+		}
+		w.stats.delegations[v.Index] = append(w.stats.delegations[v.Index],
+			operatorAct{at: w.seconds(), what: "created delegate fencing CR " + name, node: node})
 		for _, r := range v.Replicas {
 			ready := longhornReady(w.api.longhornNode(r.Node.Name)).Status == statusTrue && nodeReady(w.api.node(r.Node.Name))
 			if (r.Node.Name == node || !ready) && !slices.Contains(v.strandedAtDelegation, r) {

@@ -104,7 +104,7 @@ func playEpisode(seed uint64, i int, p Policy, c *coupling, tr *trace) result {
 	violations := w.checkReads()
 	for _, t := range w.stats.foreignTaints {
 		violations = append(violations, violation{category: "operator removed an out-of-service taint it did not add",
-			index: -1, detail: t})
+			index: -1, hand: true, detail: t})
 	}
 	var exposures []exposure
 	for _, v := range w.volumes {

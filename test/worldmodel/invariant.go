@@ -18,6 +18,7 @@ package worldmodel
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 )
 
@@ -115,8 +116,10 @@ func (h *history) allows(b, got int) bool {
 // replicas that disagree. How far back it reaches is when the first
 // acknowledged write the wrong value lacks was acknowledged (for
 // replicas that disagree on values a read may return, the last
-// acknowledged one's). It changes nothing a read would.
-func (w *World) expose(v *Volume, e *Engine) {
+// acknowledged one's). The gateway's reads pass over replicas the engine
+// no longer reaches; the final reads, of an engine that may not run yet,
+// read every RW one (settled). It changes nothing a read would.
+func (w *World) expose(v *Volume, e *Engine, settled bool) {
 	h := &v.hist
 	for b := range volumeBlocks {
 		if h.exposed[[2]int{b, h.last[b].id}] {
@@ -124,7 +127,7 @@ func (w *World) expose(v *Volume, e *Engine) {
 		}
 		wrong, from, first := false, 0.0, -1
 		for _, ref := range e.reps {
-			if ref.mode != modeRW || !e.reaches(ref) {
+			if ref.mode != modeRW || (!settled && !e.reaches(ref)) {
 				continue
 			}
 			got, since := ref.r.disk.blocks[b], -1.0
@@ -186,7 +189,7 @@ func (w *World) finalReads(v *Volume) {
 	if e == nil {
 		return // nothing can be served: unavailable, not wrong
 	}
-	w.expose(v, e)
+	w.expose(v, e, true)
 	for range 2 {
 		for b := range volumeBlocks {
 			for _, ref := range e.reps {
@@ -238,8 +241,12 @@ type violation struct {
 	since    float64
 	category string
 	// class is the class docs/safety.md §7 documents the loss as, should
-	// replay charge it to the operator, or "" (attribution.go).
+	// replay charge it to the operator, or "" (attribution.go); hand says
+	// whether an operator write took part in the moves it came from: one
+	// of its destructive writes or its delegate (movingAct, the delegate's
+	// classes).
 	class  string
+	hand   bool
 	detail string
 }
 
@@ -277,6 +284,7 @@ func (w *World) explain(v *Volume) violation {
 	}
 	act := w.movingAct(v, involved, after)
 	vi.class = lossClassOf(v, bad, want)
+	vi.hand = act != nil || slices.ContainsFunc(delegateClasses, func(c lossClass) bool { return c.name == vi.class })
 	vi.detail = fmt.Sprintf("%s: %d bad read(s); first at %.1fs: block %d read %d from replica %s through engine e%d on %s "+
 		"(started %.1fs, RW at start %s, salvage %v); last acknowledged: write %d by engine e%d on %s at %.1fs onto %s",
 		v.Name, len(h.bad), bad.at, bad.block, bad.got, replicaName(bad.replica), served.Seq, served.Node.Name,
@@ -360,9 +368,11 @@ func splitBrain(h *history) (old, young *Engine) {
 }
 
 // movingAct is the last operator write that can have moved the volume
-// between the engines involved before after started, named in a loss's
-// detail for the reader (whose loss it is, replay decides: attribution.go):
-// one concerning the
+// between the engines involved before after started (a destructive write,
+// or the creation of a delegate fencing CR, whose fencer releases the
+// volume by its own recovery): a loss replay does not reproduce without
+// the operator is its doing only if one took part (attribution.go). One
+// concerning the
 // attachment on the node of an involved engine, when the engines involved
 // did not all run on one node (a restart in place is Longhorn's own), made
 // once the first of them (the one whose acknowledged write was lost, or
@@ -380,14 +390,13 @@ func (w *World) movingAct(v *Volume, involved []*Engine, after *Engine) *operato
 		return nil
 	}
 	var act *operatorAct
-	for i := range w.stats.acts[v.Index] {
-		x := &w.stats.acts[v.Index][i]
+	for _, x := range slices.Concat(w.stats.acts[v.Index], w.stats.delegations[v.Index]) {
 		if x.at > after.StartedAt || x.at < involved[0].StartedAt {
 			continue
 		}
 		for _, e := range involved {
-			if x.node == e.Node.Name {
-				act = x
+			if x.node == e.Node.Name && (act == nil || x.at >= act.at) {
+				act = &x
 			}
 		}
 	}

@@ -121,7 +121,7 @@ func TestExposure(t *testing.T) {
 			for i, r := range v.Replicas {
 				r.disk.blocks[0] = tc.replicas[i]
 			}
-			w.expose(v, e)
+			w.expose(v, e, false)
 			if got := v.hist.exposed[[2]int{0, tc.acked}]; got != tc.exposed {
 				t.Errorf("block 0 exposed %v, want %v", got, tc.exposed)
 			}

@@ -194,10 +194,10 @@ func (s *summary) line() string {
 		baseline = fmt.Sprint(s.counted(baselineOnly))
 	}
 	return fmt.Sprintf("worldmodel: %d episodes, %d destructive, %d succeeded, %d ran s3gw elsewhere; "+
-		"losses by replay: %d operator-caused (%d in no documented class), %d shared with the baseline, %s baseline-only "+
-		"(seed %#x, fencing %s, %s)",
+		"losses by replay: %d operator-caused (%d in no documented class), %d shared with the baseline, %s baseline-only, "+
+		"%d not reproduced without the operator but in no move of its own (seed %#x, fencing %s, %s)",
 		s.episodes, s.destructive, s.succeeded, s.moved, len(s.operator), len(s.failing), s.counted(shared), baseline,
-		s.seed, s.policy, s.elapsed.Round(time.Second))
+		s.counted(notItsMove), s.seed, s.policy, s.elapsed.Round(time.Second))
 }
 
 // work is the cost per episode, for tuning.
@@ -270,11 +270,11 @@ func (s *summary) breakdown() string {
 // verdict.
 func (s *summary) perSetting() string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "per neighbour setting: episodes, operator-caused, shared, baseline-only:\n")
+	fmt.Fprintf(&b, "per neighbour setting: episodes, operator-caused, not its move, shared, baseline-only:\n")
 	for _, n := range neighbourSettings {
 		for _, value := range n.values {
 			var episodes int
-			var by [4]int
+			var by [operatorCaused + 1]int
 			for i, set := range s.neighbours {
 				if n.get(set) != value {
 					continue
@@ -288,7 +288,8 @@ func (s *summary) perSetting() string {
 			if s.swept {
 				baseline = fmt.Sprint(by[baselineOnly])
 			}
-			fmt.Fprintf(&b, "  %s=%-5s %6d %6d %6d %6s\n", n.name, value, episodes, by[operatorCaused], by[shared], baseline)
+			fmt.Fprintf(&b, "  %s=%-5s %6d %6d %6d %6d %6s\n", n.name, value, episodes, by[operatorCaused], by[notItsMove],
+				by[shared], baseline)
 		}
 	}
 	return b.String()

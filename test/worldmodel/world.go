@@ -196,7 +196,7 @@ func (w *World) clientIO(c *Container) {
 	if e == nil || !e.Running {
 		return // I/O error
 	}
-	w.expose(c.Vol, e)
+	w.expose(c.Vol, e, false)
 	for b := range volumeBlocks {
 		if got, from, ok := e.read(w, b); ok {
 			w.checkRead(c.Vol, e, from, b, got)
