@@ -95,34 +95,49 @@ verify: ## Fail on a tracked binary or file over 1 MiB; regenerate everything an
 test: verify vet lint lint-workflows test-unit test-bundle test-chart ## Verify generated files, vet, lint (Go and the GitHub workflows), and run all unit, envtest, bundle, chart and alert-rule suites.
 
 # The world-model safety test (test/worldmodel) runs its fixed seed in
-# make test, so a red run is a change's doing; make test-worldmodel-explore
-# draws fresh seeds to look for new holes (docs/safety.md, "Running it").
-WORLDMODEL_SEED ?= 0x5eed2026
+# make test, so a red run is a change's doing: it fails on a loss replay
+# charges to the operator in no class docs/safety.md §7 documents. The
+# summary line counts losses by replay (operator-caused, shared with the
+# baseline). make test-worldmodel-explore draws fresh seeds to look for
+# new holes (docs/safety.md, "Running it"). The fixed seed is fixed: an
+# exported WORLDMODEL_SEED (say, from an explore run) does not change it,
+# only make's command line does (make test WORLDMODEL_SEED=0x…), and the
+# test's other knobs are cleared for the run.
+WORLDMODEL_SEED := 0x5eed2026
 WORLDMODEL_SUMMARY := $(CURDIR)/tmp/worldmodel-summary.txt
+WORLDMODEL_KNOBS := WORLDMODEL_EPISODES WORLDMODEL_EPISODE WORLDMODEL_HAZARDS WORLDMODEL_NEIGHBOURS \
+	WORLDMODEL_POLICY WORLDMODEL_BASELINE WORLDMODEL_REPORT WORLDMODEL_TRACE_API WORLDMODEL_TRACE_BASELINE
 
 .PHONY: test-unit
 test-unit: envtest-assets $(PROMTOOL) fence-agents ## Run unit and envtest suites against a real kube-apiserver and etcd, and the world-model safety test.
 	@echo "worldmodel: seed $(WORLDMODEL_SEED) (replay: WORLDMODEL_SEED=$(WORLDMODEL_SEED) go test ./test/worldmodel/)"
 	@mkdir -p $(dir $(WORLDMODEL_SUMMARY)) && rm -f $(WORLDMODEL_SUMMARY)
-	KUBEBUILDER_ASSETS=$(K8S_BIN) WORLDMODEL_SEED=$(WORLDMODEL_SEED) WORLDMODEL_SUMMARY=$(WORLDMODEL_SUMMARY) PROMTOOL=$(PROMTOOL) \
+	env $(addprefix -u ,$(WORLDMODEL_KNOBS)) \
+		KUBEBUILDER_ASSETS=$(K8S_BIN) WORLDMODEL_SEED=$(WORLDMODEL_SEED) WORLDMODEL_SUMMARY=$(WORLDMODEL_SUMMARY) PROMTOOL=$(PROMTOOL) \
 		go test -timeout 30m ./... -coverprofile cover.out; status=$$?; cat $(WORLDMODEL_SUMMARY) 2>/dev/null; exit $$status
 
+# Fresh seeds draw the neighbours' settings too (neighbour-settings: force
+# detach on timeout, auto-salvage, replica replenishment), and play every
+# episode without the operator as well, so each seed's summary counts the
+# losses the operator causes, shares with the baseline and prevents.
 WORLDMODEL_RUNS ?= 5
+WORLDMODEL_EXPLORE_HAZARDS ?= revision-counter,clock-skew,informer-lag,neighbour-settings
 .PHONY: test-worldmodel-explore
-test-worldmodel-explore: ## Run the world-model safety test with $(WORLDMODEL_RUNS) fresh seeds of 20 000 episodes each (~2 min per seed); prints each seed's summary and violations for replay, and fails if any seed broke an invariant.
+test-worldmodel-explore: ## Run the world-model safety test with $(WORLDMODEL_RUNS) fresh seeds of 20 000 episodes each (~3 min per seed, every episode also replayed without the operator); prints each seed's summary for replay, and fails if any seed has an operator-caused loss in no documented class.
 	@mkdir -p $(dir $(WORLDMODEL_SUMMARY)); broken=0; \
 	for i in $$(seq $(WORLDMODEL_RUNS)); do \
 		seed=0x$$(od -An -N8 -tx8 /dev/urandom | tr -d ' \n'); \
-		echo "worldmodel: seed $$seed (replay: WORLDMODEL_SEED=$$seed go test ./test/worldmodel/)"; \
+		echo "worldmodel: seed $$seed (replay: WORLDMODEL_SEED=$$seed WORLDMODEL_HAZARDS=$(WORLDMODEL_EXPLORE_HAZARDS) go test ./test/worldmodel/)"; \
 		rm -f $(WORLDMODEL_SUMMARY); \
-		WORLDMODEL_SEED=$$seed WORLDMODEL_SUMMARY=$(WORLDMODEL_SUMMARY) \
-			go test -count=1 -timeout 30m -run 'TestWorldModel$$' ./test/worldmodel/ || broken=$$((broken+1)); \
+		WORLDMODEL_SEED=$$seed WORLDMODEL_HAZARDS=$(WORLDMODEL_EXPLORE_HAZARDS) WORLDMODEL_BASELINE=all \
+			WORLDMODEL_SUMMARY=$(WORLDMODEL_SUMMARY) \
+			go test -count=1 -timeout 60m -run 'TestWorldModel$$' ./test/worldmodel/ || broken=$$((broken+1)); \
 		cat $(WORLDMODEL_SUMMARY) 2>/dev/null; \
 	done; \
-	echo "worldmodel: $$broken of $(WORLDMODEL_RUNS) fresh seeds broke an invariant"; test $$broken -eq 0
+	echo "worldmodel: $$broken of $(WORLDMODEL_RUNS) fresh seeds had an operator-caused loss in no documented class"; test $$broken -eq 0
 
 .PHONY: test-mutations
-test-mutations: ## Run the world-model test against each planted defect in hack/mutations (MUTATION=<name part>: only those); fails if one goes unseen.
+test-mutations: ## Run the world-model test against each planted defect in hack/mutations (MUTATION=<name part>: only those); fails if one adds no operator-caused loss.
 	go run ./hack/mutations -episodes $(or $(MUTATION_EPISODES),5000) $(if $(MUTATION),-run '$(MUTATION)')
 
 .PHONY: test-bundle

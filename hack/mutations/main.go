@@ -16,8 +16,10 @@ limitations under the License.
 
 // Command mutations runs the world-model safety test against mutated
 // copies of the source (go test -overlay; the tree is not touched) and
-// reports, per mutation, the violations it adds over the unmutated code.
-// It fails when a mutation adds none: the model cannot see that defect.
+// reports, per mutation, the operator-caused losses it adds over the
+// unmutated code (attributed by replay: the same episode without the
+// operator acting). It fails when a mutation adds none: the model cannot
+// see that defect.
 package main
 
 import (
@@ -31,12 +33,16 @@ import (
 	"strings"
 )
 
-// report is what the world-model test writes with WORLDMODEL_REPORT.
+// report is what the world-model test writes with WORLDMODEL_REPORT: the
+// episodes whose losses replay charges to the operator (the same episode
+// without it loses nothing, later or less), and those of them in no
+// documented unsignalled class.
 type report struct {
-	Seed       uint64         `json:"seed"`
-	Episodes   int            `json:"episodes"`
-	Violating  []int          `json:"violating"`
-	Categories map[string]int `json:"categories"`
+	Seed     uint64 `json:"seed"`
+	Episodes int    `json:"episodes"`
+	Operator []int  `json:"operator"`
+	Failing  []int  `json:"failing"`
+	Shared   int    `json:"shared"`
 }
 
 func main() {
@@ -66,11 +72,11 @@ func run(episodes int, seed, only string) error {
 		if err != nil {
 			return nil, fmt.Errorf("unmutated run: %w", err)
 		}
-		fmt.Printf("%-66s %10d %10s\n", "(none"+rc.note()+")", len(b.Violating), "-")
+		fmt.Printf("%-66s %10d %10s\n", "(none"+rc.note()+")", len(b.Operator), "-")
 		bases[rc] = b
 		return b, nil
 	}
-	fmt.Printf("%-66s %10s %10s\n", "mutation", "violations", "new")
+	fmt.Printf("%-66s %10s %10s\n", "mutation", "operator", "new")
 	if _, err := baseline(runConfig{}, ""); err != nil {
 		return err
 	}
@@ -100,8 +106,8 @@ func run(episodes int, seed, only string) error {
 			return fmt.Errorf("%s: %w", m.Name, err)
 		}
 		added := 0
-		for _, e := range r.Violating {
-			if !slices.Contains(base.Violating, e) {
+		for _, e := range r.Operator {
+			if !slices.Contains(base.Operator, e) {
 				added++
 			}
 		}
@@ -112,13 +118,13 @@ func run(episodes int, seed, only string) error {
 		case rc != runConfig{}:
 			note = "  (" + strings.TrimPrefix(rc.note(), ", ") + ")"
 		}
-		fmt.Printf("%-66s %10d %10d%s\n", m.Name, len(r.Violating), added, note)
+		fmt.Printf("%-66s %10d %10d%s\n", m.Name, len(r.Operator), added, note)
 		if added == 0 && !m.ReportOnly {
 			blind = append(blind, m.Name)
 		}
 	}
 	if len(blind) > 0 {
-		return fmt.Errorf("the model finds no new violation with: %s", strings.Join(blind, "; "))
+		return fmt.Errorf("the model finds no new operator-caused loss with: %s", strings.Join(blind, "; "))
 	}
 	return nil
 }
@@ -160,8 +166,6 @@ func mutate(tmp string, i int, m Mutation) (string, error) {
 	return overlay, os.WriteFile(overlay, data, 0o644)
 }
 
-// worldmodel runs the test and reads its report; a failing test (it fails
-// on any violation) is expected, a missing report is not.
 // runConfig is how a world-model run differs from the fixed-seed test.
 type runConfig struct {
 	// acceptUnreachableReplicas runs with release.requireReachableReplicas
@@ -188,6 +192,9 @@ func (rc runConfig) note() string {
 	return out
 }
 
+// worldmodel runs the test and reads its report; a failing test (it fails
+// on an operator-caused loss in no documented class) is expected, a
+// missing report is not.
 func worldmodel(tmp, overlay string, episodes int, seed string, rc runConfig) (*report, error) {
 	out := filepath.Join(tmp, "report.json")
 	_ = os.Remove(out)

@@ -195,7 +195,7 @@ var mutations = []Mutation{
 		// TestEvaluateGateEvidenceOfThisFailure's no-sign-of-life row sees it.
 		// With that guard taken out too (Behind evidenceOfAnyFailure, in
 		// both runs), 5 000 episodes with the re-creation still show 0 and
-		// 0 (session 14): the model leaves no fencer's success from before
+		// 0: the model leaves no fencer's success from before
 		// a re-creation for the new Node to inherit.
 		Name: "#16.3c timed evidence counts for a node with no sign of life",
 		Edits: []Edit{{

@@ -103,7 +103,10 @@ func (w *World) adcKnown() []attachKey {
 
 // adcDetach detaches an undesired volume, unless the node still reports it
 // in use: then only the out-of-service taint or, on an unhealthy node, the
-// 6-minute timeout force it. A deleted Node keeps the volumesInUse it
+// 6-minute timeout force it, the latter unless kube-controller-manager runs
+// with --disable-force-detach-on-timeout (reconciler.go, reconcile:
+// forceDetach := !isHealthy && maxWaitForUnmountDurationExpired &&
+// !disableForceDetachOnTimeout). A deleted Node keeps the volumesInUse it
 // last reported (pkg/controller/volume/attachdetach,
 // attach_detach_controller.go, nodeDelete: processVolumesInUse with the
 // deleted object's status); it is taken as still reporting the volume,
@@ -127,9 +130,10 @@ func (w *World) adcDetach(k attachKey) {
 	}
 	node := w.api.node(k.node)
 	if node == nil || slices.Contains(node.Status.VolumesInUse, longhorn.UniqueVolumeName(k.pv)) {
-		timedOut := !nodeReady(node) && !w.now.Before(requested.Add(maxWaitForUnmount))
+		forceOnTimeout := !w.sc.Neighbours.DisableForceDetachOnTimeout
+		timedOut := forceOnTimeout && !nodeReady(node) && !w.now.Before(requested.Add(maxWaitForUnmount))
 		if !outOfService(node) && !timedOut {
-			if !nodeReady(node) {
+			if forceOnTimeout && !nodeReady(node) {
 				w.wakeAt(requested.Add(maxWaitForUnmount))
 			}
 			return

@@ -41,6 +41,28 @@ type episodeStats struct {
 	// foreignTaints are out-of-service taints the operator removed that
 	// others added.
 	foreignTaints []string
+	// delegates are the fencing CRs the operator created, by name;
+	// delegations their creation, per volume served on the node (no
+	// destructive write itself: its fencer's recovery releases).
+	delegates   map[string]bool
+	delegations map[int][]operatorAct
+}
+
+// fencedByDelegate records, when the operator's delegate fencer powers a
+// node off, the replicas there of volumes whose engine runs on another
+// node: the fence stops them too, whatever they hold
+// (attribution.go, unsignalledClasses).
+func (w *World) fencedByDelegate(node string) {
+	for _, v := range w.volumes {
+		if v.current == nil || v.current.Node.Name == node {
+			continue
+		}
+		for _, r := range v.Replicas {
+			if r.Node.Name == node && r.Running {
+				v.fencedByDelegate = append(v.fencedByDelegate, r)
+			}
+		}
+	}
 }
 
 // operatorAct is one destructive write and the world it was made in.
@@ -63,6 +85,9 @@ func (w *World) audit(verb string, old, obj client.Object) {
 		w.auditDelete(old)
 	case "create":
 		w.tracef("ctrl", "CREATE %s %s", w.api.gvkOf(obj).Kind, obj.GetName())
+		if w.api.gvkOf(obj) == gvkFAR {
+			w.delegated(obj.GetName(), crNodeName(obj))
+		}
 	default:
 		w.tracef("ctrl", "UPDATE %s %s", w.api.gvkOf(obj).Kind, obj.GetName())
 		w.auditUpdate(old, obj)
@@ -148,6 +173,36 @@ func (w *World) auditTickets(before, after *longhorn.VolumeAttachment) {
 }
 
 const operator = "the operator"
+
+// delegated records, when the operator creates its delegate fencing CR for
+// a node, the replicas of the volumes served there that the API then
+// showed out of Longhorn's reach: on that node, or on a node Kubernetes or
+// Longhorn reports not Ready. The fencer's own recovery (FAR's
+// ResourceDeletion, then the attach-detach controller's force detach, or
+// its out-of-service taint) releases the volume whatever they hold
+// (attribution.go, openHoles).
+func (w *World) delegated(name, node string) {
+	if w.stats.delegates == nil {
+		w.stats.delegates = map[string]bool{}
+	}
+	w.stats.delegates[name] = true
+	for _, v := range w.volumes {
+		if v.current == nil || v.current.Node.Name != node {
+			continue
+		}
+		if w.stats.delegations == nil {
+			w.stats.delegations = map[int][]operatorAct{}
+		}
+		w.stats.delegations[v.Index] = append(w.stats.delegations[v.Index],
+			operatorAct{at: w.seconds(), what: "created delegate fencing CR " + name, node: node})
+		for _, r := range v.Replicas {
+			ready := longhornReady(w.api.longhornNode(r.Node.Name)).Status == statusTrue && nodeReady(w.api.node(r.Node.Name))
+			if (r.Node.Name == node || !ready) && !slices.Contains(v.strandedAtDelegation, r) {
+				v.strandedAtDelegation = append(v.strandedAtDelegation, r)
+			}
+		}
+	}
+}
 
 // recordEvidence completes the acts of a pass with the evidence its
 // status patch reports (the patch comes after the acts).

@@ -42,8 +42,14 @@ import (
 
 // manager is the operator process.
 type manager struct {
-	w     *World
-	queue workqueue
+	w *World
+	// quitsAt, when set, is when the operator stops acting, for good:
+	// installed, NHC still creating its CRs, nothing reconciling them. A
+	// baseline an episode's losses are compared with (attribution.go)
+	// quits at the start, or when the engine whose writes were lost
+	// started.
+	quitsAt *time.Time
+	queue   workqueue
 	// client and rec are nil while the process is down.
 	client    *apiClient
 	rec       *controllers.RemediationReconciler
@@ -56,11 +62,16 @@ type manager struct {
 	leases *storage.LeaseSightings
 }
 
-func newManager(w *World) *manager {
-	m := &manager{w: w, queue: newWorkqueue()}
-	m.start()
+func newManager(w *World, quitsAt *time.Time) *manager {
+	m := &manager{w: w, quitsAt: quitsAt, queue: newWorkqueue()}
+	if !m.quit() {
+		m.start()
+	}
 	return m
 }
+
+// quit reports whether the operator no longer acts.
+func (m *manager) quit() bool { return m.quitsAt != nil && !m.w.now.Before(*m.quitsAt) }
 
 // start runs a fresh process: its informers list every object, and its
 // queue every remediation.
@@ -140,6 +151,10 @@ func (m *manager) enqueueNode(node string) {
 
 // dispatch delivers pending watch events and runs the due reconciles.
 func (m *manager) dispatch() {
+	if m.quit() {
+		m.w.api.drain()
+		return
+	}
 	changes := m.events()
 	if m.client == nil {
 		if m.w.now.Before(m.restartAt) {
@@ -228,6 +243,9 @@ func (m *manager) reconcile(key types.NamespacedName) {
 
 // next is when the manager next has something to do.
 func (m *manager) next() (time.Time, bool) {
+	if m.quit() {
+		return time.Time{}, false
+	}
 	if m.client == nil {
 		return m.restartAt, true
 	}

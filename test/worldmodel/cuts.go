@@ -56,6 +56,16 @@ func generateCut(r *rand.Rand, within time.Duration) *TargetedCut {
 type cutState struct {
 	ticketRemoved               map[int]string
 	ticketStruck, releaseStruck map[int]bool
+	// struck are the cuts scheduled, as faults from the episode's start,
+	// and when: a baseline whose operator quit before then strikes them
+	// at the same moments (attribution.go).
+	struck []strike
+}
+
+// strike is a targeted cut and when the operator's write scheduled it.
+type strike struct {
+	at    time.Duration
+	fault Fault
 }
 
 // ticketRemoved: the operator removed the failed node's csi ticket of the
@@ -101,6 +111,7 @@ func (w *World) strike(c *TargetedCut, v *Volume, failed, why string) bool {
 		return false
 	}
 	f := Fault{At: w.now.Add(c.Delay).Sub(w.start), Kind: ControlPlaneCut, Nodes: []int{candidates[c.Pick%len(candidates)]}, For: c.For}
+	w.cuts.struck = append(w.cuts.struck, strike{at: w.now.Sub(w.start), fault: f})
 	w.tracef("fault", "%s: %s in %s", why, f, c.Delay)
 	w.schedule(c.Delay, why, func() { f.apply(w) })
 	return true

@@ -90,7 +90,8 @@ func TestTargetedCuts(t *testing.T) {
 
 // TestHazardNames: every hazard has a name that parses back to it alone,
 // "all" turns every one on, and all but the targeted cuts, SNR, the node
-// re-creation and the taint handover are on by default.
+// re-creation, the taint handover and the neighbours' settings are on by
+// default.
 func TestHazardNames(t *testing.T) {
 	all, err := parseHazards("all")
 	if err != nil {
@@ -105,7 +106,7 @@ func TestHazardNames(t *testing.T) {
 			t.Errorf("all leaves %s off", h.name)
 		}
 		optIn := strings.HasPrefix(h.name, "cut-after-") || h.name == "snr" || h.name == "node-recreated" ||
-			h.name == "taint-handover"
+			h.name == "taint-handover" || h.name == "neighbour-settings"
 		if *h.field(&defaultHazards) == optIn {
 			t.Errorf("%s: on by default is %v, want %v", h.name, *h.field(&defaultHazards), !optIn)
 		}

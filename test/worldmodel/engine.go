@@ -18,6 +18,7 @@ package worldmodel
 
 import (
 	"math/bits"
+	"slices"
 	"time"
 )
 
@@ -81,6 +82,10 @@ type Engine struct {
 	// started with salvageRequested.
 	startRW []*Replica
 	salvage bool
+	// cutOff are the replicas it was given and could not open only
+	// because the data path between the two nodes was cut, both powered
+	// and reaching the API server: what no API object shows.
+	cutOff []*Replica
 }
 
 // startEngine is pkg/controller/control.go Controller.Start: every address
@@ -96,9 +101,12 @@ func startEngine(w *World, v *Volume, node *Node, addresses []*Replica, salvage 
 	rw := 0
 	for _, r := range addresses {
 		ref := engineReplica{r: r, inc: r.Inc, mode: modeERR}
-		if e.reaches(ref) {
+		switch {
+		case e.reaches(ref):
 			ref.mode = modeRW
 			rw++
+		case r.Running && node.Powered && r.Node.Powered && node.CP && r.Node.CP:
+			e.cutOff = append(e.cutOff, r)
 		}
 		e.reps = append(e.reps, ref)
 	}
@@ -235,10 +243,10 @@ func (e *Engine) write(w *World, b, id int) (onto []*Replica, acked bool) {
 
 // writeSome is a write cut short by a crash: it lands on the replicas
 // lands picks, of those the engine still writes to.
-func (e *Engine) writeSome(w *World, b, id int, lands func() bool) []*Replica {
+func (e *Engine) writeSome(w *World, b, id int, lands func(*Replica) bool) []*Replica {
 	var onto []*Replica
 	for _, ref := range e.reps {
-		if ref.mode != modeERR && e.reaches(ref) && lands() {
+		if ref.mode != modeERR && e.reaches(ref) && lands(ref.r) {
 			e.apply(w, ref.r, b, id)
 			onto = append(onto, ref.r)
 		}
@@ -307,7 +315,12 @@ func (e *Engine) addRebuild(w *World, r *Replica, took time.Duration) bool {
 	}
 	d := &r.disk
 	for b := range volumeBlocks {
-		d.blocks[b] = sources[w.rnd.IntN(len(sources))].disk.blocks[b]
+		from := sources[w.rnd.IntN(len(sources))]
+		name := coupled(w.coupling, "rebuild source "+r.Name, from.Name, func(name string) bool {
+			return slices.ContainsFunc(sources, func(s *Replica) bool { return s.Name == name })
+		})
+		from = sources[slices.IndexFunc(sources, func(s *Replica) bool { return s.Name == name })]
+		d.blocks[b] = from.disk.blocks[b]
 	}
 	d.rev, d.head, d.mtime = 0, 0, w.nodeClock(r.Node)
 	e.reps = append(e.reps, ref)

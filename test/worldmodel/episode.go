@@ -18,6 +18,7 @@ package worldmodel
 
 import (
 	"math/rand/v2"
+	"slices"
 	"time"
 )
 
@@ -36,6 +37,20 @@ type result struct {
 	steps       int
 	reconciles  int
 	trace       *trace
+	// exposures are the volumes whose replicas could have served a wrong
+	// read (history.exposed), for attribution.
+	exposures []exposure
+	// coupling is what its baseline shares with it (attribution.go);
+	// neighbours are the episode's settings.
+	coupling   *coupling
+	neighbours NeighbourSettings
+}
+
+// exposure is one volume's: since when (model seconds), and how far back:
+// when the oldest value exposed was acknowledged.
+type exposure struct {
+	index    int
+	at, from float64
 }
 
 // episodeRand is the randomness of episode i of a run: the scenario and
@@ -48,23 +63,58 @@ func episodeRand(seed uint64, i int) (rnd, lagRand, lateRand *rand.Rand) {
 		rand.New(rand.NewPCG(seed, ^uint64(i)))
 }
 
-// runEpisode draws and plays one episode; tr (may be nil) records it.
+// runEpisode draws and plays one episode with the operator acting; tr
+// (may be nil) records it.
 func runEpisode(seed uint64, i int, p Policy, tr *trace) result {
+	return playEpisode(seed, i, p, newCoupling(), tr)
+}
+
+// runBaseline plays the same episode with the operator installed and
+// acting until since (model seconds; 0: never), then never again: the
+// same draws, NHC creating its CRs, nobody reconciling them, coupled to
+// the operator's run (c, its result's coupling).
+func runBaseline(seed uint64, i int, p Policy, c *coupling, since float64, tr *trace) result {
+	return playEpisode(seed, i, p, c.baseline(since), tr)
+}
+
+func playEpisode(seed uint64, i int, p Policy, c *coupling, tr *trace) result {
 	rnd, lagRand, lateRand := episodeRand(seed, i)
 	sc := generate(rnd, lateRand, p)
+	var quitsAt *time.Time
+	if c.replay {
+		quit := epoch.Add(c.quitAfter)
+		quitsAt = &quit
+		sc.Faults = slices.Clone(sc.Faults)
+		for _, s := range c.strikes {
+			if s.at >= c.quitAfter {
+				sc.Faults = append(sc.Faults, s.fault)
+			}
+		}
+	}
 	w := newWorld(sc, rnd, lagRand, tr)
+	w.coupling = c
 	w.describe()
-	m := newManager(w)
+	m := newManager(w, quitsAt)
 	w.run(m, w.start.Add(sc.Duration))
 	w.healAll()
 	w.run(m, w.start.Add(sc.Duration+settleDuration))
+	if !c.replay {
+		c.strikes = w.cuts.struck
+	}
 	violations := w.checkReads()
 	for _, t := range w.stats.foreignTaints {
 		violations = append(violations, violation{category: "operator removed an out-of-service taint it did not add",
-			operator: true, detail: t})
+			index: -1, hand: true, detail: t})
+	}
+	var exposures []exposure
+	for _, v := range w.volumes {
+		if h := &v.hist; len(h.exposed) > 0 {
+			exposures = append(exposures, exposure{index: v.Index, at: h.exposedAt, from: h.exposedFrom})
+		}
 	}
 	return result{violations: violations, destructive: len(w.stats.acts) > 0, succeeded: w.stats.succeeded,
-		moved: w.stats.moved, steps: w.steps, reconciles: w.reconciles, trace: tr}
+		moved: w.stats.moved, steps: w.steps, reconciles: w.reconciles, trace: tr, exposures: exposures,
+		coupling: c, neighbours: sc.Neighbours}
 }
 
 // run steps the world at its wakes (requested, base ticks) and runs the
@@ -135,6 +185,7 @@ func (w *World) describe() {
 		w.tracef("setup", "an admin's own remediation %s after NHC's: %s", sc.Manual.After, specString(sc.Manual.Spec))
 	}
 	w.tracef("setup", "stale evidence %+v; crash rate %.2f; interleave rate %.2f", sc.Stale, sc.CrashRate, sc.InterleaveRate)
+	w.tracef("setup", "neighbours: %s", sc.Neighbours)
 	for _, f := range sc.Faults {
 		w.tracef("setup", "at +%s: %s", f.At, f)
 	}

@@ -17,6 +17,7 @@ limitations under the License.
 package worldmodel
 
 import (
+	"fmt"
 	"slices"
 	"time"
 
@@ -128,7 +129,8 @@ func (w *World) farProgress(cr *unstructured.Unstructured, node string) {
 
 func (w *World) farRunAgent(cr *unstructured.Unstructured, node string, job *farJob) {
 	job.attempts++
-	if w.rnd.Float64() < w.sc.FAR.FailRate {
+	fails := w.rnd.Float64() < w.sc.FAR.FailRate
+	if coupled(w.coupling, fmt.Sprintf("far %s attempt %d", node, job.attempts), fails, func(bool) bool { return true }) {
 		if job.attempts >= farMaxAttempts {
 			setUnstructuredCondition(cr, farCondition, statusFalse, w.farClock())
 			setUnstructuredCondition(cr, "Succeeded", statusFalse, w.farClock())
@@ -144,6 +146,9 @@ func (w *World) farRunAgent(cr *unstructured.Unstructured, node string, job *far
 	var boot time.Duration
 	if w.sc.FAR.Action == "reboot" {
 		boot = w.sc.FAR.BootTime
+	}
+	if w.stats.delegates[cr.GetName()] {
+		w.fencedByDelegate(node)
 	}
 	w.fenceOff(w.nodeByName(node), "FAR "+w.sc.FAR.Action, boot)
 	setUnstructuredCondition(cr, farCondition, statusTrue, w.farClock())

@@ -53,11 +53,16 @@ type Hazards struct {
 	// out-of-service taint that FAR or SNR removed from a node still off
 	// (retaint.go).
 	TaintHandover bool
+	// NeighbourSettings: each episode draws each of the neighbours'
+	// settings, its upstream default or the other value (neighbours.go);
+	// off, every episode runs the upstream defaults.
+	NeighbourSettings bool
 }
 
 // allHazards are every hazard the model has.
 var allHazards = Hazards{RevisionCounterDisabled: true, ClockSkew: true, InformerLag: true,
-	CutAfterTicket: true, CutAfterRelease: true, SNR: true, NodeRecreated: true, TaintHandover: true}
+	CutAfterTicket: true, CutAfterRelease: true, SNR: true, NodeRecreated: true, TaintHandover: true,
+	NeighbourSettings: true}
 
 // defaultHazards are the hazards of TestWorldModel, the fixed-seed run of
 // make test, and of the mutation runs: all but the targeted cuts, SNR (a
@@ -96,6 +101,7 @@ var hazardNames = []hazard{
 	{"snr", func(h *Hazards) *bool { return &h.SNR }},
 	{"node-recreated", func(h *Hazards) *bool { return &h.NodeRecreated }},
 	{"taint-handover", func(h *Hazards) *bool { return &h.TaintHandover }},
+	{"neighbour-settings", func(h *Hazards) *bool { return &h.NeighbourSettings }},
 }
 
 // parseHazards reads "none", "all" or a comma-separated list of names.
@@ -179,5 +185,8 @@ func (h Hazards) apply(sc *Scenario) {
 	}
 	if !h.TaintHandover {
 		sc.Retaint = nil
+	}
+	if !h.NeighbourSettings {
+		sc.Neighbours = NeighbourSettings{}
 	}
 }

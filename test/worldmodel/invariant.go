@@ -18,6 +18,7 @@ package worldmodel
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 )
 
@@ -51,6 +52,16 @@ type history struct {
 	acks []write
 	byID map[int]write
 	bad  []badRead
+	// exposed are the blocks (with the acknowledged value each should
+	// return) that some replica an engine served could have returned
+	// wrongly: the gateway's reads, every block from every replica,
+	// without the luck of which replica a read picks. exposedAt is when
+	// the first was, exposedFrom when the oldest acknowledged write a
+	// wrong value lacks was acknowledged (model seconds): how far back the
+	// loss reaches.
+	// Attribution compares two runs by them.
+	exposed                map[[2]int]bool
+	exposedAt, exposedFrom float64
 }
 
 // badRead is a read that broke the invariant.
@@ -66,7 +77,7 @@ type badRead struct {
 }
 
 func newHistory(first *Engine) history {
-	h := history{byID: map[int]write{}}
+	h := history{byID: map[int]write{}, exposed: map[[2]int]bool{}}
 	for b := range volumeBlocks {
 		h.last[b] = write{block: b, engine: first, acked: true}
 		h.seen[b] = -1
@@ -89,16 +100,75 @@ func (h *history) inFlight(w write) {
 	h.byID[w.id] = w
 }
 
-// checkRead records a read of block b that returned got from replica r
-// through engine e.
-func (w *World) checkRead(v *Volume, e *Engine, r *Replica, b, got int) {
-	h := &v.hist
+// allows reports whether a read of block b may return got: the last
+// acknowledged value or a write in flight at a crash since.
+func (h *history) allows(b, got int) bool {
 	allowed := got == h.last[b].id
 	for _, p := range h.pending[b] {
 		allowed = allowed || got == p.id
 	}
+	return allowed
+}
+
+// expose reads every block from every replica engine e serves, as reads
+// would without their luck, and records each block a read could get
+// wrong: a value not allowed, one other than the first read returned, or
+// replicas that disagree. How far back it reaches is when the first
+// acknowledged write the wrong value lacks was acknowledged (for
+// replicas that disagree on values a read may return, the last
+// acknowledged one's). The gateway's reads pass over replicas the engine
+// no longer reaches; the final reads, of an engine that may not run yet,
+// read every RW one (settled). It changes nothing a read would.
+func (w *World) expose(v *Volume, e *Engine, settled bool) {
+	h := &v.hist
+	for b := range volumeBlocks {
+		if h.exposed[[2]int{b, h.last[b].id}] {
+			continue
+		}
+		wrong, from, first := false, 0.0, -1
+		for _, ref := range e.reps {
+			if ref.mode != modeRW || (!settled && !e.reaches(ref)) {
+				continue
+			}
+			got, since := ref.r.disk.blocks[b], -1.0
+			switch {
+			case !h.allows(b, got):
+				since = h.ackedAfter(b, got)
+			case (h.seen[b] >= 0 && got != h.seen[b]) || (first >= 0 && got != first):
+				since = h.last[b].at
+			}
+			if since >= 0 && (!wrong || since < from) {
+				wrong, from = true, since
+			}
+			first = got
+		}
+		if wrong {
+			if len(h.exposed) == 0 {
+				h.exposedAt, h.exposedFrom = w.seconds(), from
+			}
+			h.exposed[[2]int{b, h.last[b].id}] = true
+			h.exposedFrom = min(h.exposedFrom, from)
+		}
+	}
+}
+
+// ackedAfter is when the first acknowledged write to block b after the
+// write got was acknowledged: the oldest a read of got loses.
+func (h *history) ackedAfter(b, got int) float64 {
+	for _, a := range h.acks {
+		if a.block == b && a.id > got {
+			return a.at
+		}
+	}
+	return h.last[b].at
+}
+
+// checkRead records a read of block b that returned got from replica r
+// through engine e.
+func (w *World) checkRead(v *Volume, e *Engine, r *Replica, b, got int) {
+	h := &v.hist
 	switch {
-	case !allowed:
+	case !h.allows(b, got):
 		h.bad = append(h.bad, badRead{at: w.seconds(), block: b, got: got, want: h.last[b], engine: e, replica: r, before: -1})
 	case h.seen[b] >= 0 && h.seen[b] != got:
 		h.bad = append(h.bad, badRead{at: w.seconds(), block: b, got: got, want: h.last[b], engine: e, replica: r, before: h.seen[b]})
@@ -119,6 +189,7 @@ func (w *World) finalReads(v *Volume) {
 	if e == nil {
 		return // nothing can be served: unavailable, not wrong
 	}
+	w.expose(v, e, true)
 	for range 2 {
 		for b := range volumeBlocks {
 			for _, ref := range e.reps {
@@ -131,8 +202,9 @@ func (w *World) finalReads(v *Volume) {
 }
 
 // nextEngine is the engine the next attach would start, every node being
-// reachable: the replicas not failed, or (auto-salvage) those that were
-// healthy once and failed within a minute of the last, with salvage.
+// reachable: the replicas not failed, or (auto-salvage, when the setting
+// is on) those that were healthy once and failed within a minute of the
+// last, with salvage.
 func (w *World) nextEngine(v *Volume) *Engine {
 	var candidates []*Replica
 	for _, r := range v.Replicas {
@@ -141,7 +213,7 @@ func (w *World) nextEngine(v *Volume) *Engine {
 		}
 	}
 	salvage := v.salvageRequested || len(candidates) == 0
-	if len(candidates) == 0 {
+	if len(candidates) == 0 && !w.sc.Neighbours.AutoSalvageOff {
 		candidates = w.salvageCandidates(v)
 	}
 	if len(candidates) == 0 {
@@ -155,18 +227,27 @@ func (w *World) nextEngine(v *Volume) *Engine {
 	return e
 }
 
-// violation is one volume's reads that broke the invariant.
+// violation is one volume's reads that broke the invariant, or another
+// breach of the operator's rules (index -1).
 type violation struct {
 	volume string
-	// bad counts the reads that broke it.
+	// index is the volume's; -1 for a breach that concerns no volume.
+	index int
+	// bad counts the reads that broke it; first is when the first one
+	// came, and since when the engine that acknowledged the oldest value
+	// a bad read failed to return started (model seconds).
 	bad      int
+	first    float64
+	since    float64
 	category string
-	// operator: the controller made a destructive write that can have
-	// moved the volume between the engines involved, before the engine
-	// that served the read started. Losses without one are Longhorn's and
-	// the fencers' own (reported, not counted).
-	operator bool
-	detail   string
+	// class is the class docs/safety.md §7 documents the loss as, should
+	// replay charge it to the operator, or "" (attribution.go); hand says
+	// whether an operator write took part in the moves it came from: one
+	// of its destructive writes or its delegate (movingAct, the delegate's
+	// classes).
+	class  string
+	hand   bool
+	detail string
 }
 
 func (w *World) checkReads() []violation {
@@ -186,7 +267,7 @@ func (w *World) explain(v *Volume) violation {
 	h := &v.hist
 	bad := h.bad[0]
 	served, want := bad.engine, bad.want
-	vi := violation{volume: v.Name, bad: len(h.bad)}
+	vi := violation{volume: v.Name, index: v.Index, bad: len(h.bad), first: bad.at, since: lostSince(h.bad)}
 	involved := []*Engine{want.engine}
 	if gotW, ok := h.byID[bad.got]; ok {
 		involved = append(involved, gotW.engine)
@@ -202,7 +283,8 @@ func (w *World) explain(v *Volume) violation {
 		vi.category += "; revision counter disabled"
 	}
 	act := w.movingAct(v, involved, after)
-	vi.operator = act != nil
+	vi.class = lossClassOf(v, bad, want)
+	vi.hand = act != nil || slices.ContainsFunc(delegateClasses, func(c lossClass) bool { return c.name == vi.class })
 	vi.detail = fmt.Sprintf("%s: %d bad read(s); first at %.1fs: block %d read %d from replica %s through engine e%d on %s "+
 		"(started %.1fs, RW at start %s, salvage %v); last acknowledged: write %d by engine e%d on %s at %.1fs onto %s",
 		v.Name, len(h.bad), bad.at, bad.block, bad.got, replicaName(bad.replica), served.Seq, served.Node.Name,
@@ -215,6 +297,16 @@ func (w *World) explain(v *Volume) violation {
 		vi.detail += fmt.Sprintf("; operator write before it: %s on %s at %.1fs (evidence %v)", act.what, act.node, act.at, act.evidence)
 	}
 	return vi
+}
+
+// lostSince is when the engine that acknowledged the oldest value a bad
+// read failed to return started.
+func lostSince(bad []badRead) float64 {
+	since := bad[0].want.engine.StartedAt
+	for _, b := range bad {
+		since = min(since, b.want.engine.StartedAt)
+	}
+	return since
 }
 
 // mechanism says how a read that is not a split brain went wrong.
@@ -276,7 +368,11 @@ func splitBrain(h *history) (old, young *Engine) {
 }
 
 // movingAct is the last operator write that can have moved the volume
-// between the engines involved before after started: one concerning the
+// between the engines involved before after started (a destructive write,
+// or the creation of a delegate fencing CR, whose fencer releases the
+// volume by its own recovery): a loss replay does not reproduce without
+// the operator is its doing only if one took part (attribution.go). One
+// concerning the
 // attachment on the node of an involved engine, when the engines involved
 // did not all run on one node (a restart in place is Longhorn's own), made
 // once the first of them (the one whose acknowledged write was lost, or
@@ -294,14 +390,13 @@ func (w *World) movingAct(v *Volume, involved []*Engine, after *Engine) *operato
 		return nil
 	}
 	var act *operatorAct
-	for i := range w.stats.acts[v.Index] {
-		x := &w.stats.acts[v.Index][i]
+	for _, x := range slices.Concat(w.stats.acts[v.Index], w.stats.delegations[v.Index]) {
 		if x.at > after.StartedAt || x.at < involved[0].StartedAt {
 			continue
 		}
 		for _, e := range involved {
-			if x.node == e.Node.Name {
-				act = x
+			if x.node == e.Node.Name && (act == nil || x.at >= act.at) {
+				act = &x
 			}
 		}
 	}

@@ -87,3 +87,44 @@ func TestMovingActIsBetweenTheEnginesInvolved(t *testing.T) {
 		})
 	}
 }
+
+// TestExposure: reading every block from every replica an engine serves
+// finds what a read could get wrong, without a read's luck: a replica
+// without the last acknowledged value, replicas that disagree, or a value
+// other than the first read returned; replicas that agree on it expose
+// nothing, and a write in flight at a crash may be on all of them.
+func TestExposure(t *testing.T) {
+	for _, tc := range []struct {
+		name     string
+		acked    int   // the last acknowledged write to block 0
+		inFlight int   // a write in flight at a crash since, or 0
+		seen     int   // the value a read of block 0 returned since, or -1
+		replicas []int // block 0 on each replica
+		exposed  bool
+	}{
+		{"every replica has the last write", 5, 0, -1, []int{5, 5, 5}, false},
+		{"one lacks it", 5, 0, -1, []int{5, 4, 5}, true},
+		{"all lack it", 5, 0, -1, []int{4, 4, 4}, true},
+		{"the write in flight everywhere", 5, 6, -1, []int{6, 6, 6}, false},
+		{"the write in flight on some", 5, 6, -1, []int{6, 5, 5}, true},
+		{"a value other than the first read's", 5, 6, 6, []int{5, 5, 5}, true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			w, v := engineWorld(false)
+			e := startEngine(w, v, w.nodes[0], v.Replicas, false)
+			v.hist = newHistory(e)
+			v.hist.acked(write{id: tc.acked, engine: e})
+			if tc.inFlight > 0 {
+				v.hist.inFlight(write{id: tc.inFlight, engine: e})
+			}
+			v.hist.seen[0] = tc.seen
+			for i, r := range v.Replicas {
+				r.disk.blocks[0] = tc.replicas[i]
+			}
+			w.expose(v, e, false)
+			if got := v.hist.exposed[[2]int{0, tc.acked}]; got != tc.exposed {
+				t.Errorf("block 0 exposed %v, want %v", got, tc.exposed)
+			}
+		})
+	}
+}

@@ -17,8 +17,11 @@ limitations under the License.
 package worldmodel
 
 import (
+	"fmt"
 	"slices"
 	"time"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/s3gw-tech/s3gw-remediation/internal/longhorn"
 )
@@ -74,7 +77,7 @@ func (w *World) volumeOwner(lv *longhorn.Volume) *Node {
 func (w *World) reconcileVolume(v *Volume, lv *longhorn.Volume, owner *Node) {
 	clock := w.nodeClock(owner).Truncate(time.Second)
 	now := clock.Format(time.RFC3339)
-	w.reconcileEngineReplicaState(v, lv, now)
+	w.reconcileEngineReplicaState(v, lv, clock)
 	if w.autoSalvage(v, lv, clock) {
 		return
 	}
@@ -93,7 +96,8 @@ func (w *World) reconcileVolume(v *Volume, lv *longhorn.Volume, owner *Node) {
 // gets healthyAt; a volume with fewer healthy replicas than it should have
 // rebuilds one (replenishReplicas). An engine that died makes the volume
 // faulted.
-func (w *World) reconcileEngineReplicaState(v *Volume, lv *longhorn.Volume, now string) {
+func (w *World) reconcileEngineReplicaState(v *Volume, lv *longhorn.Volume, clock time.Time) {
+	now := clock.Format(time.RFC3339)
 	ecr := w.api.longhornEngine(engineName(v))
 	switch ecr.Status.CurrentState {
 	case stateUnknown:
@@ -134,20 +138,51 @@ func (w *World) reconcileEngineReplicaState(v *Volume, lv *longhorn.Volume, now 
 	if healthy == 0 {
 		return
 	}
-	if healthy >= len(v.Replicas) {
+	if healthy >= lv.Spec.NumberOfReplicas {
 		w.setRobustness(lv, robustnessHealthy)
 		return
 	}
+	if lv.Status.Robustness != robustnessDegraded {
+		v.degradedAt = clock
+	}
 	w.setRobustness(lv, robustnessDegraded)
 	if lv.Status.State == stateAttached && synced {
-		w.reuseFailedReplica(v)
+		w.replenishReplicas(v, lv, clock)
 	}
 }
 
-// reuseFailedReplica is replenishReplicas with
-// scheduler.CheckAndReuseFailedReplica: one failed replica on a Ready node
-// is reused for a rebuild (failedAt and healthyAt cleared), one at a time.
-func (w *World) reuseFailedReplica(v *Volume) {
+// replenishReplicas is replenishReplicas for a degraded attached volume
+// short of spec.numberOfReplicas usable replicas, one at a time:
+// scheduler.CheckAndReuseFailedReplica reuses a failed replica on a Ready
+// node for a rebuild (failedAt and healthyAt cleared); failing that,
+// RequireNewReplica creates a new replica at once when no failed replica
+// may still be reused (IsPotentiallyReusableReplica: every failed replica
+// here), else once the volume has been degraded for
+// replica-replenishment-wait-interval (timeToReplacementReplica, on the
+// owner's clock: status.lastDegradedAt).
+func (w *World) replenishReplicas(v *Volume, lv *longhorn.Volume, clock time.Time) {
+	usable, failed := 0, false
+	for _, r := range v.Replicas {
+		if w.api.longhornReplica(r.Name).Spec.FailedAt == "" {
+			usable++
+		} else {
+			failed = true
+		}
+	}
+	if usable >= lv.Spec.NumberOfReplicas || w.reuseFailedReplica(v) {
+		return
+	}
+	if due := v.degradedAt.Add(w.sc.Neighbours.replicaReplenishmentWait()); failed && clock.Before(due) {
+		w.wakeAt(w.now.Add(due.Sub(clock) + time.Second))
+		return
+	}
+	w.newReplica(v)
+}
+
+// reuseFailedReplica is scheduler.CheckAndReuseFailedReplica: one failed
+// replica on a Ready node is reused for a rebuild (failedAt and healthyAt
+// cleared).
+func (w *World) reuseFailedReplica(v *Volume) bool {
 	for _, r := range v.Replicas {
 		cr := w.api.longhornReplica(r.Name)
 		if cr.Spec.FailedAt == "" || !w.longhornReaches(r.Node) || longhornReady(w.api.longhornNode(r.Node.Name)).Status != statusTrue {
@@ -156,8 +191,45 @@ func (w *World) reuseFailedReplica(v *Volume) {
 		cr.Spec.FailedAt, cr.Spec.HealthyAt, cr.Spec.DesireState = "", "", stateRunning
 		w.api.touch(cr)
 		w.tracef("longhorn", "%s: rebuilding replica %s on %s", v.Name, r.Name, r.Node.Name)
-		return
+		return true
 	}
+	return false
+}
+
+// newReplica is newReplicaCR and createReplica with the scheduler's
+// placement: a Ready node Longhorn reaches that holds no replica of the
+// volume but failed ones (getCurrentNodesAndZones with
+// creatingNewReplicasForReplenishment; replica-soft-anti-affinity is off
+// by default). Every disk here is alike, so the first such node in order
+// takes it. The replica is created wanted running and empty; the engine
+// rebuilds it once it runs (engineReplicas).
+func (w *World) newReplica(v *Volume) {
+	var target *Node
+	for _, n := range w.nodes {
+		if target != nil || !w.longhornReaches(n) || longhornReady(w.api.longhornNode(n.Name)).Status != statusTrue {
+			continue
+		}
+		used := false
+		for _, r := range v.Replicas {
+			used = used || (r.Node == n && w.api.longhornReplica(r.Name).Spec.FailedAt == "")
+		}
+		if !used {
+			target = n
+		}
+	}
+	if target == nil {
+		return // "precheck new replica failed": no node to schedule it on
+	}
+	r := &Replica{Name: fmt.Sprintf("%s-r-%d", v.Name, len(v.Replicas)), Node: target}
+	v.Replicas = append(v.Replicas, r)
+	w.api.create(&longhorn.Replica{
+		ObjectMeta: metav1.ObjectMeta{Namespace: longhornNamespace, Name: r.Name, Labels: map[string]string{longhorn.VolumeLabel: v.Name}},
+		Spec: longhorn.ReplicaSpec{NodeID: target.Name, VolumeName: v.Name, DesireState: stateRunning,
+			RevisionCounterDisabled: v.RevisionCounterDisabled},
+		Status: longhorn.ReplicaStatus{CurrentState: stateStopped},
+	})
+	w.tracef("longhorn", "%s: new replica %s on %s (degraded since %s on the owner's clock)", v.Name, r.Name, target.Name,
+		v.degradedAt.Format(time.TimeOnly))
 }
 
 func (w *World) failReplica(r *Replica, now, why string) {
@@ -177,13 +249,15 @@ func (w *World) setRobustness(lv *longhorn.Volume, robustness string) {
 // autoSalvageTimeLimit is AutoSalvageTimeLimit.
 const autoSalvageTimeLimit = time.Minute
 
-// autoSalvage is ReconcileVolumeState's auto-salvage (setting auto-salvage,
-// default true): with no healthy replica and a failed one the volume is
-// faulted and the engine's salvageRequested set; once detached, every
-// failed replica that was healthy once, on a node that is not down and
-// Ready, whose failedAt is within a minute of the latest, is no longer
-// failed. A faulted volume with usable replicas turns unknown. Either way
-// it requests a remount. It reports whether the sync ends here.
+// autoSalvage is ReconcileVolumeState's auto-salvage: with no healthy
+// replica and a failed one the volume is faulted; with the setting
+// auto-salvage (default true) the engine's salvageRequested is set and,
+// once detached, every failed replica that was healthy once, on a node
+// that is not down and Ready, whose failedAt is within a minute of the
+// latest, is no longer failed. Without it the volume stays faulted, its
+// replicas failed, until someone salvages it by hand (neighbours.go). A
+// faulted volume with usable replicas turns unknown. Either way it
+// requests a remount. It reports whether the sync ends here.
 func (w *World) autoSalvage(v *Volume, lv *longhorn.Volume, remountAt time.Time) bool {
 	healthy, failed := 0, 0
 	for _, r := range v.Replicas {
@@ -204,6 +278,9 @@ func (w *World) autoSalvage(v *Volume, lv *longhorn.Volume, remountAt time.Time)
 		return false
 	}
 	w.setRobustness(lv, robustnessFaulted)
+	if w.sc.Neighbours.AutoSalvageOff {
+		return lv.Status.State == stateDetached
+	}
 	v.salvageRequested = true
 	if lv.Status.State != stateDetached {
 		return false
@@ -361,6 +438,7 @@ func (w *World) openVolume(v *Volume, lv *longhorn.Volume, now string) {
 		return
 	}
 	w.rnd.Shuffle(len(addresses), func(i, j int) { addresses[i], addresses[j] = addresses[j], addresses[i] })
+	addresses = w.coupledOrder("addresses "+v.Name, addresses)
 	e := startEngine(w, v, node, addresses, v.salvageRequested)
 	v.Engines = append(v.Engines, e)
 	if !e.Running {
@@ -369,7 +447,8 @@ func (w *World) openVolume(v *Volume, lv *longhorn.Volume, now string) {
 		}
 		// The engine gave up on its replicas after their timeouts; the
 		// volume controller retries with backoff.
-		v.retryStart = w.now.Add(between(w.rnd, engineRetryMin, engineRetryMax))
+		v.retryStart = w.now.Add(coupled(w.coupling, "engine retry "+v.Name, between(w.rnd, engineRetryMin, engineRetryMax),
+			func(time.Duration) bool { return true }))
 		return
 	}
 	v.current, v.salvageRequested = e, false
@@ -403,10 +482,29 @@ func (w *World) engineReplicas(v *Volume) {
 		if _, has := e.mode(r); has || cr.Spec.FailedAt != "" || cr.Status.CurrentState != stateRunning {
 			continue
 		}
-		if e.addRebuild(w, r, between(w.rnd, minRebuild, maxRebuild)) {
+		took := coupled(w.coupling, "rebuild "+r.Name, between(w.rnd, minRebuild, maxRebuild), func(time.Duration) bool { return true })
+		if e.addRebuild(w, r, took) {
 			w.tracef("longhorn", "%s: engine e%d rebuilds %s on %s", v.Name, e.Seq, r.Name, r.Node.Name)
 		}
 	}
+}
+
+// coupledOrder is the order of a map's replicas coupled by name
+// (attribution.go): a baseline given the same replicas takes its operator
+// run's order.
+func (w *World) coupledOrder(name string, rs []*Replica) []*Replica {
+	names := make([]string, len(rs))
+	for i, r := range rs {
+		names[i] = r.Name
+	}
+	names = coupled(w.coupling, name, names, func(rec []string) bool {
+		return len(rec) == len(rs) && !slices.ContainsFunc(rs, func(r *Replica) bool { return !slices.Contains(rec, r.Name) })
+	})
+	out := make([]*Replica, len(rs))
+	for i, n := range names {
+		out[i] = rs[slices.IndexFunc(rs, func(r *Replica) bool { return r.Name == n })]
+	}
+	return out
 }
 
 // A failed engine start is retried after a while.

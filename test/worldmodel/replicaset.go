@@ -45,7 +45,9 @@ func (w *World) replicaSets() {
 }
 
 // scheduler binds pending pods to a random Ready node without taints the
-// pod does not tolerate.
+// pod does not tolerate; a baseline takes the node its operator run chose
+// for the same ReplicaSet's pod of the same rank, where it fits
+// (coupling).
 func (w *World) scheduler() {
 	for _, p := range w.api.pods() {
 		if p.Spec.NodeName != "" || podTerminating(p) {
@@ -60,7 +62,8 @@ func (w *World) scheduler() {
 		if len(fits) == 0 {
 			continue
 		}
-		p.Spec.NodeName = fits[w.rnd.IntN(len(fits))]
+		p.Spec.NodeName = coupled(w.coupling, "schedule "+metav1.GetControllerOf(p).Name, fits[w.rnd.IntN(len(fits))],
+			func(n string) bool { return slices.Contains(fits, n) })
 		w.api.touch(p)
 		w.tracef("kcm", "scheduled pod %s on %s", p.Name, p.Spec.NodeName)
 	}

@@ -66,6 +66,9 @@ type Scenario struct {
 	// Retaint is an admin who puts back an out-of-service taint a fencer
 	// removed from a node still off (retaint.go); nil: none.
 	Retaint *RetaintSpec
+	// Neighbours are kube-controller-manager's and Longhorn's settings
+	// (neighbours.go).
+	Neighbours NeighbourSettings
 }
 
 // InstanceSpec places one s3gw release: its pod's node and its replicas'
@@ -134,6 +137,8 @@ type Policy struct {
 	// AcceptStaleReads sets release.acceptStaleReadsWithoutRevisionCounter.
 	AcceptStaleReads bool
 	Hazards          Hazards
+	// Neighbours pins settings of the neighbours for every episode.
+	Neighbours NeighbourPins
 }
 
 // safePolicy is the one the safety run uses: the defaults.
@@ -147,7 +152,11 @@ func (p Policy) String() string {
 	if p.AcceptStaleReads {
 		s += ", acceptStaleReadsWithoutRevisionCounter"
 	}
-	return s + ", hazards " + p.Hazards.String()
+	s += ", hazards " + p.Hazards.String()
+	if p.Neighbours != "" {
+		s += ", neighbours " + string(p.Neighbours)
+	}
+	return s
 }
 
 // generate draws a scenario under the policy; late draws what was added
@@ -197,7 +206,10 @@ func generate(r, late *rand.Rand, p Policy) *Scenario {
 	sc.SNR = generateSNR(r)
 	sc.Recreate = generateRecreate(r, sc)
 	sc.Retaint = generateRetaint(late)
+	sc.Neighbours = generateNeighbours(late)
 	p.Hazards.apply(sc)
+	// Checked when the policy was read (parseNeighbourPins).
+	sc.Neighbours, _ = p.Neighbours.apply(sc.Neighbours)
 	return sc
 }
 

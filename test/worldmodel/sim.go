@@ -82,6 +82,8 @@ type World struct {
 	pending map[time.Time]bool
 	trace   *trace
 	stats   *episodeStats
+	// coupling ties a baseline to its operator run (attribution.go).
+	coupling *coupling
 }
 
 // event is a scripted physical change.

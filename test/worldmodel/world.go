@@ -17,6 +17,7 @@ limitations under the License.
 package worldmodel
 
 import (
+	"fmt"
 	"time"
 
 	"k8s.io/apimachinery/pkg/types"
@@ -99,7 +100,16 @@ type Volume struct {
 	// after one failed; remountRequestedAt is the Volume's
 	// status.remountRequestedAt (its owner's clock, whole seconds).
 	retryStart, remountRequestedAt time.Time
-	hist                           history
+	// degradedAt is the Volume's status.lastDegradedAt (its owner's
+	// clock), kept while it is degraded.
+	degradedAt time.Time
+	// strandedAtDelegation are the replicas the API showed out of
+	// Longhorn's reach when the operator created a delegate fencing CR for
+	// the node serving the volume (audit.go, delegated); fencedByDelegate
+	// those the delegate's fence powered off while the volume's engine ran
+	// elsewhere (audit.go, fencedByDelegate).
+	strandedAtDelegation, fencedByDelegate []*Replica
+	hist                                   history
 }
 
 // Replica is a replica process and its disk, which survives a stopped
@@ -186,13 +196,14 @@ func (w *World) clientIO(c *Container) {
 	if e == nil || !e.Running {
 		return // I/O error
 	}
+	w.expose(c.Vol, e, false)
 	for b := range volumeBlocks {
 		if got, from, ok := e.read(w, b); ok {
 			w.checkRead(c.Vol, e, from, b, got)
 		}
 	}
 	w.writes++
-	b := w.rnd.IntN(volumeBlocks)
+	b := coupled(w.coupling, "write "+c.Vol.Name, w.rnd.IntN(volumeBlocks), func(int) bool { return true })
 	if onto, acked := e.write(w, b, w.writes); acked {
 		c.Vol.hist.acked(write{id: w.writes, block: b, engine: e, at: w.seconds(), onto: onto})
 	}
@@ -201,15 +212,24 @@ func (w *World) clientIO(c *Container) {
 // inFlightAtCrash is the write a gateway may have had in flight when its
 // node lost power: sent to the engine's replicas, never acknowledged,
 // landed on any subset of them (longhorn-engine MultiWriterAt writes to
-// every replica in parallel).
+// every replica in parallel). Its draws are coupled by the volume's crash
+// and the replica (attribution.go): a baseline crashing the same engine
+// at the same moment writes the same block to the same replicas.
 func (w *World) inFlightAtCrash(c *Container) {
 	e := c.Engine
-	if e == nil || !e.Running || !chance(w.rnd, inFlightChance) {
+	if e == nil || !e.Running {
+		return
+	}
+	always := func(bool) bool { return true }
+	crash := fmt.Sprintf("crash %s e%d %.3f", c.Vol.Name, e.Seq, w.seconds())
+	if !coupled(w.coupling, crash, chance(w.rnd, inFlightChance), always) {
 		return
 	}
 	w.writes++
-	b := w.rnd.IntN(volumeBlocks)
-	onto := e.writeSome(w, b, w.writes, func() bool { return chance(w.rnd, 0.5) })
+	b := coupled(w.coupling, crash+" block", w.rnd.IntN(volumeBlocks), func(int) bool { return true })
+	onto := e.writeSome(w, b, w.writes, func(r *Replica) bool {
+		return coupled(w.coupling, crash+" "+r.Name, chance(w.rnd, 0.5), always)
+	})
 	c.Vol.hist.inFlight(write{id: w.writes, block: b, engine: e, at: w.seconds(), onto: onto})
 	if w.trace != nil {
 		w.tracef("phys", "%s: write %d to block %d in flight at the crash reached %s", c.Vol.Name, w.writes, b, replicaNames(onto))

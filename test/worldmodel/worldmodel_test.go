@@ -35,8 +35,12 @@ import (
 //	WORLDMODEL_EPISODES=<n>     episodes (default 20000)
 //	WORLDMODEL_EPISODE=<i>      replay episode i with its trace
 //	WORLDMODEL_TRACE_API=1      also trace every API write in a replay
-//	WORLDMODEL_SUMMARY=<file>   append the summary line to a file
-//	WORLDMODEL_REPORT=<file>    write the violating episodes as JSON
+//	WORLDMODEL_SUMMARY=<file>   append the summary line and breakdown to a file
+//	WORLDMODEL_REPORT=<file>    write the operator-caused episodes as JSON
+//	WORLDMODEL_BASELINE=all     also play every episode without the operator,
+//	                            to count the losses only the baseline has
+//	                            (default: only those of episodes that lost writes)
+//	WORLDMODEL_TRACE_BASELINE=1 also trace the baseline in a replay
 //	WORLDMODEL_POLICY=accept-unreachable-replicas
 //	                            run TestWorldModel with release.requireReachableReplicas
 //	                            false (hack/mutations: evidence rules are the only guard then)
@@ -44,9 +48,14 @@ import (
 //	                            run TestWorldModel with release.acceptStaleReadsWithoutRevisionCounter
 //	                            (the gate without its revision-counter rule)
 //	WORLDMODEL_HAZARDS=none|all|revision-counter,clock-skew,informer-lag,
-//	                            cut-after-ticket,cut-after-release,snr,node-recreated
-//	                            the hazards of TestWorldModel (default: all; see
+//	                            cut-after-ticket,cut-after-release,snr,node-recreated,
+//	                            taint-handover,neighbour-settings
+//	                            the hazards of TestWorldModel (default: see
 //	                            defaultHazards)
+//	WORLDMODEL_NEIGHBOURS=disable-force-detach-on-timeout=true,auto-salvage=false,
+//	                            replica-replenishment-wait-interval=0
+//	                            pin neighbours' settings for every episode
+//	                            (any of them; neighbours.go)
 const (
 	defaultSeed     = 0x5eed_2026
 	defaultEpisodes = 20000
@@ -67,7 +76,7 @@ func TestWorldModel(t *testing.T) {
 		replayEpisode(t, seed, replay, policy)
 		return
 	}
-	s := runEpisodes(seed, intFromEnv(t, "WORLDMODEL_EPISODES", defaultEpisodes), policy)
+	s := runEpisodes(seed, intFromEnv(t, "WORLDMODEL_EPISODES", defaultEpisodes), policy, sweepFromEnv(t))
 	report(t, s)
 	if share := float64(s.destructive) / float64(s.episodes); share < minDestructiveShare {
 		t.Errorf("only %.0f%% of episodes had a destructive operator write (want ≥ %.0f%%): the model no longer exercises the gate",
@@ -76,13 +85,15 @@ func TestWorldModel(t *testing.T) {
 	if s.succeeded == 0 || s.moved == 0 {
 		t.Errorf("no remediation succeeded (%d) or no s3gw ran elsewhere (%d)", s.succeeded, s.moved)
 	}
-	if len(s.violating) > 0 {
-		if policy.Hazards != (Hazards{}) {
-			s.attributeHazards()
-		}
-		t.Errorf("%d of %d episodes broke an invariant\n%s%s",
-			len(s.violating), s.episodes, s.breakdown(), traces(s, policy))
+	if len(s.failing) == 0 {
+		t.Log(s.breakdown())
+		return
 	}
+	if policy.Hazards != (Hazards{}) {
+		s.attributeHazards()
+	}
+	t.Errorf("%d of %d episodes lost writes by the operator's doing, in no class docs/safety.md §7 documents\n%s%s",
+		len(s.failing), s.episodes, s.breakdown(), traces(s, policy))
 }
 
 // TestWorldModelCatchesDisabledFencing proves the checker can fail: with
@@ -111,13 +122,14 @@ func TestWorldModelCatchesStaleReads(t *testing.T) {
 }
 
 // requireViolations runs episodes under a policy that gives up a rule and
-// fails unless the model finds the harm; blind says what it would miss.
+// fails unless the model finds the harm, as the operator's; blind says
+// what it would miss.
 func requireViolations(t *testing.T, episodes int, p Policy, blind string) {
-	s := runEpisodes(seedFromEnv(t), episodes, p)
+	s := runEpisodes(seedFromEnv(t), episodes, p, false)
 	t.Log(s.line())
 	t.Log(s.breakdown())
-	if len(s.violating) == 0 {
-		t.Errorf("no violation with %s", blind)
+	if len(s.operator) == 0 {
+		t.Errorf("no operator-caused loss with %s", blind)
 	}
 }
 
@@ -141,7 +153,25 @@ func policyFromEnv(t *testing.T) Policy {
 		}
 		p.Hazards = h
 	}
+	pins, err := parseNeighbourPins(os.Getenv("WORLDMODEL_NEIGHBOURS"))
+	if err != nil {
+		t.Fatalf("WORLDMODEL_NEIGHBOURS: %v", err)
+	}
+	p.Neighbours = pins
 	return p
+}
+
+// sweepFromEnv reads WORLDMODEL_BASELINE.
+func sweepFromEnv(t *testing.T) bool {
+	switch v := os.Getenv("WORLDMODEL_BASELINE"); v {
+	case "":
+		return false
+	case "all":
+		return true
+	default:
+		t.Fatalf("WORLDMODEL_BASELINE=%q: want empty or all", v)
+		return false
+	}
 }
 
 // WORLDMODEL_POLICY's opt-out values.
@@ -159,13 +189,13 @@ func report(t *testing.T, s *summary) {
 			t.Fatal(err)
 		}
 		defer func() { _ = f.Close() }()
-		if _, err := fmt.Fprintln(f, s.line()); err != nil {
+		if _, err := fmt.Fprint(f, s.line()+"\n"+s.breakdown()); err != nil {
 			t.Fatal(err)
 		}
 	}
 	if path := os.Getenv("WORLDMODEL_REPORT"); path != "" {
-		data, err := json.Marshal(map[string]any{"seed": s.seed, "episodes": s.episodes, "violating": s.violating,
-			"categories": s.categories})
+		data, err := json.Marshal(map[string]any{"seed": s.seed, "episodes": s.episodes, "operator": s.operator,
+			"failing": s.failing, "shared": s.counted(shared)})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -175,12 +205,13 @@ func report(t *testing.T, s *summary) {
 	}
 }
 
-// traces replays the first violating episodes with their timelines.
+// traces replays the first failing episodes with their timelines.
 func traces(s *summary, p Policy) string {
 	out := ""
-	for _, i := range s.violating[:min(tracesShown, len(s.violating))] {
+	for _, i := range s.failing[:min(tracesShown, len(s.failing))] {
 		r := runEpisode(s.seed, i, p, &trace{})
 		out += fmt.Sprintf("\n--- episode %d (replay: WORLDMODEL_SEED=%#x WORLDMODEL_EPISODE=%d)\n", i, s.seed, i)
+		out += fmt.Sprintf("%s\n", s.verdicts[i])
 		for _, v := range r.violations {
 			out += fmt.Sprintf("VIOLATION [%s] %s\n", v.category, v.detail)
 		}
@@ -189,6 +220,8 @@ func traces(s *summary, p Policy) string {
 	return out
 }
 
+// replayEpisode plays one episode with its timeline, then its baseline,
+// and fails if the operator caused a loss in no documented class.
 func replayEpisode(t *testing.T, seed uint64, value string, p Policy) {
 	i, err := strconv.Atoi(value)
 	if err != nil {
@@ -197,14 +230,33 @@ func replayEpisode(t *testing.T, seed uint64, value string, p Policy) {
 	r := runEpisode(seed, i, p, &trace{api: os.Getenv("WORLDMODEL_TRACE_API") != ""})
 	t.Logf("episode %d of seed %#x:\n%s", i, seed, r.trace)
 	for _, v := range r.violations {
-		msg := fmt.Sprintf("[%s] %s", v.category, v.detail)
-		if v.operator {
-			t.Errorf("VIOLATION %s", msg)
-		} else {
-			t.Logf("write loss without an operator write (not counted): %s", msg)
-		}
+		t.Logf("loss [%s] %s", v.category, v.detail)
 	}
 	t.Logf("destructive=%v succeeded=%v ran elsewhere=%v", r.destructive, r.succeeded, r.moved)
+	played := map[float64]result{}
+	a := attribute(r, func(since float64) result {
+		if base, ok := played[since]; ok {
+			return base
+		}
+		var tr *trace
+		if os.Getenv("WORLDMODEL_TRACE_BASELINE") != "" {
+			tr = &trace{}
+		}
+		base := runBaseline(seed, i, p, r.coupling, since, tr)
+		if tr != nil {
+			t.Logf("the same episode, the operator acting until %.1fs:\n%s", since, tr)
+		}
+		for _, v := range base.violations {
+			t.Logf("loss with the operator acting until %.1fs [%s] %s", since, v.category, v.detail)
+		}
+		played[since] = base
+		return base
+	})
+	if a.failing() {
+		t.Errorf("%s", a)
+	} else {
+		t.Logf("%s", a)
+	}
 }
 
 func seedFromEnv(t *testing.T) uint64 {
