@@ -75,6 +75,7 @@ const (
 	decideGo      = "internal/failover/step/decide.go"
 	storageGo     = "internal/failover/release/storage.go"
 	releaseGo     = "internal/failover/release/plan.go"
+	fencerHoldGo  = "internal/failover/release/fencer_hold.go"
 	taintOwnerGo  = "internal/failover/taint_owner.go"
 	heartbeatGo   = "internal/failover/heartbeat.go"
 	strandedCheck = "if stranded := strandedToRelease(o); len(stranded) > 0 && "
@@ -333,9 +334,9 @@ var mutations = []Mutation{
 		// the detach" row fails with it too.
 		Name: "#16.5c a delegate is created while a replica Longhorn detached is not proven stopped",
 		Edits: []Edit{{
-			File: decideGo,
-			Old:  "if unstopped := release.StopsUnconfirmedAfterDetach(o); len(unstopped) > 0 && slices.ContainsFunc(actions, startsFencer) {",
-			New:  "if unstopped := release.StopsUnconfirmedAfterDetach(o); false && len(unstopped) > 0 && slices.ContainsFunc(actions, startsFencer) {",
+			File: fencerHoldGo,
+			Old:  "if unstopped := stopsUnconfirmedAfterDetach(o); len(unstopped) > 0 {",
+			New:  "if unstopped := stopsUnconfirmedAfterDetach(o); false && len(unstopped) > 0 {",
 		}},
 		Hazards: withTargetedCuts,
 	},

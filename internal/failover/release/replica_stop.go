@@ -118,16 +118,10 @@ func fencerAtWork(o failover.State, gate evidence.Gate) string {
 	return ""
 }
 
-// StopsUnconfirmedAfterDetach names the replicas of target volumes already
-// detached in Longhorn whose stops are not yet confirmed. Such a replica
-// may alone have the old engine's last writes, and a fencer's own release
-// would have Longhorn start the new engine without it (longhorn-manager
-// controller/volume_controller.go, openVolumeDependentResources fails a
-// replica on a node it counts down): no fencer is started meanwhile.
-func StopsUnconfirmedAfterDetach(o failover.State) []string {
-	if !o.Spec.Release.RequireReachableReplicasOrDefault() {
-		return nil
-	}
+// stopsUnconfirmedAfterDetach names the replicas of target volumes already
+// detached in Longhorn whose stops are not yet confirmed: such a replica
+// may alone have the old engine's last writes (FencerHold).
+func stopsUnconfirmedAfterDetach(o failover.State) []string {
 	var out []string
 	for _, t := range o.Targets {
 		for _, v := range t.Volumes {

@@ -232,12 +232,12 @@ func waitForFencing(o failover.State, gate evidence.Gate, msg string) Decision {
 			actions = append(actions, work.Actions...)
 		}
 	}
-	if unstopped := release.StopsUnconfirmedAfterDetach(o); len(unstopped) > 0 && slices.ContainsFunc(actions, startsFencer) {
+	if held, why := release.FencerHold(o); held != "" && slices.ContainsFunc(actions, startsFencer) {
 		// A fencer's own release would have Longhorn start the new engine
 		// without a replica that may have the old engine's last writes.
 		actions = slices.DeleteFunc(actions, startsFencer)
-		reason = s3gwv1alpha1.ReasonReplicaStopUnconfirmed
-		msg += "; no fencer is started while a replica Longhorn detached is not proven stopped (" + joinSemi(unstopped) + ")"
+		reason = held
+		msg += "; no fencer is started while " + why
 	}
 	return Decision{
 		Phase: s3gwv1alpha1.PhaseWaitingForFencing, Stage: StageFencing,

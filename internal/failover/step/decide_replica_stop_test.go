@@ -39,6 +39,10 @@ func TestDecideReplicaStops(t *testing.T) {
 		return failover.InstanceManager{Name: "instance-manager-0", State: "running", Replicas: processes}
 	}
 	inLonghorn := func(o *failover.State) { o.Targets[0].Volumes = []failover.Volume{fixture.AttachedInLonghorn("a")} }
+	replicaOnFailedNode := func(o *failover.State) {
+		v := &o.Targets[0].Volumes[0]
+		v.Replicas = append(v.Replicas, fixture.ReplicaOn(v.LonghornVolume, fixture.NodeName))
+	}
 	delegate := func(cr failover.RemediatorCR) func(o *failover.State) {
 		return func(o *failover.State) { o.Evidence.Delegate = &cr }
 	}
@@ -241,6 +245,28 @@ func TestDecideReplicaStops(t *testing.T) {
 			obs:  fixture.NotFenced,
 			mutate: []func(*failover.State){func(o *failover.State) {
 				o.Spec.Fencing.Delegate = farDelegate()
+			}},
+			writes: writes{CreateDelegate: true},
+			phase:  s3gwv1alpha1.PhaseWaitingForFencing,
+			hold:   true, holdReason: s3gwv1alpha1.ReasonWaitingForFencing,
+		},
+		{
+			name: "a replica on the failed node: no delegate, whose fencer's release would leave it behind",
+			obs:  fixture.NotFenced,
+			mutate: []func(*failover.State){inLonghorn, replicaOnFailedNode, func(o *failover.State) {
+				o.Spec.Fencing.Delegate = farDelegate()
+			}},
+			phase: s3gwv1alpha1.PhaseWaitingForFencing,
+			hold:  true, holdReason: s3gwv1alpha1.ReasonReplicasUnreachable,
+			message: []string{"no fencer is started while a replica Longhorn cannot reach may have writes the others lack",
+				"replica pvc-a-r-worker-1 of pvc-a is on the failed node"},
+		},
+		{
+			name: "a replica on the failed node with requireReachableReplicas false: the delegate is created",
+			obs:  fixture.NotFenced,
+			mutate: []func(*failover.State){inLonghorn, replicaOnFailedNode, func(o *failover.State) {
+				o.Spec.Fencing.Delegate = farDelegate()
+				o.Spec.Release.RequireReachableReplicas = ptr.To(false)
 			}},
 			writes: writes{CreateDelegate: true},
 			phase:  s3gwv1alpha1.PhaseWaitingForFencing,

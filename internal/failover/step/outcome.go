@@ -18,7 +18,6 @@ package step
 
 import (
 	"fmt"
-	"strings"
 
 	s3gwv1alpha1 "github.com/s3gw-tech/s3gw-remediation/api/v1alpha1"
 	"github.com/s3gw-tech/s3gw-remediation/internal/failover"
@@ -67,5 +66,3 @@ func awaitingReplacement(o failover.State) Decision {
 func movingMessage(o failover.State, phase s3gwv1alpha1.Phase) string {
 	return fmt.Sprintf("Moving s3gw off node %s (%s)", o.Node.Name, phase)
 }
-
-func joinSemi(parts []string) string { return strings.Join(parts, "; ") }
