@@ -105,8 +105,9 @@ func (t tables) caption(r *result, what string) string {
 	return s + ".\n"
 }
 
-// The shipped setting first, then what it is read against.
-var headlineModes = []string{"controller-detach", "floor", "oos-at-notready", "longhorn-policy", "none"}
+// The shipped setting first, then with the image not on the spare and
+// pre-pulled there, then what it is read against.
+var headlineModes = []string{"controller-detach", "cold-image", "warm-image", "floor", "oos-at-notready", "longhorn-policy", "none"}
 
 func (t tables) headline() (string, error) {
 	f := latest(t.kept, failoverBenchmark)
