@@ -21,7 +21,6 @@ import (
 	"sync"
 	"time"
 
-	appsv1 "k8s.io/api/apps/v1"
 	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/tools/record"
@@ -71,6 +70,10 @@ type Reconciler struct {
 	// gateway pod while a template that wanted it still pre-pulls. Lost
 	// on a restart, which only starts its grace again.
 	unwanted sync.Map // types.UID → time.Time
+	// hashes are the gateways' DaemonSets' spec hashes, remembered with
+	// what they were computed from: a pass builds only the DaemonSets of
+	// gateways that changed.
+	hashes prepull.SpecHashes
 }
 
 // DefaultGrace is how long a DaemonSet without a gateway pod is kept while
@@ -102,7 +105,7 @@ func (r *Reconciler) Reconcile(ctx context.Context, _ ctrl.Request) (ctrl.Result
 		r.warnNoProgramImage(o)
 		return ctrl.Result{}, nil
 	}
-	desired, keep := o.desired(r.ProgramImage)
+	desired, keep := o.desired(r.ProgramImage, &r.hashes)
 	wait := r.holdUnwanted(o, desired, keep)
 	plan := prepull.PlanChanges(desired, keep, o.existing)
 	err = r.act(ctx, o, plan)
@@ -120,11 +123,11 @@ func (r *Reconciler) Reconcile(ctx context.Context, _ ctrl.Request) (ctrl.Result
 // wants now but a template that wanted it still pre-pulls
 // (prepull.WantedByAny), until its grace ends, and returns how long until
 // the first grace ends (zero: none runs).
-func (r *Reconciler) holdUnwanted(o *observation, desired []*appsv1.DaemonSet, keep map[types.NamespacedName]bool) time.Duration {
+func (r *Reconciler) holdUnwanted(o *observation, desired []prepull.Desired, keep map[types.NamespacedName]bool) time.Duration {
 	now := r.clock().Now()
 	wanted := map[types.NamespacedName]bool{}
-	for _, ds := range desired {
-		wanted[types.NamespacedName{Namespace: ds.Namespace, Name: ds.Name}] = true
+	for _, d := range desired {
+		wanted[d.NamespacedName] = true
 	}
 	existing := map[types.UID]bool{}
 	for _, ds := range o.existing {

@@ -48,7 +48,8 @@ type gatewayPods struct {
 type observation struct {
 	// gateways by their DaemonSet's namespace and name.
 	gateways map[types.NamespacedName]*gatewayPods
-	// existing are the pre-pull DaemonSets, as cached (metadata only).
+	// existing are the pre-pull DaemonSets, as cached (metadata only):
+	// the cache's own objects, read only.
 	existing []*appsv1.DaemonSet
 	// uncached is true when an enabled template's pods were read uncached.
 	uncached bool
@@ -81,7 +82,8 @@ func (r *Reconciler) observe(ctx context.Context) (*observation, error) {
 		}
 	}
 	list := &appsv1.DaemonSetList{}
-	if err := r.PrePull.List(ctx, list); err != nil {
+	// Read only: a plan copies the DaemonSets it deletes.
+	if err := r.PrePull.List(ctx, list, client.UnsafeDisableDeepCopy); err != nil {
 		return nil, fmt.Errorf("listing pre-pull DaemonSets: %w", err)
 	}
 	for i := range list.Items {
@@ -137,10 +139,12 @@ func (r *Reconciler) observeTemplate(ctx context.Context, o *observation, t *s3g
 	return nil
 }
 
-// desired is each gateway's DaemonSet, built from its Home pod; keep names
-// the DaemonSets of gateways without one (between pods), left as they are.
-func (o *observation) desired(programImage string) ([]*appsv1.DaemonSet, map[types.NamespacedName]bool) {
-	var out []*appsv1.DaemonSet
+// desired is each gateway's DaemonSet, built from its Home pod (or its
+// hash remembered in hashes, when nothing it is built from changed); keep
+// names the DaemonSets of gateways without one (between pods), left as
+// they are. hashes forgets the other gateways.
+func (o *observation) desired(programImage string, hashes *prepull.SpecHashes) ([]prepull.Desired, map[types.NamespacedName]bool) {
+	out := make([]prepull.Desired, 0, len(o.gateways))
 	keep := map[types.NamespacedName]bool{}
 	for key, g := range o.gateways {
 		home := prepull.Home(g.pods)
@@ -151,11 +155,13 @@ func (o *observation) desired(programImage string) ([]*appsv1.DaemonSet, map[typ
 		// The gateway's current controller owns the DaemonSet: a rollout's
 		// new ReplicaSet takes over from the old one.
 		gw, _ := prepull.GatewayOf(home)
-		in := prepull.Input{Gateway: gw, Pod: home, Spec: g.templates[0].Spec.PrePull, ProgramImage: programImage}
+		in := prepull.Input{Gateway: gw, Pod: home, Spec: g.templates[0].Spec.PrePull, ProgramImage: programImage,
+			Templates: make([]string, 0, len(g.templates))}
 		for _, t := range g.templates {
 			in.Templates = append(in.Templates, t.Namespace+"/"+t.Name)
 		}
-		out = append(out, prepull.DaemonSet(in))
+		out = append(out, hashes.Desired(in))
 	}
+	hashes.Retain(func(key types.NamespacedName) bool { return o.gateways[key] != nil && !keep[key] })
 	return out, keep
 }

@@ -80,8 +80,9 @@ func (r *Reconciler) observeWarmth(ctx context.Context, p *protectionPass, pod *
 		p.warmth.nodes, p.warmth.read = list.Items, true
 	}
 	pods := &corev1.PodList{}
+	// Read only: Assess reads their status.
 	if err := r.PrePull.List(ctx, pods, client.InNamespace(pod.Namespace),
-		client.MatchingFields{prepull.DaemonSetIndex: gw.DaemonSetName()}); err != nil {
+		client.MatchingFields{prepull.DaemonSetIndex: gw.DaemonSetName()}, client.UnsafeDisableDeepCopy); err != nil {
 		return nil, fmt.Errorf("listing the pre-pull pods of %s: %w", gw, err)
 	}
 	w := prepull.Assess(pod, prepull.Candidates(pod, p.warmth.nodes), pods.Items)

@@ -26,6 +26,8 @@ import (
 )
 
 // Plan is what brings the pre-pull DaemonSets in line with the gateways.
+// Its DaemonSets are its own, to write: neither the cache's nor shared
+// with another pass.
 type Plan struct {
 	// Create are DaemonSets to create.
 	Create []*appsv1.DaemonSet
@@ -44,33 +46,33 @@ type Plan struct {
 func (p Plan) Empty() bool { return len(p.Create)+len(p.Update)+len(p.Delete) == 0 }
 
 // PlanChanges compares the desired DaemonSets with the existing ones (all
-// labelled Label). keep names those of gateways between pods (no Home):
-// they stay as they are. A DaemonSet being deleted is waited for: its
-// successor is created once it is gone.
-func PlanChanges(desired []*appsv1.DaemonSet, keep map[types.NamespacedName]bool, existing []*appsv1.DaemonSet) Plan {
+// labelled Label; read only) by their spec hash, and builds those it
+// writes. keep names those of gateways between pods (no Home): they stay
+// as they are. A DaemonSet being deleted is waited for: its successor is
+// created once it is gone.
+func PlanChanges(desired []Desired, keep map[types.NamespacedName]bool, existing []*appsv1.DaemonSet) Plan {
 	live := make(map[types.NamespacedName]*appsv1.DaemonSet, len(existing))
 	for _, ds := range existing {
 		live[types.NamespacedName{Namespace: ds.Namespace, Name: ds.Name}] = ds
 	}
 	var p Plan
 	wanted := make(map[types.NamespacedName]bool, len(desired))
-	for _, ds := range desired {
-		key := types.NamespacedName{Namespace: ds.Namespace, Name: ds.Name}
-		wanted[key] = true
-		cur, ok := live[key]
+	for _, d := range desired {
+		wanted[d.NamespacedName] = true
+		cur, ok := live[d.NamespacedName]
 		switch {
 		case !ok:
-			p.Create = append(p.Create, ds)
+			p.Create = append(p.Create, d.Build())
 		case cur.DeletionTimestamp != nil:
-		case cur.Annotations[SpecHashAnnotation] != ds.Annotations[SpecHashAnnotation]:
-			next := ds.DeepCopy()
+		case cur.Annotations[SpecHashAnnotation] != d.Hash:
+			next := d.Build()
 			next.UID = cur.UID
 			p.Update = append(p.Update, next)
 		}
 	}
 	for key, ds := range live {
 		if !wanted[key] && !keep[key] && ds.DeletionTimestamp == nil {
-			p.Delete = append(p.Delete, ds)
+			p.Delete = append(p.Delete, ds.DeepCopy())
 		}
 	}
 	byKey := func(a, b *appsv1.DaemonSet) int {
