@@ -341,6 +341,21 @@ var mutations = []Mutation{
 		Hazards: withTargetedCuts,
 	},
 	{
+		// A replica Longhorn cannot reach (on the failed node, or on a
+		// node it counts down) may alone have the old engine's last
+		// writes; a delegate created then releases the volume itself and
+		// Longhorn starts the new engine without it: with it, the fixed
+		// seed's operator-caused losses go from 3 to 134 in 20 000
+		// episodes. TestDecideReplicaStops' "a replica on the failed node"
+		// row fails with it too.
+		Name: "a delegate is created while a replica Longhorn cannot reach may have the last writes",
+		Edits: []Edit{{
+			File: fencerHoldGo,
+			Old:  "if stranded := strandedToRelease(o); len(stranded) > 0 {",
+			New:  "if stranded := strandedToRelease(o); false && len(stranded) > 0 {",
+		}},
+	},
+	{
 		Name: "storage isolation ignores a replica on the failed node",
 		Edits: []Edit{{
 			File: isolationGo,

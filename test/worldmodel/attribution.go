@@ -89,8 +89,8 @@ type attribution struct {
 }
 
 // judgedLoss is one volume's loss (or a breach that concerns no volume)
-// with its verdict; class is the documented class (unsignalled, or an
-// open hole) of an operator-caused one, "" for none.
+// with its verdict; class is the documented unsignalled class of an
+// operator-caused one, "" for none.
 type judgedLoss struct {
 	verdict  verdict
 	category string
@@ -279,15 +279,15 @@ var (
 			return slices.ContainsFunc(v.fencedByDelegate, func(r *Replica) bool { return slices.Contains(want.onto, r) })
 		},
 	}
-	// §7 "The delegate's own release": the operator created its delegate
+	// The delegate's own release: the operator created its delegate
 	// fencing CR while a replica holding the lost value lived where the
 	// API showed Longhorn could not reach it; the fencer's recovery
 	// released the volume and Longhorn started the new engine without that
-	// replica. Closed by creating no delegate while a replica of a volume
-	// to release is stranded, as the operator's own release waits
-	// (internal/failover, waitForFencing).
+	// replica. release.FencerHold closes it (no fencer while a replica of
+	// a volume to release is stranded): it is no documented class, so a
+	// loss of it fails the run. It only tells the delegate's part in one.
 	delegateReleaseClass = lossClass{
-		name: "open: the delegate fencer's own release while a replica the API shows unreachable holds the last writes",
+		name: "the delegate fencer's own release while a replica the API shows unreachable holds the last writes",
 		matches: func(v *Volume, _ badRead, want write) bool {
 			return slices.ContainsFunc(v.strandedAtDelegation, func(r *Replica) bool { return slices.Contains(want.onto, r) })
 		},
@@ -296,28 +296,28 @@ var (
 
 // unsignalledClasses are the classes of operator-caused loss that
 // docs/safety.md §7 documents as unsignalled: the operator exposes them
-// and no API object it could read shows them coming.
+// and no API object it could read shows them coming. The run reports
+// them by name instead of failing.
 var unsignalledClasses = []lossClass{storageCutClass, delegateFenceClass}
 
-// openHoles are classes of operator-caused loss that API objects do show,
-// whose product change is not made yet: docs/safety.md §7 lists each with
-// the change that closes it. The run reports them by name instead of
-// failing until that change removes the entry; they are not unsignalled.
-var openHoles = []lossClass{delegateReleaseClass}
-
-// delegateClasses are the classes the operator takes part in through its
-// delegate fencing CR, a write that is not destructive itself.
+// delegateClasses are the ways the operator takes part in a loss through
+// its delegate fencing CR, a write that is not destructive itself.
 var delegateClasses = []lossClass{delegateFenceClass, delegateReleaseClass}
 
-// lossClassOf names the documented class of a volume's first bad read,
-// unsignalled first, or "".
+// lossClassOf names the documented class of a volume's first bad read, or "".
 func lossClassOf(v *Volume, bad badRead, want write) string {
-	for _, c := range slices.Concat(unsignalledClasses, openHoles) {
+	for _, c := range unsignalledClasses {
 		if c.matches(v, bad, want) {
 			return c.name
 		}
 	}
 	return ""
+}
+
+// byDelegate reports whether the operator's delegate fencing CR took part
+// in a volume's first bad read.
+func byDelegate(v *Volume, bad badRead, want write) bool {
+	return slices.ContainsFunc(delegateClasses, func(c lossClass) bool { return c.matches(v, bad, want) })
 }
 
 func (a attribution) String() string {

@@ -180,7 +180,7 @@ const operator = "the operator"
 // Longhorn reports not Ready. The fencer's own recovery (FAR's
 // ResourceDeletion, then the attach-detach controller's force detach, or
 // its out-of-service taint) releases the volume whatever they hold
-// (attribution.go, openHoles).
+// (attribution.go, delegateReleaseClass).
 func (w *World) delegated(name, node string) {
 	if w.stats.delegates == nil {
 		w.stats.delegates = map[string]bool{}

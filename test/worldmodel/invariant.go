@@ -284,7 +284,7 @@ func (w *World) explain(v *Volume) violation {
 	}
 	act := w.movingAct(v, involved, after)
 	vi.class = lossClassOf(v, bad, want)
-	vi.hand = act != nil || slices.ContainsFunc(delegateClasses, func(c lossClass) bool { return c.name == vi.class })
+	vi.hand = act != nil || byDelegate(v, bad, want)
 	vi.detail = fmt.Sprintf("%s: %d bad read(s); first at %.1fs: block %d read %d from replica %s through engine e%d on %s "+
 		"(started %.1fs, RW at start %s, salvage %v); last acknowledged: write %d by engine e%d on %s at %.1fs onto %s",
 		v.Name, len(h.bad), bad.at, bad.block, bad.got, replicaName(bad.replica), served.Seq, served.Node.Name,
