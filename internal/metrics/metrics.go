@@ -23,9 +23,10 @@ import (
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
-	s3gwv1alpha1 "github.com/s3gw-tech/s3gw-remediation/api/v1alpha1"
 	"k8s.io/apimachinery/pkg/types"
 	ctrlmetrics "sigs.k8s.io/controller-runtime/pkg/metrics"
+
+	s3gwv1alpha1 "github.com/s3gw-tech/s3gw-remediation/api/v1alpha1"
 )
 
 const namespace = "s3gw_remediation"
