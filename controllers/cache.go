@@ -79,6 +79,9 @@ func CacheOptions(workloads labels.Selector) cache.Options {
 			&storagev1.VolumeAttachment{}:   {Transform: trimVolumeAttachment},
 			&longhorn.Node{}:                {Transform: trimLonghornNode},
 			&longhorn.InstanceManager{}:     {Transform: trimInstanceManager},
+			// The one Setting the protection report reads, in whichever
+			// namespace Longhorn runs; the role may read no other.
+			&longhorn.Setting{}: {Field: fields.OneTermEqualSelector("metadata.name", longhorn.SettingAutoSalvage)},
 		},
 	}
 }

@@ -27,6 +27,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 	corev1 "k8s.io/api/core/v1"
 	eventsv1 "k8s.io/api/events/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
@@ -35,6 +36,7 @@ import (
 	"k8s.io/utils/clock"
 	"k8s.io/utils/ptr"
 	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/cache"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/client/interceptor"
 	"sigs.k8s.io/controller-runtime/pkg/config"
@@ -284,6 +286,67 @@ var _ = Describe("The protection report", func() {
 		Expect(s.t.Status.Pods[0].Volumes[0].HealthyReplicasElsewhere).To(BeZero())
 	})
 
+	It("warns, on a protected pod, that Longhorn's auto-salvage is on, without changing its verdict or its expected RTO", func() {
+		s := newReportStory(newWorld(suiteCtx), s3gwv1alpha1.S3GWRemediationSpec{}, true)
+		g := s.w.addGateway("gw", "a", "b")
+		Expect(s.pod().Message).NotTo(ContainSubstring("auto-salvage"), "no Setting to read: nothing to warn of")
+
+		By("Longhorn's auto-salvage Setting at its default, true")
+		setting := setAutoSalvage(s.w, "true")
+		p := s.pod()
+		Expect(p.Protected).To(BeTrue(), "%+v", p)
+		Expect(p.Reason).To(Equal(s3gwv1alpha1.ReasonPodProtected))
+		Expect(p.ExpectedRTO).To(Equal(&metav1.Duration{Duration: defaultRTO}))
+		Expect(p.Message).To(And(ContainSubstring("Warning: Longhorn's auto-salvage is on (setting auto-salvage in "+longhornNS+")"),
+			ContainSubstring("Set it to false"), ContainSubstring(`docs/safety.md, "7. Residual risks"`)))
+		Expect(s.t.Status.Protection).To(Equal("1/1"))
+		Expect(s.t.Status.ExpectedRTO).To(Equal(&metav1.Duration{Duration: defaultRTO}))
+		Expect(s.t.Status.Conditions).To(haveCondition(s3gwv1alpha1.ConditionProtected, metav1.ConditionTrue, s3gwv1alpha1.ReasonAllPodsProtected))
+		Expect(onlyCondition(s.t.Status.Conditions).Message).To(ContainSubstring("warning: Longhorn's auto-salvage is on"))
+		Expect(s.protectedGauge(g, s3gwv1alpha1.ReasonPodProtected)).To(Equal(1.0))
+		Expect(s.st.metric("s3gw_remediation_pod_expected_rto_seconds", s.podLabels(g, s3gwv1alpha1.ReasonPodProtected))).
+			To(Equal(defaultRTO.Seconds()))
+		Expect(s.st.events).To(BeEmpty(), "the pod is still protected: no news")
+
+		By("Turning auto-salvage off")
+		setting.Value = "false"
+		Expect(k8sClient.Update(s.w.ctx, setting)).To(Succeed())
+		p = s.pod()
+		Expect(p.Protected).To(BeTrue())
+		Expect(p.Message).NotTo(ContainSubstring("auto-salvage"))
+		Expect(onlyCondition(s.t.Status.Conditions).Message).NotTo(ContainSubstring("auto-salvage"))
+
+		By("The manager's cache reading that one Setting with the manager's role, which reads no other")
+		asManager := rest.CopyConfig(cfg)
+		asManager.Impersonate = rest.ImpersonationConfig{UserName: testenv.ManagerUser}
+		options := CacheOptions(DefaultWorkloadCache())
+		options.Scheme = env.Scheme
+		managerCache, err := cache.New(asManager, options)
+		Expect(err).NotTo(HaveOccurred())
+		// A cache that may not list waits for ever; the deadline makes that a failure.
+		ctx, stop := context.WithTimeout(s.w.ctx, time.Minute)
+		defer stop()
+		go func() { _ = managerCache.Start(ctx) }()
+		Expect(managerCache.WaitForCacheSync(ctx)).To(BeTrue())
+		read := &longhorn.Setting{}
+		Expect(managerCache.Get(ctx, client.ObjectKeyFromObject(setting), read)).To(Succeed())
+		Expect(read.Value).To(Equal("false"))
+		Expect(apierrors.IsForbidden(managerClient.List(s.w.ctx, &longhorn.SettingList{}))).To(BeTrue())
+	})
+
+	It("does not warn, nor fail, when Longhorn's Setting kind is not served", func() {
+		s := newReportStory(newWorld(suiteCtx), s3gwv1alpha1.S3GWRemediationSpec{}, true)
+		s.w.addGateway("gw", "a", "b")
+		setAutoSalvage(s.w, "true")
+		c, err := client.New(cfg, client.Options{Scheme: env.Scheme, Mapper: hidingMapper{RESTMapper: managerClient.RESTMapper(),
+			kinds: []schema.GroupKind{{Group: longhorn.GroupVersion.Group, Kind: "Setting"}}}})
+		Expect(err).NotTo(HaveOccurred())
+		s.r.Client, s.r.APIReader = c, c
+		p := s.pod()
+		Expect(p.Protected).To(BeTrue(), "%+v", p)
+		Expect(p.Message).NotTo(ContainSubstring("auto-salvage"))
+	})
+
 	It("reports a volume whose revision counter is disabled as RevisionCounterDisabled, with the StorageClass that fixes it", func() {
 		w := newWorld(suiteCtx)
 		s := newReportStory(w, w.delegateSpec(true), true)
@@ -410,6 +473,17 @@ func addReplica(w *world, g *gateway, index int, short string) {
 func removeReplica(w *world, g *gateway, index int) {
 	Expect(w.c.Delete(w.ctx, &longhorn.Replica{ObjectMeta: metav1.ObjectMeta{
 		Name: fmt.Sprintf("%s-r-%d", g.pv, index), Namespace: longhornNS}})).To(Succeed())
+}
+
+// setAutoSalvage creates Longhorn's auto-salvage Setting with a value, as
+// longhorn-manager does when it starts, and deletes it when the story ends.
+func setAutoSalvage(w *world, value string) *longhorn.Setting {
+	setting := &longhorn.Setting{ObjectMeta: metav1.ObjectMeta{Namespace: longhornNS, Name: longhorn.SettingAutoSalvage}, Value: value}
+	Expect(k8sClient.Create(w.ctx, setting)).To(Succeed())
+	DeferCleanup(func(ctx context.Context) {
+		Expect(client.IgnoreNotFound(k8sClient.Delete(ctx, setting))).To(Succeed())
+	})
+	return setting
 }
 
 // farTemplate is the FenceAgentsRemediationTemplate delegateSpec created.
@@ -544,16 +618,40 @@ var _ = Describe("The protection report in the manager", Ordered, func() {
 		Expect(w.c.Delete(w.ctx, g.pod, client.GracePeriodSeconds(0))).To(Succeed())
 		eventually(status(w, t)).Should(And(HaveField("Protection", "0/0"), HaveField("Pods", BeEmpty())))
 	})
+
+	It("warns of Longhorn's auto-salvage once its Setting turns it on, and no more once it is off", func() {
+		w := newWorld(suiteCtx)
+		w.addNode("a", true)
+		w.addNode("b", true)
+		t := w.template("s3gw", s3gwv1alpha1.S3GWRemediationSpec{Namespaces: []string{w.ns}}, true)
+		w.nhc(t)
+		w.addGateway("gw", "a", "b")
+		eventually(status(w, t)).Should(And(HaveField("Protection", "1/1"),
+			HaveField("Pods", ConsistOf(HaveField("Message", Not(ContainSubstring("auto-salvage")))))))
+
+		By("Longhorn creating its auto-salvage Setting, on")
+		setting := setAutoSalvage(w, "true")
+		eventually(status(w, t)).Should(And(HaveField("Protection", "1/1"),
+			HaveField("Pods", ConsistOf(HaveField("Message", ContainSubstring("Longhorn's auto-salvage is on"))))))
+
+		By("Turning it off")
+		setting.Value = "false"
+		Expect(k8sClient.Update(w.ctx, setting)).To(Succeed())
+		eventually(status(w, t)).Should(And(HaveField("Protection", "1/1"),
+			HaveField("Pods", ConsistOf(HaveField("Message", Not(ContainSubstring("auto-salvage")))))))
+	})
 })
 
-// hidingMapper is a RESTMapper of a cluster where the groups are not served.
+// hidingMapper is a RESTMapper of a cluster where the groups and kinds are
+// not served.
 type hidingMapper struct {
 	meta.RESTMapper
 	groups []string
+	kinds  []schema.GroupKind
 }
 
 func (m hidingMapper) RESTMapping(gk schema.GroupKind, versions ...string) (*meta.RESTMapping, error) {
-	if slices.Contains(m.groups, gk.Group) {
+	if slices.Contains(m.groups, gk.Group) || slices.Contains(m.kinds, gk) {
 		return nil, &meta.NoKindMatchError{GroupKind: gk, SearchedVersions: versions}
 	}
 	return m.RESTMapper.RESTMapping(gk, versions...)

@@ -111,6 +111,7 @@ type Reconciler struct {
 // +kubebuilder:rbac:groups=coordination.k8s.io,resources=leases,verbs=get;list;watch
 // +kubebuilder:rbac:groups=storage.k8s.io,resources=volumeattachments,verbs=list;watch
 // +kubebuilder:rbac:groups=longhorn.io,resources=nodes;replicas;volumeattachments;volumes,verbs=get;list;watch
+// +kubebuilder:rbac:groups=longhorn.io,resources=settings,resourceNames=auto-salvage,verbs=get;list;watch
 // +kubebuilder:rbac:groups=events.k8s.io,resources=events,verbs=create;patch
 
 // Reconcile reports on one template.

@@ -85,6 +85,9 @@ func (r *Reconciler) observe(ctx context.Context, t *s3gwv1alpha1.S3GWRemediatio
 	p.in.LonghornAvailable = p.storage.LonghornAvailable
 	if p.in.LonghornAvailable {
 		r.watchLonghorn(ctx)
+		if p.in.AutoSalvage, err = p.storage.Longhorn.AutoSalvage(ctx); err != nil {
+			return p.in, nil, err
+		}
 	}
 	for _, gvk := range fencing.PreviewWatched(spec.Fencing) {
 		r.watchPreviewed(ctx, gvk)

@@ -50,8 +50,9 @@ import (
 // labels and claims), nodes (readiness and labels), Longhorn
 // VolumeAttachments of templates whose pods are not cached (a pod that
 // moves attaches its volume elsewhere), and, once a pass finds them
-// served, Longhorn's Nodes (readiness), InstanceManagers (state) and
-// Replicas (placement, health), NodeHealthChecks and the delegate's template kind. Nothing polls: node
+// served, Longhorn's Nodes (readiness), InstanceManagers (state),
+// Replicas (placement, health) and auto-salvage Setting (value),
+// NodeHealthChecks and the delegate's template kind. Nothing polls: node
 // Leases are read, not watched, and a node that stops renewing is
 // reported NotReady by Kubernetes, which is a node event.
 func (r *Reconciler) SetupWithManager(mgr manager.Manager) error {
@@ -117,13 +118,20 @@ func longhornReady(n *longhorn.Node) [2]string {
 	return [2]string{}
 }
 
+// settingValueChanged passes Setting updates that change its value.
+var settingValueChanged = watches.Updated(func(old, updated *longhorn.Setting) bool {
+	return old.Value != updated.Value
+})
+
 // watchLonghorn watches Longhorn's Nodes, the states of its
-// InstanceManagers and the specs of its Replicas (node, failedAt,
-// healthyAt), once Longhorn is found served.
+// InstanceManagers, the specs of its Replicas (node, failedAt, healthyAt)
+// and the value of its auto-salvage Setting (the only one the cache holds),
+// once Longhorn is found served.
 func (r *Reconciler) watchLonghorn(ctx context.Context) {
 	r.watches.Ensure(ctx, &longhorn.Node{}, r.allTemplates, longhornNodeReadinessChanged)
 	r.watches.Ensure(ctx, &longhorn.InstanceManager{}, r.allTemplates, instanceManagerStateChanged)
 	r.watches.Ensure(ctx, &longhorn.Replica{}, r.allTemplates, predicate.GenerationChangedPredicate{})
+	r.watches.Ensure(ctx, &longhorn.Setting{}, r.allTemplates, settingValueChanged)
 }
 
 // watchHealthChecks watches NodeHealthCheck specs and phases once it is

@@ -297,6 +297,29 @@ type InstanceManagerList struct {
 	Items           []InstanceManager `json:"items"`
 }
 
+// Setting is a view of settings.longhorn.io: one of Longhorn's settings,
+// named after it, in Longhorn's namespace, with its value at the top level
+// (no spec). longhorn-manager creates every setting with its default when it
+// starts (datastore/longhorn.go UpdateCustomizedSettings,
+// createNonExistingSettingCRsWithDefaultSetting).
+// +kubebuilder:object:root=true
+type Setting struct {
+	metav1.TypeMeta   `json:",inline"`
+	metav1.ObjectMeta `json:"metadata,omitempty"`
+	// Value is the setting's value as a string: "true" or "false" for a
+	// boolean setting such as auto-salvage.
+	Value string `json:"value"`
+}
+
+// +kubebuilder:object:root=true
+
+// SettingList is a list of Settings.
+type SettingList struct {
+	metav1.TypeMeta `json:",inline"`
+	metav1.ListMeta `json:"metadata,omitempty"`
+	Items           []Setting `json:"items"`
+}
+
 func addKnownTypes(scheme *runtime.Scheme) error {
 	scheme.AddKnownTypes(GroupVersion,
 		&Volume{}, &VolumeList{},
@@ -305,6 +328,7 @@ func addKnownTypes(scheme *runtime.Scheme) error {
 		&Node{}, &NodeList{},
 		&VolumeAttachment{}, &VolumeAttachmentList{},
 		&InstanceManager{}, &InstanceManagerList{},
+		&Setting{}, &SettingList{},
 	)
 	metav1.AddToGroupVersion(scheme, GroupVersion)
 	return nil

@@ -30,6 +30,7 @@ import (
 	"github.com/s3gw-tech/s3gw-remediation/internal/failover/evidence"
 	"github.com/s3gw-tech/s3gw-remediation/internal/failover/release"
 	"github.com/s3gw-tech/s3gw-remediation/internal/failover/step"
+	"github.com/s3gw-tech/s3gw-remediation/internal/longhorn"
 )
 
 // Pod is one pod a template selects, as observed now.
@@ -57,6 +58,10 @@ type Inputs struct {
 	Spec s3gwv1alpha1.S3GWRemediationSpec
 	// LonghornAvailable is false when Longhorn's CRDs are not served.
 	LonghornAvailable bool
+	// AutoSalvage is true when Longhorn's auto-salvage setting is on in
+	// release.longhornNamespace (longhorn.State.AutoSalvage): a warning on
+	// protected pods, never a reason they are not.
+	AutoSalvage bool
 	// HealthChecksInstalled is false when NodeHealthCheck is not served.
 	HealthChecksInstalled bool
 	// HealthChecks are the NodeHealthChecks that reference the template.
@@ -86,8 +91,11 @@ func Report(in Inputs, pods []Pod) s3gwv1alpha1.S3GWRemediationTemplateStatus {
 		status.Conditions = []metav1.Condition{protectedCondition(metav1.ConditionFalse, s3gwv1alpha1.ReasonInvalidWorkloadSelector, in.SelectorError)}
 		return status
 	}
+	warned := false
 	for _, p := range pods {
-		status.Pods = append(status.Pods, podReport(in, p))
+		report := podReport(in, p)
+		warned = warned || report.Protected && autoSalvageApplies(in, p)
+		status.Pods = append(status.Pods, report)
 	}
 	slices.SortFunc(status.Pods, func(a, b s3gwv1alpha1.PodProtection) int {
 		return cmp.Or(cmp.Compare(a.Namespace, b.Namespace), cmp.Compare(a.Name, b.Name))
@@ -105,17 +113,22 @@ func Report(in Inputs, pods []Pod) s3gwv1alpha1.S3GWRemediationTemplateStatus {
 	}
 	status.SelectedPods = int32(len(status.Pods))
 	status.Protection = fmt.Sprintf("%d/%d", status.ProtectedPods, status.SelectedPods)
-	status.Conditions = []metav1.Condition{summary(in, status, unprotected)}
+	status.Conditions = []metav1.Condition{summary(in, status, unprotected, warned)}
 	if in.PrePull {
 		status.Conditions = append(status.Conditions, imagesCondition(status.Pods))
 	}
 	return status
 }
 
-func summary(in Inputs, status s3gwv1alpha1.S3GWRemediationTemplateStatus, unprotected []string) metav1.Condition {
+// summary is the Protected condition; warned says a protected pod's
+// message warns of auto-salvage.
+func summary(in Inputs, status s3gwv1alpha1.S3GWRemediationTemplateStatus, unprotected []string, warned bool) metav1.Condition {
 	var notes []string
 	if len(status.NodeHealthChecks) == 0 {
 		notes = append(notes, noHealthCheck(in))
+	}
+	if warned {
+		notes = append(notes, "warning: Longhorn's auto-salvage is on (status.pods[].message)")
 	}
 	note := ""
 	if len(notes) > 0 {
@@ -131,7 +144,7 @@ func summary(in Inputs, status s3gwv1alpha1.S3GWRemediationTemplateStatus, unpro
 				len(unprotected), status.SelectedPods, strings.Join(unprotected, ", "), note))
 	default:
 		return protectedCondition(metav1.ConditionTrue, s3gwv1alpha1.ReasonAllPodsProtected,
-			fmt.Sprintf("All %d s3gw pods would move within %s if their node failed now", status.SelectedPods, status.ExpectedRTO.Duration))
+			fmt.Sprintf("All %d s3gw pods would move within %s if their node failed now%s", status.SelectedPods, status.ExpectedRTO.Duration, note))
 	}
 }
 
@@ -187,7 +200,29 @@ func podReport(in Inputs, p Pod) s3gwv1alpha1.PodProtection {
 		out.Message = fmt.Sprintf("Would move within %s if node %s failed now, fenced by %s", out.ExpectedRTO.Duration,
 			p.Node, strings.Join(outlook.Evidence, ", "))
 	}
+	if out.Protected && autoSalvageApplies(in, p) {
+		out.Message += ". " + autoSalvageWarning(in.Spec.Release.LonghornNamespaceOrDefault())
+	}
 	return out
+}
+
+// residualRisks is where the docs list what a failover can still lose.
+const residualRisks = `docs/safety.md, "7. Residual risks"`
+
+// autoSalvageApplies reports whether Longhorn's auto-salvage is on and the
+// pod has a volume Longhorn would salvage.
+func autoSalvageApplies(in Inputs, p Pod) bool {
+	return in.AutoSalvage && slices.ContainsFunc(p.Target.Volumes, failover.Volume.Releasable)
+}
+
+// autoSalvageWarning says what auto-salvage leaves and how to close it.
+// With every replica of a volume failed (the one with the last writes down
+// with its node, the volume released by anyone), Longhorn serves again
+// those that failed last, stale or not (longhorn.SettingAutoSalvage).
+func autoSalvageWarning(namespace string) string {
+	return "Warning: Longhorn's auto-salvage is on (setting " + longhorn.SettingAutoSalvage + " in " + namespace + "): " +
+		"if every replica of a volume fails, Longhorn serves again those that failed last, which may lack the last writes. " +
+		"Set it to false to keep such a volume faulted until the node of the replica with the last writes returns (" + residualRisks + ")"
 }
 
 // watching returns the NodeHealthChecks that would remediate the pod's

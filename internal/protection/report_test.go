@@ -276,3 +276,60 @@ func TestReportSummary(t *testing.T) {
 	g.Expect(unsafe.Pods[0].Protected).To(BeTrue())
 	g.Expect(unsafe.Pods[0].Reason).To(Equal(s3gwv1alpha1.ReasonProtectedWithoutFencing))
 }
+
+func TestReportAutoSalvage(t *testing.T) {
+	unfenced := inputs(watchingPool("nhc", time.Minute))
+	unfenced.Spec.Fencing.Mode = s3gwv1alpha1.FencingModeDisabled
+	elsewhere := inputs(watchingPool("nhc", time.Minute))
+	elsewhere.Spec.Release.LonghornNamespace = "storage"
+	noVolume := s3gwPod("b", "node-b")
+	noVolume.Target.Volumes = nil
+
+	tests := []struct {
+		name      string
+		in        Inputs
+		pod       Pod
+		protected bool
+		// warning is the namespace the pod's message and the condition
+		// name; empty when they do not warn.
+		warning string
+	}{
+		{"protected", inputs(watchingPool("nhc", time.Minute)), s3gwPod("b", "node-b", "node-c"), true, "longhorn-system"},
+		{"protected without fencing", unfenced, s3gwPod("b", "node-b", "node-b", "node-c"), true, "longhorn-system"},
+		{"Longhorn elsewhere", elsewhere, s3gwPod("b", "node-b", "node-c"), true, "storage"},
+		{"unprotected: its reason says what to fix", inputs(watchingPool("nhc", time.Minute)), s3gwPod("b", "node-b", "node-b", "node-c"), false, ""},
+		{"protected, without a Longhorn volume", unfenced, noVolume, true, ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			g := NewWithT(t)
+			off := Report(tt.in, []Pod{tt.pod})
+			in := tt.in
+			in.AutoSalvage = true
+			on := Report(in, []Pod{tt.pod})
+
+			verdict := func(s s3gwv1alpha1.S3GWRemediationTemplateStatus) []any {
+				p := s.Pods[0]
+				return []any{s.Protection, s.ProtectedPods, s.ExpectedRTO, s.Conditions[0].Status, s.Conditions[0].Reason,
+					p.Protected, p.Reason, p.ExpectedRTO, p.Evidence}
+			}
+			g.Expect(off.Pods[0].Protected).To(Equal(tt.protected), "%+v", off.Pods[0])
+			g.Expect(verdict(on)).To(Equal(verdict(off)), "a warning changes neither the verdict nor the expected RTO")
+			g.Expect(off.Pods[0].Message).NotTo(ContainSubstring("auto-salvage"))
+			g.Expect(off.Conditions[0].Message).NotTo(ContainSubstring("auto-salvage"))
+
+			pod, condition := on.Pods[0].Message, on.Conditions[0].Message
+			if tt.warning == "" {
+				g.Expect(pod).To(Equal(off.Pods[0].Message))
+				g.Expect(condition).To(Equal(off.Conditions[0].Message))
+				return
+			}
+			g.Expect(pod).To(HavePrefix(off.Pods[0].Message + ". "))
+			g.Expect(pod).To(ContainSubstring("Warning: Longhorn's auto-salvage is on (setting auto-salvage in " + tt.warning + ")"))
+			g.Expect(pod).To(ContainSubstring("Set it to false to keep such a volume faulted"))
+			g.Expect(pod).To(ContainSubstring(`docs/safety.md, "7. Residual risks"`))
+			g.Expect(condition).To(HavePrefix(off.Conditions[0].Message + "; "))
+			g.Expect(condition).To(HaveSuffix("warning: Longhorn's auto-salvage is on (status.pods[].message)"))
+		})
+	}
+}
