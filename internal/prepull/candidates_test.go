@@ -151,8 +151,9 @@ func TestPlacementAnswersAsTheScheduler(t *testing.T) {
 	}
 	nodeLabels := []map[string]string{nil, {"pool": "s3gw", "zone": "a", "rank": "5"}, {"pool": "s3gw", "zone": "b", "rank": "12"},
 		{"zone": "c", "rank": "x"}, {"zone": ""}}
-	var nodes []corev1.Node
-	for _, name := range []string{"node-a", "node-b", "node-c", ""} {
+	names := []string{"node-a", "node-b", "node-c", ""}
+	nodes := make([]corev1.Node, 0, len(names)*len(nodeLabels)*len(taints)*2)
+	for _, name := range names {
 		for _, ls := range nodeLabels {
 			for _, ts := range taints {
 				for _, isReady := range []bool{true, false} {

@@ -44,13 +44,14 @@ func TestPlanChanges(t *testing.T) {
 		daemonSet("s3gw", "moving-prepull", "h"),
 		deleting,
 	}
-	var desired []Desired
-	for _, ds := range []*appsv1.DaemonSet{
+	built := []*appsv1.DaemonSet{
 		daemonSet("s3gw", "same-prepull", "h1"),
 		daemonSet("s3gw", "changed-prepull", "new"),
 		daemonSet("s3gw", "new-prepull", "h"),
 		daemonSet("s3gw", "deleting-prepull", "h2"),
-	} {
+	}
+	desired := make([]Desired, 0, len(built))
+	for _, ds := range built {
 		ds.ResourceVersion, ds.UID = "", ""
 		desired = append(desired, Desired{NamespacedName: types.NamespacedName{Namespace: ds.Namespace, Name: ds.Name},
 			Hash: ds.Annotations[SpecHashAnnotation], built: ds})
