@@ -79,13 +79,16 @@ var _ = Describe("The neighbours' rules", func() {
 	})
 
 	It("never passes NHC's time-out on to a delegate that already succeeded", func() {
-		// A replica on the failed node holds the move after the fence.
-		s, _ := newDelegateScenario(true, withReplicasOn("failed", "healthy"))
+		// The only replica fails as the node is fenced: no healthy replica
+		// holds the move after the fence.
+		s, _ := newDelegateScenario(true, withReplicasOn("healthy"))
 		w, e := s.w, s.e
 		st := w.stepper(managerClient)
 		far := s.fenceByDelegate(st)
+		w.failReplicas(s.g)
 		w.farSucceeded(far)
 		st.until(s.key, 10, isPhase(s3gwv1alpha1.PhaseWaitingForStorage))
+		Expect(w.remediation(s.key).Status.Conditions).To(haveCondition(s3gwv1alpha1.ConditionSucceeded, metav1.ConditionUnknown, s3gwv1alpha1.ReasonNoHealthyReplica))
 
 		Expect(e.TimeOut(w.ctx, w.asUnstructured(s.key))).To(Succeed())
 		Expect(st.pass(s.key)).To(Succeed())

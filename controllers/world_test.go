@@ -373,6 +373,19 @@ func (w *world) addVolume(g *gateway, o gatewayOptions) {
 	}
 }
 
+// failReplicas marks every Longhorn replica of the gateway's volume failed,
+// as longhorn-manager does when it loses one.
+func (w *world) failReplicas(g *gateway) {
+	replicas := &longhorn.ReplicaList{}
+	Expect(w.c.List(w.ctx, replicas, client.InNamespace(longhornNS), client.MatchingLabels{longhorn.VolumeLabel: g.pv})).To(Succeed())
+	Expect(replicas.Items).NotTo(BeEmpty())
+	for i := range replicas.Items {
+		r := &replicas.Items[i]
+		r.Spec.FailedAt = w.clock.Now().UTC().Format(time.RFC3339)
+		Expect(w.c.Update(w.ctx, r)).To(Succeed())
+	}
+}
+
 func (w *world) addPod(g *gateway, name, node string, labels map[string]string) *corev1.Pod {
 	pod := w.addPendingPod(g, name, node, labels)
 	pod.Status.Phase = corev1.PodRunning
