@@ -21,6 +21,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -139,7 +140,14 @@ func TestFARsOwnRBACStopsFAR(t *testing.T) {
 	c := own.Client
 	g.Expect(c.Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: farNamespace}})).To(Succeed())
 	g.Expect(InstallRBAC(ctx, c, farNamespace, SecretsInFARNamespace)).To(Succeed())
-	_, err = startFAR(ctx, own.Config, nil)
+	// The worker is stalled once it asks the cache for a Secret it may not
+	// list: only then is the second CR created, so that it cannot be
+	// queued ahead of the first CR's fencing pass.
+	asks := &secretAsks{asked: make(chan struct{})}
+	_, err = startFAR(ctx, own.Config, nil, func(c client.Client) client.Client {
+		asks.Client = c
+		return asks
+	})
 	g.Expect(err).NotTo(HaveOccurred())
 
 	f := &fixture{t: t, g: g, ctx: ctx, node: "worker-1", dir: t.TempDir()}
@@ -155,11 +163,11 @@ func TestFARsOwnRBACStopsFAR(t *testing.T) {
 		return obj.Status.Conditions
 	}
 	g.Eventually(func() []metav1.Condition { return conditions(first) }).WithTimeout(30 * time.Second).Should(HaveLen(3))
+	g.Eventually(asks.asked).WithTimeout(30 * time.Second).Should(BeClosed())
 	second := createIn(g, c, f, Spec{Agent: "fence_dummy", SharedParameters: map[string]string{"--type": "file",
 		"--action": ActionOff, "--status-file": f.dir + "/{{.NodeName}}"}})
 	// The second CR needs no Secret: a free worker fences it within a
-	// second. It may still get its first pass (Processing) when it is
-	// queued ahead of the first CR's fencing pass, but it is never fenced.
+	// second. The worker, stalled on the first CR's Secret, never does.
 	g.Consistently(func() []metav1.Condition { return conditions(second) }).WithTimeout(5*time.Second).ShouldNot(
 		ContainElement(And(HaveField("Type", FenceAgentActionSucceededType), Not(HaveField("Status", metav1.ConditionUnknown)))),
 		"FAR's worker waits on the Secret cache")
@@ -292,4 +300,18 @@ func touch(f *fixture, cr *unstructured.Unstructured) {
 	f.g.Expect(adminClient.Get(f.ctx, client.ObjectKeyFromObject(cr), cr)).To(Succeed())
 	cr.SetLabels(map[string]string{"touched": time.Now().Format("150405.000000")})
 	f.g.Expect(adminClient.Update(f.ctx, cr)).To(Succeed())
+}
+
+// secretAsks closes asked when the client is first asked for a Secret.
+type secretAsks struct {
+	client.Client
+	once  sync.Once
+	asked chan struct{}
+}
+
+func (s *secretAsks) Get(ctx context.Context, key client.ObjectKey, obj client.Object, opts ...client.GetOption) error {
+	if _, ok := obj.(*corev1.Secret); ok {
+		s.once.Do(func() { close(s.asked) })
+	}
+	return s.Client.Get(ctx, key, obj, opts...)
 }

@@ -82,19 +82,24 @@ func run(started *testenv.Started, m *testing.M) (int, error) {
 	if err := InstallRBAC(ctx, adminClient, farNamespace, SecretsClusterWide); err != nil {
 		return 0, err
 	}
-	if _, err := startFAR(ctx, started.Config, powered.record); err != nil {
+	if _, err := startFAR(ctx, started.Config, powered.record, nil); err != nil {
 		return 0, err
 	}
 	return m.Run(), nil
 }
 
-// startFAR runs a FAR stand-in until ctx ends; the suite's is far.
-func startFAR(ctx context.Context, cfg *rest.Config, power func(context.Context, string, string)) (*Controller, error) {
+// startFAR runs a FAR stand-in until ctx ends; the suite's is far. wrap,
+// when set, wraps the client its controller reads and writes with.
+func startFAR(ctx context.Context, cfg *rest.Config, power func(context.Context, string, string),
+	wrap func(client.Client) client.Client) (*Controller, error) {
 	mgr, err := NewManager(cfg, farNamespace, logr.Discard())
 	if err != nil {
 		return nil, err
 	}
 	c := &Controller{Client: mgr.GetClient(), Power: power}
+	if wrap != nil {
+		c.Client = wrap(c.Client)
+	}
 	if err := c.SetupWithManager(mgr); err != nil {
 		return nil, err
 	}
