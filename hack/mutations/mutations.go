@@ -315,30 +315,37 @@ var mutations = []Mutation{
 		// own release, after a replica node was cut in the second after
 		// the ticket's removal, starts the new engine without that
 		// replica's writes (world model, seed 0x5eed2026: 7 of 20 000).
+		// Too rare for the first 5 000 episodes once losses are charged by
+		// replay (2 operator-caused with it and without it);
+		// TestDecideReplicaStops' "while a fencer is at work" row fails
+		// with it.
 		Name: "#16.5b the ticket does not wait for a fencer at work",
 		Edits: []Edit{{
 			File: "internal/failover/release/replica_stop.go",
 			Old:  "\tif gate.ProvesShutdown || !slices.Equal(gate.Evidence, []string{evidence.EvidenceStorageIsolation}) {\n",
 			New:  "\tif true || gate.ProvesShutdown || !slices.Equal(gate.Evidence, []string{evidence.EvidenceStorageIsolation}) {\n",
 		}},
-		Hazards: withTargetedCuts,
+		Hazards:    withTargetedCuts,
+		ReportOnly: true,
 	},
 	{
 		// After the detach, a replica node cut off before its stop may hold
 		// the old engine's last writes alone; a delegate created then
 		// releases the volume itself (FAR's out-of-service taint) and
 		// Longhorn starts the new engine without that replica (fresh seed
-		// 0x5aa9dfe7917a97a4, episode 19766, default hazards). With the
-		// targeted cuts, 5 000 episodes of the fixed seed: 1 new (the
-		// unmutated code has 2); TestDecideReplicaStops' "gate closed after
-		// the detach" row fails with it too.
+		// 0x5aa9dfe7917a97a4, episode 19766, default hazards). Too rare for
+		// the fixed seed's first 5 000 episodes with the targeted cuts once
+		// losses are charged by replay (2 operator-caused with it and
+		// without it); TestDecideReplicaStops' "gate closed after the
+		// detach" row fails with it.
 		Name: "#16.5c a delegate is created while a replica Longhorn detached is not proven stopped",
 		Edits: []Edit{{
 			File: fencerHoldGo,
 			Old:  "if unstopped := stopsUnconfirmedAfterDetach(o); len(unstopped) > 0 {",
 			New:  "if unstopped := stopsUnconfirmedAfterDetach(o); false && len(unstopped) > 0 {",
 		}},
-		Hazards: withTargetedCuts,
+		Hazards:    withTargetedCuts,
+		ReportOnly: true,
 	},
 	{
 		// A replica Longhorn cannot reach (on the failed node, or on a
