@@ -233,8 +233,10 @@ type ReleaseSpec struct {
 	// one replica has it, so an engine cut off from its other replicas
 	// keeps writing to the ones it still reaches until it is fenced; a new
 	// engine started without those replicas loses those writes, fenced or
-	// not. false releases on fencing evidence anyway: only where clients
-	// cannot reach s3gw on a node cut off from the storage network.
+	// not. Until then no delegate fencer is started either: its own
+	// release would do the same. false releases on fencing evidence anyway:
+	// only where clients cannot reach s3gw on a node cut off from the
+	// storage network.
 	// +kubebuilder:default=true
 	// +optional
 	RequireReachableReplicas *bool `json:"requireReachableReplicas,omitempty"`
