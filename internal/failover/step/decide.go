@@ -232,12 +232,14 @@ func waitForFencing(o failover.State, gate evidence.Gate, msg string) Decision {
 			actions = append(actions, work.Actions...)
 		}
 	}
-	if held, why := release.FencerHold(o); held != "" && slices.ContainsFunc(actions, startsFencer) {
+	if slices.ContainsFunc(actions, startsFencer) {
 		// A fencer's own release would have Longhorn start the new engine
 		// without a replica that may have the old engine's last writes.
-		actions = slices.DeleteFunc(actions, startsFencer)
-		reason = held
-		msg += "; no fencer is started while " + why
+		if held, why := release.FencerHold(o); held != "" {
+			actions = slices.DeleteFunc(actions, startsFencer)
+			reason = held
+			msg += "; no fencer is started while " + why
+		}
 	}
 	return Decision{
 		Phase: s3gwv1alpha1.PhaseWaitingForFencing, Stage: StageFencing,
