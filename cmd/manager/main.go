@@ -125,7 +125,7 @@ func main() {
 		setupLog.Error(err, "Invalid --workload-cache-selector")
 		os.Exit(1)
 	}
-	mgr, err := ctrl.NewManager(ctrl.GetConfigOrDie(), ctrl.Options{
+	mgr, err := ctrl.NewManager(uncompressed(ctrl.GetConfigOrDie()), ctrl.Options{
 		Scheme:                  scheme,
 		Metrics:                 metricsOptions,
 		HealthProbeBindAddress:  probeAddr,
