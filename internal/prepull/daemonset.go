@@ -17,7 +17,6 @@ limitations under the License.
 package prepull
 
 import (
-	"encoding/json"
 	"fmt"
 	"hash/fnv"
 	"maps"
@@ -237,18 +236,20 @@ func awayFrom(affinity *corev1.Affinity, node string) *corev1.NodeSelector {
 }
 
 // specHash hashes what the operator writes of a DaemonSet: labels, the
-// templates annotation, owners and spec.
+// templates annotation, owners and spec, in the API's protobuf encoding
+// (the one the client writes with; maps in key order). Its generated
+// marshallers need no reflection, where encoding/json would keep field
+// tables for the whole pod spec for the life of the manager.
 func specHash(ds *appsv1.DaemonSet) string {
-	data, err := json.Marshal(struct {
-		Labels    map[string]string
-		Templates string
-		Owners    []metav1.OwnerReference
-		Spec      appsv1.DaemonSetSpec
-	}{ds.Labels, ds.Annotations[TemplatesAnnotation], ds.OwnerReferences, ds.Spec})
-	if err != nil {
-		panic(err) // API types always encode
-	}
+	meta := metav1.ObjectMeta{Labels: ds.Labels, OwnerReferences: ds.OwnerReferences,
+		Annotations: map[string]string{TemplatesAnnotation: ds.Annotations[TemplatesAnnotation]}}
 	h := fnv.New64a()
-	_, _ = h.Write(data)
+	for _, part := range []interface{ Marshal() ([]byte, error) }{&meta, &ds.Spec} {
+		data, err := part.Marshal()
+		if err != nil {
+			panic(err) // API types always encode
+		}
+		_, _ = h.Write(data)
+	}
 	return fmt.Sprintf("%016x", h.Sum64())
 }
