@@ -77,6 +77,10 @@ type Reconciler struct {
 	// NodeMonitorGracePeriod is kube-controller-manager's
 	// --node-monitor-grace-period; zero means its default.
 	NodeMonitorGracePeriod time.Duration
+	// Nodes are the cached nodes, read in place (CachedNodes), for the
+	// candidates of templates with spec.prePull.enabled; nil reports no
+	// warmth.
+	Nodes NodeStore
 	// PrePull reads the pre-pull pods (controllers/prepull.NewCache), for
 	// the warmth of templates with spec.prePull.enabled; nil reports none.
 	PrePull cache.Cache
@@ -116,6 +120,13 @@ type Reconciler struct {
 
 // Reconcile reports on one template.
 func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Result, error) {
+	now := r.Clock.Now()
+	if wait := r.untilNextPass(req.NamespacedName, now); wait > 0 {
+		// The events since the last pass are read together when it ends.
+		// Before the template is read: every node, pod or Longhorn event
+		// comes here, and a read copies the whole report.
+		return ctrl.Result{RequeueAfter: wait}, nil
+	}
 	t := &s3gwv1alpha1.S3GWRemediationTemplate{}
 	if err := r.Client.Get(ctx, req.NamespacedName, t); err != nil {
 		if apierrors.IsNotFound(err) {
@@ -125,11 +136,6 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Resu
 			return ctrl.Result{}, nil
 		}
 		return ctrl.Result{}, err
-	}
-	now := r.Clock.Now()
-	if wait := r.untilNextPass(req.NamespacedName, now); wait > 0 {
-		// The events since the last pass are read together when it ends.
-		return ctrl.Result{RequeueAfter: wait}, nil
 	}
 	in, pods, err := r.observe(ctx, t)
 	if err != nil {
