@@ -65,6 +65,9 @@ type Reconciler struct {
 	Clock clock.PassiveClock
 	// Grace is how long such a DaemonSet is kept; zero means DefaultGrace.
 	Grace time.Duration
+	// Batch is how long a pass waits after the event that wakes it; zero
+	// means DefaultBatch.
+	Batch time.Duration
 
 	// unwanted is when each DaemonSet (by UID) was first seen without a
 	// gateway pod while a template that wanted it still pre-pulls. Lost

@@ -20,11 +20,13 @@ import (
 	"context"
 	"maps"
 	"slices"
+	"time"
 
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/equality"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/util/workqueue"
 	"sigs.k8s.io/controller-runtime/pkg/builder"
 	"sigs.k8s.io/controller-runtime/pkg/cache"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -44,20 +46,43 @@ import (
 // cached s3gw pods' changes that change their DaemonSet (node, images,
 // scheduling, controller, deletion, end), and on the pre-pull DaemonSets'
 // metadata (created, rewritten, deleted by anyone), read from prePull
-// (NewCache). Every event maps to the one Request.
+// (NewCache). Every event maps to the one Request, a batch later (wake).
 func (r *Reconciler) SetupWithManager(mgr manager.Manager, prePull cache.Cache) error {
-	one := handler.EnqueueRequestsFromMapFunc(func(context.Context, client.Object) []reconcile.Request {
-		return []reconcile.Request{Request}
-	})
 	return builder.ControllerManagedBy(mgr).
 		Named("s3gwremediationtemplate-prepull").
-		Watches(&s3gwv1alpha1.S3GWRemediationTemplate{}, one, builder.WithPredicates(predicate.GenerationChangedPredicate{})).
-		Watches(&corev1.Pod{}, one, builder.WithPredicates(gatewayChanged)).
-		WatchesRawSource(source.Kind(prePull, &appsv1.DaemonSet{},
-			handler.TypedEnqueueRequestsFromMapFunc(func(context.Context, *appsv1.DaemonSet) []reconcile.Request {
-				return []reconcile.Request{Request}
-			}), daemonSetWritten)).
+		Watches(&s3gwv1alpha1.S3GWRemediationTemplate{}, wake[client.Object](r.batch()),
+			builder.WithPredicates(predicate.GenerationChangedPredicate{})).
+		Watches(&corev1.Pod{}, wake[client.Object](r.batch()), builder.WithPredicates(gatewayChanged)).
+		WatchesRawSource(source.Kind(prePull, &appsv1.DaemonSet{}, wake[*appsv1.DaemonSet](r.batch()), daemonSetWritten)).
 		Complete(r)
+}
+
+// DefaultBatch is how long a pass waits after the event that wakes it, so
+// that one pass reads a burst of events: gateways deployed together, a
+// failover's pods deleted and replaced, a rollout. Each pass reads every
+// gateway, and passes that ran once per event were most of what the
+// pre-pull reconciler allocated.
+const DefaultBatch = time.Second
+
+func (r *Reconciler) batch() time.Duration {
+	if r.Batch > 0 {
+		return r.Batch
+	}
+	return DefaultBatch
+}
+
+// wake enqueues Request after delay on every event: the queue keeps the
+// earliest of the times asked while Request waits, so the first event of a
+// burst sets when its pass runs.
+func wake[T any](delay time.Duration) handler.TypedFuncs[T, reconcile.Request] {
+	type queue = workqueue.TypedRateLimitingInterface[reconcile.Request]
+	add := func(q queue) { q.AddAfter(Request, delay) }
+	return handler.TypedFuncs[T, reconcile.Request]{
+		CreateFunc:  func(_ context.Context, _ event.TypedCreateEvent[T], q queue) { add(q) },
+		UpdateFunc:  func(_ context.Context, _ event.TypedUpdateEvent[T], q queue) { add(q) },
+		DeleteFunc:  func(_ context.Context, _ event.TypedDeleteEvent[T], q queue) { add(q) },
+		GenericFunc: func(_ context.Context, _ event.TypedGenericEvent[T], q queue) { add(q) },
+	}
 }
 
 // gatewayChanged passes pod updates that change the gateway's DaemonSet or
