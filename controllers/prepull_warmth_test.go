@@ -110,9 +110,11 @@ var _ = Describe("Warm replacement in the manager", Ordered, func() {
 		Expect(err).NotTo(HaveOccurred())
 		Expect((&PrePullReconciler{Client: mgr.GetClient(), APIReader: mgr.GetAPIReader(), PrePull: prePull,
 			WorkloadCache: DefaultWorkloadCache(), ProgramImage: prePullImage, Recorder: recorder}).SetupWithManager(mgr, prePull)).To(Succeed())
+		nodes, err := protection.CachedNodes(mgrCtx, mgr.GetCache())
+		Expect(err).NotTo(HaveOccurred())
 		Expect((&ProtectionReconciler{Client: mgr.GetClient(), APIReader: mgr.GetAPIReader(), Recorder: recorder,
 			Clock: clock.RealClock{}, Metrics: metrics.New(registry), WorkloadCache: DefaultWorkloadCache(),
-			InstanceManagers: storage.NewInstanceManagerIndex(mgr.GetCache()), PrePull: prePull,
+			InstanceManagers: storage.NewInstanceManagerIndex(mgr.GetCache()), Nodes: nodes, PrePull: prePull,
 			ImagePullEstimate: 30 * time.Second}).SetupWithManager(mgr)).To(Succeed())
 		go func() {
 			defer GinkgoRecover()

@@ -26,6 +26,7 @@ import (
 	ctrl "sigs.k8s.io/controller-runtime"
 
 	"github.com/s3gw-tech/s3gw-remediation/controllers/prepull"
+	"github.com/s3gw-tech/s3gw-remediation/controllers/protection"
 	"github.com/s3gw-tech/s3gw-remediation/internal/eventrecorder"
 	"github.com/s3gw-tech/s3gw-remediation/internal/metrics"
 	"github.com/s3gw-tech/s3gw-remediation/internal/storage"
@@ -99,6 +100,10 @@ func SetupReconcilers(ctx context.Context, mgr ctrl.Manager, w Wiring) error {
 		return fmt.Errorf("setting up the pre-pull controller: %w", err)
 	}
 
+	nodes, err := protection.CachedNodes(ctx, mgr.GetCache())
+	if err != nil {
+		return err
+	}
 	if err := (&ProtectionReconciler{
 		Client:                 mgr.GetClient(),
 		APIReader:              mgr.GetAPIReader(),
@@ -110,6 +115,7 @@ func SetupReconcilers(ctx context.Context, mgr ctrl.Manager, w Wiring) error {
 		InstanceManagers:       instanceManagers,
 		NodeMonitorGracePeriod: w.NodeMonitorGracePeriod,
 		ReportInterval:         w.ReportInterval,
+		Nodes:                  nodes,
 		PrePull:                prePull,
 		ImagePullEstimate:      w.ImagePullEstimate,
 	}).SetupWithManager(mgr); err != nil {

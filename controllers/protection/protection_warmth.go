@@ -26,6 +26,8 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/equality"
 	"k8s.io/apimachinery/pkg/types"
+	toolscache "k8s.io/client-go/tools/cache"
+	"sigs.k8s.io/controller-runtime/pkg/cache"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/controller"
 	"sigs.k8s.io/controller-runtime/pkg/event"
@@ -55,8 +57,39 @@ const (
 // warmthPass memoises, for one report pass, the nodes the candidates are
 // chosen from.
 type warmthPass struct {
-	nodes []corev1.Node
+	nodes []*corev1.Node
 	read  bool
+}
+
+// NodeStore is the node informer's store, read in place: a pass reads
+// every node once, and a list would copy each (784 bytes a node) while the
+// pass runs.
+type NodeStore interface{ List() []any }
+
+// CachedNodes returns the store of the cache's node informer.
+func CachedNodes(ctx context.Context, c cache.Informers) (NodeStore, error) {
+	informer, err := c.GetInformer(ctx, &corev1.Node{})
+	if err != nil {
+		return nil, fmt.Errorf("getting the node informer: %w", err)
+	}
+	shared, ok := informer.(interface{ GetStore() toolscache.Store })
+	if !ok {
+		return nil, fmt.Errorf("the node informer (%T) has no store to read", informer)
+	}
+	return shared.GetStore(), nil
+}
+
+// readNodes reads every node in place from Nodes. Read only: they are the
+// cache's own.
+func (r *Reconciler) readNodes() []*corev1.Node {
+	objs := r.Nodes.List()
+	nodes := make([]*corev1.Node, 0, len(objs))
+	for _, obj := range objs {
+		if node, ok := obj.(*corev1.Node); ok {
+			nodes = append(nodes, node)
+		}
+	}
+	return nodes
 }
 
 // observeWarmth reads how warm the candidate nodes of a pod's gateway are:
@@ -64,7 +97,7 @@ type warmthPass struct {
 // pre-pull cache, by their DaemonSet's name). Nil when the template does
 // not pre-pull, or nothing would replace the pod.
 func (r *Reconciler) observeWarmth(ctx context.Context, p *protectionPass, pod *corev1.Pod) (*s3gwv1alpha1.ImageWarmth, error) {
-	if !p.t.Spec.PrePull.Enabled || r.PrePull == nil {
+	if !p.t.Spec.PrePull.Enabled || r.PrePull == nil || r.Nodes == nil {
 		return nil, nil
 	}
 	gw, ok := prepull.GatewayOf(pod)
@@ -72,12 +105,7 @@ func (r *Reconciler) observeWarmth(ctx context.Context, p *protectionPass, pod *
 		return nil, nil
 	}
 	if !p.warmth.read {
-		list := &corev1.NodeList{}
-		// Read only: the candidates of every gateway come from this list.
-		if err := r.Client.List(ctx, list, client.UnsafeDisableDeepCopy); err != nil {
-			return nil, fmt.Errorf("listing nodes: %w", err)
-		}
-		p.warmth.nodes, p.warmth.read = list.Items, true
+		p.warmth.nodes, p.warmth.read = r.readNodes(), true
 	}
 	pods := &corev1.PodList{}
 	// Read only: Assess reads their status.

@@ -38,11 +38,11 @@ import (
 // The protection report asks for every gateway on every pass, over every
 // node: the pod's placement is compiled once, and matching a node
 // allocates nothing.
-func Candidates(pod *corev1.Pod, nodes []corev1.Node) []string {
+func Candidates(pod *corev1.Pod, nodes []*corev1.Node) []string {
 	p := placementOf(pod)
 	var out []string
-	for i := range nodes {
-		if node := &nodes[i]; p.admits(node) {
+	for _, node := range nodes {
+		if p.admits(node) {
 			out = append(out, node.Name)
 		}
 	}
