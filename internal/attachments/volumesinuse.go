@@ -18,10 +18,12 @@ package attachments
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"slices"
 
 	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/types"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/s3gw-tech/s3gw-remediation/internal/longhorn"
@@ -52,10 +54,31 @@ func UnmarkInUse(ctx context.Context, c client.Client, node *corev1.Node, volume
 	if removed == 0 {
 		return 0, nil
 	}
-	patch := client.MergeFromWithOptions(node.DeepCopy(), client.MergeFromWithOptimisticLock{})
-	node.Status.VolumesInUse = kept
-	if err := c.Status().Patch(ctx, node, patch); err != nil {
+	patch, err := json.Marshal(volumesInUsePatch{Metadata: lockOn{ResourceVersion: node.ResourceVersion},
+		Status: volumesInUse{VolumesInUse: kept}})
+	if err != nil {
+		return 0, err
+	}
+	if err := c.Status().Patch(ctx, node, client.RawPatch(types.MergePatchType, patch)); err != nil {
 		return 0, fmt.Errorf("removing %d volume(s) from status.volumesInUse of node %s: %w", removed, node.Name, err)
 	}
 	return removed, nil
+}
+
+// volumesInUsePatch is the JSON merge patch UnmarkInUse sends: the whole
+// list (a merge patch replaces lists), locked on the node's
+// resourceVersion. Written out rather than diffed from two copies of the
+// Node (client.MergeFrom), which would encode the whole Node twice and
+// keep encoding/json's field tables of every Node type for good.
+type volumesInUsePatch struct {
+	Metadata lockOn       `json:"metadata"`
+	Status   volumesInUse `json:"status"`
+}
+
+type lockOn struct {
+	ResourceVersion string `json:"resourceVersion"`
+}
+
+type volumesInUse struct {
+	VolumesInUse []corev1.UniqueVolumeName `json:"volumesInUse"`
 }
