@@ -110,7 +110,7 @@ var _ = Describe("Warm replacement in the manager", Ordered, func() {
 		Expect(err).NotTo(HaveOccurred())
 		Expect((&PrePullReconciler{Client: mgr.GetClient(), APIReader: mgr.GetAPIReader(), PrePull: prePull,
 			WorkloadCache: DefaultWorkloadCache(), ProgramImage: prePullImage, Recorder: recorder}).SetupWithManager(mgr, prePull)).To(Succeed())
-		nodes, err := protection.CachedNodes(mgrCtx, mgr.GetCache())
+		nodes, err := InformerStore(mgrCtx, mgr.GetCache(), &corev1.Node{})
 		Expect(err).NotTo(HaveOccurred())
 		Expect((&ProtectionReconciler{Client: mgr.GetClient(), APIReader: mgr.GetAPIReader(), Recorder: recorder,
 			Clock: clock.RealClock{}, Metrics: metrics.New(registry), WorkloadCache: DefaultWorkloadCache(),

@@ -21,12 +21,12 @@ import (
 	"fmt"
 	"time"
 
+	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/utils/clock"
 	ctrl "sigs.k8s.io/controller-runtime"
 
 	"github.com/s3gw-tech/s3gw-remediation/controllers/prepull"
-	"github.com/s3gw-tech/s3gw-remediation/controllers/protection"
 	"github.com/s3gw-tech/s3gw-remediation/internal/eventrecorder"
 	"github.com/s3gw-tech/s3gw-remediation/internal/metrics"
 	"github.com/s3gw-tech/s3gw-remediation/internal/storage"
@@ -78,6 +78,9 @@ func SetupReconcilers(ctx context.Context, mgr ctrl.Manager, w Wiring) error {
 	remediation.WorkloadCache = w.WorkloadCache
 	remediation.Leases = leases
 	remediation.InstanceManagers = instanceManagers
+	if remediation.PodStore, err = InformerStore(ctx, mgr.GetCache(), &corev1.Pod{}); err != nil {
+		return err
+	}
 	if w.Intervals != nil {
 		remediation.Intervals = *w.Intervals
 	}
@@ -100,7 +103,7 @@ func SetupReconcilers(ctx context.Context, mgr ctrl.Manager, w Wiring) error {
 		return fmt.Errorf("setting up the pre-pull controller: %w", err)
 	}
 
-	nodes, err := protection.CachedNodes(ctx, mgr.GetCache())
+	nodes, err := InformerStore(ctx, mgr.GetCache(), &corev1.Node{})
 	if err != nil {
 		return err
 	}

@@ -77,7 +77,7 @@ type Reconciler struct {
 	// NodeMonitorGracePeriod is kube-controller-manager's
 	// --node-monitor-grace-period; zero means its default.
 	NodeMonitorGracePeriod time.Duration
-	// Nodes are the cached nodes, read in place (CachedNodes), for the
+	// Nodes are the cached nodes, read in place (the node informer's store), for the
 	// candidates of templates with spec.prePull.enabled; nil reports no
 	// warmth.
 	Nodes NodeStore

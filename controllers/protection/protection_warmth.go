@@ -26,8 +26,6 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/equality"
 	"k8s.io/apimachinery/pkg/types"
-	toolscache "k8s.io/client-go/tools/cache"
-	"sigs.k8s.io/controller-runtime/pkg/cache"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/controller"
 	"sigs.k8s.io/controller-runtime/pkg/event"
@@ -65,19 +63,6 @@ type warmthPass struct {
 // every node once, and a list would copy each (784 bytes a node) while the
 // pass runs.
 type NodeStore interface{ List() []any }
-
-// CachedNodes returns the store of the cache's node informer.
-func CachedNodes(ctx context.Context, c cache.Informers) (NodeStore, error) {
-	informer, err := c.GetInformer(ctx, &corev1.Node{})
-	if err != nil {
-		return nil, fmt.Errorf("getting the node informer: %w", err)
-	}
-	shared, ok := informer.(interface{ GetStore() toolscache.Store })
-	if !ok {
-		return nil, fmt.Errorf("the node informer (%T) has no store to read", informer)
-	}
-	return shared.GetStore(), nil
-}
 
 // readNodes reads every node in place from Nodes. Read only: they are the
 // cache's own.

@@ -28,6 +28,7 @@ import (
 	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/types"
 	kerrors "k8s.io/apimachinery/pkg/util/errors"
+	toolscache "k8s.io/client-go/tools/cache"
 	"k8s.io/client-go/tools/record"
 	"k8s.io/klog/v2"
 	"k8s.io/utils/clock"
@@ -119,6 +120,9 @@ type Reconciler struct {
 	// node, one index for both reconcilers; nil scans them all for each
 	// replica node.
 	InstanceManagers *storage.InstanceManagerIndex
+	// PodStore is the store of the cache's pod informer, which
+	// workloads.Replacement scans in place; nil lists the pods.
+	PodStore toolscache.Indexer
 
 	// own is what this process wrote that its cache may not show yet.
 	own ownwrites.Writes

@@ -95,5 +95,5 @@ func (r *Reconciler) selectedBy(ctx context.Context, other *s3gwv1alpha1.S3GWRem
 // storageObserver reads pods, volumes and Longhorn's CRs for a step.
 func (r *Reconciler) storageObserver() storage.Observer {
 	return storage.Observer{Client: r.Client, APIReader: r.APIReader, WorkloadCache: r.WorkloadCache, Leases: r.Leases,
-		InstanceManagers: r.InstanceManagers, Fencers: fencing.NodeFencers(r.Client)}
+		InstanceManagers: r.InstanceManagers, PodStore: r.PodStore, Fencers: fencing.NodeFencers(r.Client)}
 }

@@ -22,6 +22,7 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/labels"
+	toolscache "k8s.io/client-go/tools/cache"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	s3gwv1alpha1 "github.com/s3gw-tech/s3gw-remediation/api/v1alpha1"
@@ -39,6 +40,9 @@ type Observer struct {
 	// WorkloadCache is the label selector the manager caches pods by; nil
 	// when every pod Client reads is in it.
 	WorkloadCache labels.Selector
+	// PodStore is the store of Client's pod informer, for the reads that
+	// scan the cached pods in place (workloads.CachedPods); nil lists them.
+	PodStore toolscache.Indexer
 	// Leases times the kubelets' Lease renewals on this controller's
 	// clock; nil leaves Heartbeat.Lagging to the kubelets' clocks.
 	Leases *LeaseSightings
@@ -74,7 +78,7 @@ type Pass struct {
 func (o Observer) Pass(spec s3gwv1alpha1.S3GWRemediationSpec, now time.Time) *Pass {
 	pods := o.APIReader
 	if workloads.Covered(spec, o.WorkloadCache) {
-		pods = o.Client
+		pods = workloads.CachedPods{Reader: o.Client, Store: o.PodStore}
 	}
 	return &Pass{Longhorn: longhorn.State{Reader: o.Client, Namespace: spec.Release.LonghornNamespaceOrDefault()},
 		now: now, spec: spec, pods: pods, leases: o.Leases, imsByNode: o.InstanceManagers, fencers: o.Fencers,

@@ -18,31 +18,27 @@ package workloads
 
 import (
 	"context"
+	"fmt"
 	"strings"
 
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/labels"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	s3gwv1alpha1 "github.com/s3gw-tech/s3gw-remediation/api/v1alpha1"
 )
 
 // Replacement finds a Ready pod of the target's workload on a node other
-// than the failed one, or nil.
+// than the failed one, or nil. From CachedPods it reads the cached pods in
+// place; from any other reader, a list.
 func Replacement(ctx context.Context, pods, owners client.Reader, spec s3gwv1alpha1.S3GWRemediationSpec,
 	t s3gwv1alpha1.RecordedTarget, failedNode string) (*s3gwv1alpha1.ReplacementPod, error) {
-	narrowed := spec
-	narrowed.Namespaces = []string{t.Namespace}
-	candidates, err := List(ctx, pods, narrowed, "")
+	candidates, err := replacementCandidates(ctx, pods, spec, t, failedNode)
 	if err != nil {
 		return nil, err
 	}
-	for i := range candidates {
-		pod := &candidates[i]
-		if pod.UID == t.UID || pod.Spec.NodeName == "" || pod.Spec.NodeName == failedNode ||
-			pod.DeletionTimestamp != nil || !PodReady(pod) || !mayReplace(pod, t) {
-			continue
-		}
+	for _, pod := range candidates {
 		same, err := sameOwner(ctx, owners, pod, t.Owner)
 		if err != nil {
 			return nil, err
@@ -52,6 +48,52 @@ func Replacement(ctx context.Context, pods, owners client.Reader, spec s3gwv1alp
 		}
 	}
 	return nil, nil
+}
+
+// replacementCandidates are the pods in the target's namespace that the
+// spec selects and that pass the cheap look (mayReplacePod), before
+// sameOwner may read their ReplicaSets from the API: pointers into the
+// cache's store, or copies of the few out of a listed page, so that no
+// namespace's worth of pods stays alive across those reads.
+func replacementCandidates(ctx context.Context, pods client.Reader, spec s3gwv1alpha1.S3GWRemediationSpec,
+	t s3gwv1alpha1.RecordedTarget, failedNode string) ([]*corev1.Pod, error) {
+	var out []*corev1.Pod
+	if cached, ok := pods.(CachedPods); ok && cached.Store != nil {
+		selector, err := metav1.LabelSelectorAsSelector(spec.WorkloadSelectorOrDefault())
+		if err != nil {
+			return nil, &InvalidSelectorError{Err: err}
+		}
+		objs, err := cached.inNamespace(t.Namespace)
+		if err != nil {
+			return nil, fmt.Errorf("reading the cached s3gw pods in namespace %q: %w", t.Namespace, err)
+		}
+		for _, obj := range objs {
+			if pod, ok := obj.(*corev1.Pod); ok && selector.Matches(labels.Set(pod.Labels)) && mayReplacePod(pod, t, failedNode) {
+				out = append(out, pod)
+			}
+		}
+		return out, nil
+	}
+	narrowed := spec
+	narrowed.Namespaces = []string{t.Namespace}
+	listed, err := List(ctx, pods, narrowed, "")
+	if err != nil {
+		return nil, err
+	}
+	for i := range listed {
+		if pod := listed[i]; mayReplacePod(&pod, t, failedNode) {
+			out = append(out, &pod)
+		}
+	}
+	return out, nil
+}
+
+// mayReplacePod is the look Replacement takes at every pod before reading
+// any owner: another Ready pod, scheduled off the failed node and not
+// being deleted, that may belong to the target's workload (mayReplace).
+func mayReplacePod(pod *corev1.Pod, t s3gwv1alpha1.RecordedTarget, failedNode string) bool {
+	return pod.UID != t.UID && pod.Spec.NodeName != "" && pod.Spec.NodeName != failedNode &&
+		pod.DeletionTimestamp == nil && PodReady(pod) && mayReplace(pod, t)
 }
 
 // mayReplace is a cheap first look, before sameOwner may read the pod's
