@@ -34,12 +34,3 @@ type CachedPods struct {
 	// controller-runtime informer is); nil reads through Reader only.
 	Store toolscache.Indexer
 }
-
-// inNamespace returns the cached objects of a namespace, or of all of them
-// for metav1.NamespaceAll, as the cache's List looks them up.
-func (c CachedPods) inNamespace(namespace string) ([]any, error) {
-	if namespace == "" {
-		return c.Store.List(), nil
-	}
-	return c.Store.ByIndex(toolscache.NamespaceIndex, namespace)
-}

@@ -23,6 +23,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/fields"
+	"k8s.io/apimachinery/pkg/labels"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	s3gwv1alpha1 "github.com/s3gw-tech/s3gw-remediation/api/v1alpha1"
@@ -44,9 +45,9 @@ func (e *InvalidSelectorError) Unwrap() error { return e.Err }
 // the protection report lists every gateway, and at a thousand nodes those
 // copies were the largest owner of the manager's peak heap.
 func List(ctx context.Context, reader client.Reader, spec s3gwv1alpha1.S3GWRemediationSpec, node string) ([]corev1.Pod, error) {
-	selector, err := metav1.LabelSelectorAsSelector(spec.WorkloadSelectorOrDefault())
+	selector, err := selectorOf(spec)
 	if err != nil {
-		return nil, &InvalidSelectorError{Err: err}
+		return nil, err
 	}
 	opts := []client.ListOption{client.MatchingLabelsSelector{Selector: selector}, client.UnsafeDisableDeepCopy}
 	if node != "" {
@@ -68,6 +69,16 @@ func List(ctx context.Context, reader client.Reader, spec s3gwv1alpha1.S3GWRemed
 		pods = append(pods, list.Items...)
 	}
 	return pods, nil
+}
+
+// selectorOf is the spec's workloadSelector, parsed; an
+// InvalidSelectorError when it does not parse.
+func selectorOf(spec s3gwv1alpha1.S3GWRemediationSpec) (labels.Selector, error) {
+	selector, err := metav1.LabelSelectorAsSelector(spec.WorkloadSelectorOrDefault())
+	if err != nil {
+		return nil, &InvalidSelectorError{Err: err}
+	}
+	return selector, nil
 }
 
 // Protected says why the controller never touches a pod, whatever the

@@ -24,6 +24,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/labels"
+	toolscache "k8s.io/client-go/tools/cache"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	s3gwv1alpha1 "github.com/s3gw-tech/s3gw-remediation/api/v1alpha1"
@@ -59,11 +60,11 @@ func replacementCandidates(ctx context.Context, pods client.Reader, spec s3gwv1a
 	t s3gwv1alpha1.RecordedTarget, failedNode string) ([]*corev1.Pod, error) {
 	var out []*corev1.Pod
 	if cached, ok := pods.(CachedPods); ok && cached.Store != nil {
-		selector, err := metav1.LabelSelectorAsSelector(spec.WorkloadSelectorOrDefault())
+		selector, err := selectorOf(spec)
 		if err != nil {
-			return nil, &InvalidSelectorError{Err: err}
+			return nil, err
 		}
-		objs, err := cached.inNamespace(t.Namespace)
+		objs, err := cached.Store.ByIndex(toolscache.NamespaceIndex, t.Namespace)
 		if err != nil {
 			return nil, fmt.Errorf("reading the cached s3gw pods in namespace %q: %w", t.Namespace, err)
 		}
